@@ -1,0 +1,197 @@
+//===- Builder.cpp - Building tile IR kernels -----------------------------===//
+//
+// KernelBuilder: id allocation, the region stack for `for`/`if`, and the
+// bookkeeping of the open cp_async group.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Builder.h"
+
+namespace kina::ir {
+
+KernelBuilder::KernelBuilder(std::string name, Span span) {
+  kernel_.name = std::move(name);
+  kernel_.span = span;
+}
+
+DimId KernelBuilder::addDim(std::string name, Span span) {
+  kernel_.dims.push_back(Dim{std::move(name), span});
+  return static_cast<DimId>(kernel_.dims.size() - 1);
+}
+
+ParamId KernelBuilder::addTensor(std::string name, DType dtype, std::vector<IndexExpr> shape,
+                                 bool writable, Span span) {
+  kernel_.params.push_back(
+      TensorParam{std::move(name), dtype, std::move(shape), writable, false, span});
+  return static_cast<ParamId>(kernel_.params.size() - 1);
+}
+
+ParamId KernelBuilder::addResult(std::string name, DType dtype, std::vector<IndexExpr> shape,
+                                 Span span) {
+  kernel_.params.push_back(
+      TensorParam{std::move(name), dtype, std::move(shape), true, true, span});
+  return static_cast<ParamId>(kernel_.params.size() - 1);
+}
+
+void KernelBuilder::addRequirement(IndexExpr condition, std::string text, Span span) {
+  kernel_.requirements.push_back(Requirement{std::move(condition), std::move(text), span});
+}
+
+void KernelBuilder::addCapability(std::string name) {
+  kernel_.capabilities.push_back(std::move(name));
+}
+
+void KernelBuilder::setBlockGrid(IndexExpr g0, IndexExpr g1) {
+  kernel_.blockGrid = {std::move(g0), std::move(g1)};
+}
+
+void KernelBuilder::setWarpGrid(int64_t w0, int64_t w1) { kernel_.warpGrid = {w0, w1}; }
+
+TileId KernelBuilder::addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape,
+                                    Span span) {
+  kernel_.tiles.push_back(TileDecl{std::move(name), dtype, MemSpace::Shared, std::move(shape), span});
+  return static_cast<TileId>(kernel_.tiles.size() - 1);
+}
+
+TileId KernelBuilder::addRegisterTile(std::string name, DType dtype, std::vector<int64_t> shape,
+                                      Span span) {
+  kernel_.tiles.push_back(
+      TileDecl{std::move(name), dtype, MemSpace::Register, std::move(shape), span});
+  return static_cast<TileId>(kernel_.tiles.size() - 1);
+}
+
+Block &KernelBuilder::current() {
+  if (frames_.empty())
+    return kernel_.body;
+  Frame &f = frames_.back();
+  if (auto *loop = std::get_if<ForOp>(&f.node))
+    return loop->body;
+  auto &branch = std::get<IfOp>(f.node);
+  return f.inElse ? branch.elseBody : branch.thenBody;
+}
+
+void KernelBuilder::append(Op::Node node, Span span) {
+  current().ops.push_back(Op{std::move(node), span});
+}
+
+VarId KernelBuilder::let(std::string name, IndexExpr value, Span span) {
+  kernel_.vars.push_back(Var{std::move(name)});
+  VarId v = static_cast<VarId>(kernel_.vars.size() - 1);
+  append(LetOp{v, std::move(value)}, span);
+  return v;
+}
+
+void KernelBuilder::fill(TileId dst, double value, Span span) { append(FillOp{dst, value}, span); }
+
+void KernelBuilder::cpAsync(Access dst, Access src, Span span) {
+  if (!openGroup_)
+    openGroup_ = kernel_.numTokens++;
+  append(CpAsyncOp{std::move(dst), std::move(src), *openGroup_}, span);
+}
+
+TokenId KernelBuilder::cpAsyncCommit(Span span) {
+  if (!openGroup_)
+    openGroup_ = kernel_.numTokens++;
+  TokenId t = *openGroup_;
+  openGroup_.reset();
+  append(CpAsyncCommitOp{t}, span);
+  committed_.push_back(t);
+  return t;
+}
+
+void KernelBuilder::cpAsyncWait(unsigned pending, Span span) {
+  CpAsyncWaitOp op;
+  op.pending = pending;
+  // Groups committed earlier in program order, except the newest `pending`.
+  if (committed_.size() > pending)
+    op.completes.assign(committed_.begin(), committed_.end() - pending);
+  append(std::move(op), span);
+}
+
+void KernelBuilder::blockSync(Span span) { append(BlockSyncOp{}, span); }
+
+void KernelBuilder::mma(TileId dst, TileId acc, Access a, Access b, Span span) {
+  append(MmaOp{dst, acc, std::move(a), std::move(b)}, span);
+}
+
+void KernelBuilder::load(TileId dst, Access src, Span span) {
+  append(LoadOp{dst, std::move(src)}, span);
+}
+
+void KernelBuilder::store(Access dst, TileId src, bool convert, Span span) {
+  append(StoreOp{std::move(dst), src, convert}, span);
+}
+
+void KernelBuilder::unary(UnaryKind kind, TileId dst, Operand src, Span span) {
+  append(UnaryOp{kind, dst, src}, span);
+}
+
+void KernelBuilder::binary(BinaryKind kind, TileId dst, Operand lhs, Operand rhs, Span span) {
+  append(BinaryOp{kind, dst, lhs, rhs}, span);
+}
+
+void KernelBuilder::rowReduce(ReduceKind kind, TileId dst, TileId src, Span span) {
+  append(ReduceOp{kind, dst, src}, span);
+}
+
+void KernelBuilder::transpose(TileId dst, TileId src, Span span) {
+  append(TransposeOp{dst, src}, span);
+}
+
+VarId KernelBuilder::beginFor(std::string name, IndexExpr lower, IndexExpr upper, Span span) {
+  kernel_.vars.push_back(Var{std::move(name)});
+  VarId v = static_cast<VarId>(kernel_.vars.size() - 1);
+  frames_.push_back(Frame{ForOp{v, std::move(lower), std::move(upper), {}}, span, false});
+  return v;
+}
+
+void KernelBuilder::endFor() {
+  if (frames_.empty() || !std::holds_alternative<ForOp>(frames_.back().node)) {
+    if (misuse_.empty())
+      misuse_ = "endFor() without a matching beginFor()";
+    return;
+  }
+  Frame f = std::move(frames_.back());
+  frames_.pop_back();
+  append(std::move(f.node), f.span);
+}
+
+void KernelBuilder::beginIf(IndexExpr cond, Span span) {
+  frames_.push_back(Frame{IfOp{std::move(cond), {}, {}}, span, false});
+}
+
+void KernelBuilder::beginElse() {
+  if (frames_.empty() || !std::holds_alternative<IfOp>(frames_.back().node) ||
+      frames_.back().inElse) {
+    if (misuse_.empty())
+      misuse_ = "beginElse() outside the then-region of an if";
+    return;
+  }
+  frames_.back().inElse = true;
+}
+
+void KernelBuilder::endIf() {
+  if (frames_.empty() || !std::holds_alternative<IfOp>(frames_.back().node)) {
+    if (misuse_.empty())
+      misuse_ = "endIf() without a matching beginIf()";
+    return;
+  }
+  Frame f = std::move(frames_.back());
+  frames_.pop_back();
+  append(std::move(f.node), f.span);
+}
+
+llvm::Expected<Kernel> KernelBuilder::finish() {
+  if (!misuse_.empty())
+    return llvm::createStringError("tile IR builder for '" + kernel_.name + "': " + misuse_);
+  if (!frames_.empty())
+    return llvm::createStringError("tile IR builder for '" + kernel_.name + "': " +
+                                   std::to_string(frames_.size()) +
+                                   " region(s) left open (missing endFor/endIf)");
+  Kernel k = std::move(kernel_);
+  kernel_ = Kernel{};
+  committed_.clear();
+  openGroup_.reset();
+  return k;
+}
+
+} // namespace kina::ir

@@ -1,0 +1,94 @@
+//===- Builder.h - Building tile IR kernels ---------------------*- C++ -*-===//
+//
+// KernelBuilder is the API the frontend (checked AST -> tile IR) and the unit
+// tests use to construct an ir::Kernel. It keeps an insertion point (the
+// innermost open `for`/`if` region), hands out ids for dims, params, tiles,
+// variables and async-copy group tokens, and tracks the open cp_async group
+// so callers never manage tokens by hand: cpAsync() joins the open group,
+// cpAsyncCommit() closes it and returns its token.
+//
+// The builder does not validate: call ir::verify() on the finished kernel.
+// Misuse of the nesting API (endFor without beginFor, ...) is recorded and
+// reported by finish() as an error string, never a crash.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/TileIR.h"
+
+#include "llvm/Support/Error.h"
+
+namespace kina::ir {
+
+class KernelBuilder {
+public:
+  explicit KernelBuilder(std::string name, Span span = {});
+
+  // ---- signature ----
+  DimId addDim(std::string name, Span span = {});
+  IndexExpr dim(DimId d) const { return IndexExpr::dim(d); }
+  ParamId addTensor(std::string name, DType dtype, std::vector<IndexExpr> shape,
+                    bool writable = false, Span span = {});
+  /// The kernel's result tensor (writable, passed after the inputs).
+  ParamId addResult(std::string name, DType dtype, std::vector<IndexExpr> shape,
+                    Span span = {});
+  void addRequirement(IndexExpr condition, std::string text, Span span = {});
+  void addCapability(std::string name);
+  void setBlockGrid(IndexExpr g0, IndexExpr g1 = IndexExpr::constant(1));
+  void setWarpGrid(int64_t w0, int64_t w1 = 1);
+
+  // ---- storage ----
+  TileId addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape,
+                       Span span = {});
+  TileId addRegisterTile(std::string name, DType dtype, std::vector<int64_t> shape,
+                         Span span = {});
+
+  // ---- ops, appended at the insertion point ----
+  /// `let name = value in`: returns the variable to reference with IndexExpr::var.
+  VarId let(std::string name, IndexExpr value, Span span = {});
+  void fill(TileId dst, double value, Span span = {});
+  /// Joins the open async group (opening one if none is open).
+  void cpAsync(Access dst, Access src, Span span = {});
+  /// Closes the open group and returns its token (opens an empty one if none).
+  TokenId cpAsyncCommit(Span span = {});
+  /// `cp_async_wait_group pending`; pending = 0 is `cp_async_wait_all`.
+  void cpAsyncWait(unsigned pending, Span span = {});
+  void blockSync(Span span = {});
+  void mma(TileId dst, TileId acc, Access a, Access b, Span span = {});
+  void load(TileId dst, Access src, Span span = {});
+  void store(Access dst, TileId src, bool convert = false, Span span = {});
+  void unary(UnaryKind kind, TileId dst, Operand src, Span span = {});
+  void binary(BinaryKind kind, TileId dst, Operand lhs, Operand rhs, Span span = {});
+  void rowReduce(ReduceKind kind, TileId dst, TileId src, Span span = {});
+  void transpose(TileId dst, TileId src, Span span = {});
+
+  // ---- structured control flow ----
+  /// Opens `for name in (lower .. upper) {`; returns the loop variable.
+  VarId beginFor(std::string name, IndexExpr lower, IndexExpr upper, Span span = {});
+  void endFor();
+  void beginIf(IndexExpr cond, Span span = {});
+  /// Switches the insertion point from the then-region to the else-region.
+  void beginElse();
+  void endIf();
+
+  /// The finished kernel, or an error when regions are left open or the
+  /// nesting API was misused. The builder is empty afterwards.
+  llvm::Expected<Kernel> finish();
+
+private:
+  Block &current();
+  void append(Op::Node node, Span span);
+
+  Kernel kernel_;
+  struct Frame {
+    Op::Node node; // ForOp or IfOp under construction
+    Span span;
+    bool inElse = false;
+  };
+  std::vector<Frame> frames_;
+  std::optional<TokenId> openGroup_;
+  std::vector<TokenId> committed_; // straight-line commit order, for completes
+  std::string misuse_;
+};
+
+} // namespace kina::ir

@@ -1,0 +1,85 @@
+//===- IndexExpr.h - Index expressions of the tile IR -----------*- C++ -*-===//
+//
+// Index expressions are the integer (and boolean) scalar expressions of a
+// kernel: slice offsets, loop bounds, grid sizes, `if` conditions and the
+// `requires` facts. They are immutable trees with shared structure (copying
+// an IndexExpr is cheap). Leaves are constants, dimension parameters, block
+// and warp ids, and variables bound by `for`/`let` ops. Division and `mod`
+// take a constant right-hand side (the verifier enforces it); `/` is exact
+// division, which the checker has proved.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kina::ir {
+
+using DimId = uint32_t;   ///< index into Kernel::dims
+using VarId = uint32_t;   ///< index into Kernel::vars (loop variables, lets)
+
+class IndexExpr {
+public:
+  enum class Kind : uint8_t {
+    // leaves
+    Const,   ///< integer literal (value())
+    Dim,     ///< dimension parameter (index() = DimId)
+    BlockId, ///< block id along axis index() (0 = x, 1 = y)
+    WarpId,  ///< warp coordinate along warp-grid axis index()
+    Var,     ///< loop variable or let binding (index() = VarId)
+    // integer binary operators
+    Add, Sub, Mul,
+    Div, ///< exact division by a positive constant
+    Mod, ///< remainder by a positive constant
+    // boolean operators (conditions and `requires` facts)
+    Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+    Not, ///< unary: lhs() only
+  };
+
+  /// A default-constructed IndexExpr is the constant 0.
+  IndexExpr();
+  static IndexExpr constant(int64_t v);
+  static IndexExpr dim(DimId d);
+  static IndexExpr blockId(unsigned axis);
+  static IndexExpr warpId(unsigned axis);
+  static IndexExpr var(VarId v);
+  static IndexExpr binary(Kind k, IndexExpr lhs, IndexExpr rhs);
+  static IndexExpr logicalNot(IndexExpr e);
+
+  Kind kind() const;
+  bool isLeaf() const;
+  bool isBoolean() const; ///< Eq..Not
+  int64_t value() const;    ///< Const only
+  unsigned index() const;   ///< Dim, BlockId, WarpId, Var
+  const IndexExpr &lhs() const; ///< operators only
+  const IndexExpr &rhs() const; ///< binary operators only
+
+  /// The value when the expression folds to a constant.
+  std::optional<int64_t> asConstant() const;
+  /// True when some leaf satisfies pred.
+  bool anyLeaf(const std::function<bool(const IndexExpr &)> &pred) const;
+  bool structurallyEqual(const IndexExpr &other) const;
+
+private:
+  struct Node;
+  explicit IndexExpr(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+  std::shared_ptr<const Node> node_;
+};
+
+IndexExpr operator+(IndexExpr a, IndexExpr b);
+IndexExpr operator-(IndexExpr a, IndexExpr b);
+IndexExpr operator*(IndexExpr a, IndexExpr b);
+IndexExpr operator+(IndexExpr a, int64_t b);
+IndexExpr operator*(IndexExpr a, int64_t b);
+/// Exact division by a constant.
+IndexExpr exactDiv(IndexExpr a, int64_t divisor);
+IndexExpr mod(IndexExpr a, int64_t divisor);
+
+/// Spelling of an operator kind ("+", "mod", "<=", "and", ...).
+const char *indexKindSpelling(IndexExpr::Kind k);
+
+} // namespace kina::ir

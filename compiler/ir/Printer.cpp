@@ -1,0 +1,212 @@
+//===- Printer.cpp - Textual form of the tile IR --------------------------===//
+//
+// Prints a Kernel as indented text: the signature (dims, params, requires,
+// grids, tiles) followed by the structured op list. Names of dims, tiles and
+// vars are used where they are in range; out-of-range ids print as `?N` so
+// that malformed IR can still be printed while debugging.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Printer.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kina::ir {
+namespace {
+
+using Kind = IndexExpr::Kind;
+
+int precedence(Kind k) {
+  switch (k) {
+  case Kind::Or: return 1;
+  case Kind::And: return 2;
+  case Kind::Not: return 3;
+  case Kind::Eq: case Kind::Ne: case Kind::Lt: case Kind::Le: case Kind::Gt: case Kind::Ge:
+    return 4;
+  case Kind::Add: case Kind::Sub: return 5;
+  case Kind::Mul: case Kind::Div: case Kind::Mod: return 6;
+  default: return 7;
+  }
+}
+
+std::string formatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+class Printer {
+public:
+  explicit Printer(const Kernel &k) : k_(k) {}
+
+  std::string index(const IndexExpr &e, int parentPrec = 0) const {
+    std::string s;
+    switch (e.kind()) {
+    case Kind::Const: return std::to_string(e.value());
+    case Kind::Dim:
+      return e.index() < k_.dims.size() ? k_.dims[e.index()].name : "?dim" + std::to_string(e.index());
+    case Kind::BlockId: return "block_id " + std::to_string(e.index());
+    case Kind::WarpId: return "warp_id " + std::to_string(e.index());
+    case Kind::Var: return varName(e.index());
+    case Kind::Not: s = "not " + index(e.lhs(), precedence(Kind::Not)); break;
+    default: {
+      int p = precedence(e.kind());
+      s = index(e.lhs(), p) + " " + indexKindSpelling(e.kind()) + " " + index(e.rhs(), p + 1);
+      break;
+    }
+    }
+    return precedence(e.kind()) < parentPrec ? "(" + s + ")" : s;
+  }
+
+  std::string varName(VarId v) const {
+    return v < k_.vars.size() ? "%" + k_.vars[v].name : "%?var" + std::to_string(v);
+  }
+  std::string tileName(TileId t) const {
+    return t < k_.tiles.size() ? "%" + k_.tiles[t].name : "%?tile" + std::to_string(t);
+  }
+  std::string paramName(ParamId p) const {
+    return p < k_.params.size() ? "%" + k_.params[p].name : "%?param" + std::to_string(p);
+  }
+
+  std::string access(const Access &a) const {
+    std::string s = a.kind == Access::Kind::Tensor ? paramName(a.id) : tileName(a.id);
+    if (a.slice.empty())
+      return s;
+    s += "[";
+    for (size_t i = 0; i < a.slice.size(); ++i) {
+      if (i)
+        s += ", ";
+      s += index(a.slice[i].offset);
+      if (!a.slice[i].point)
+        s += " ..+ " + std::to_string(a.slice[i].size);
+    }
+    return s + "]";
+  }
+
+  std::string operand(const Operand &o) const {
+    return o.kind == Operand::Kind::Tile ? tileName(o.tile) : formatDouble(o.scalar);
+  }
+
+  void block(const Block &b, int depth) {
+    for (const Op &op : b.ops)
+      this->op(op, depth);
+  }
+
+  void op(const Op &op, int depth) {
+    std::string ind(2 * depth, ' ');
+    out_ << ind;
+    std::visit([&](const auto &o) { emit(o, depth, ind); }, op.node);
+  }
+
+  void emit(const LetOp &o, int, const std::string &) {
+    out_ << "let " << varName(o.var) << " = " << index(o.value) << "\n";
+  }
+  void emit(const FillOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- fill " << formatDouble(o.value) << "\n";
+  }
+  void emit(const CpAsyncOp &o, int, const std::string &) {
+    out_ << "cp_async " << access(o.dst) << " <- " << access(o.src) << " group #" << o.group
+         << "\n";
+  }
+  void emit(const CpAsyncCommitOp &o, int, const std::string &) {
+    out_ << "cp_async_commit #" << o.group << "\n";
+  }
+  void emit(const CpAsyncWaitOp &o, int, const std::string &) {
+    out_ << "cp_async_wait_group " << o.pending;
+    if (!o.completes.empty()) {
+      out_ << " completes [";
+      for (size_t i = 0; i < o.completes.size(); ++i)
+        out_ << (i ? ", #" : "#") << o.completes[i];
+      out_ << "]";
+    }
+    out_ << "\n";
+  }
+  void emit(const BlockSyncOp &, int, const std::string &) { out_ << "block_sync\n"; }
+  void emit(const MmaOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- mma " << tileName(o.acc) << ", " << access(o.a) << ", "
+         << access(o.b) << "\n";
+  }
+  void emit(const LoadOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- load " << access(o.src) << "\n";
+  }
+  void emit(const StoreOp &o, int, const std::string &) {
+    out_ << "store " << access(o.dst) << " <- " << (o.convert ? "convert " : "")
+         << tileName(o.src) << "\n";
+  }
+  void emit(const UnaryOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- " << unaryKindName(o.kind) << " " << operand(o.src) << "\n";
+  }
+  void emit(const BinaryOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- " << binaryKindName(o.kind) << " " << operand(o.lhs) << ", "
+         << operand(o.rhs) << "\n";
+  }
+  void emit(const ReduceOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- " << reduceKindName(o.kind) << " " << tileName(o.src) << "\n";
+  }
+  void emit(const TransposeOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- transpose " << tileName(o.src) << "\n";
+  }
+  void emit(const ForOp &o, int depth, const std::string &ind) {
+    out_ << "for " << varName(o.var) << " in (" << index(o.lower) << " .. " << index(o.upper)
+         << ") {\n";
+    block(o.body, depth + 1);
+    out_ << ind << "}\n";
+  }
+  void emit(const IfOp &o, int depth, const std::string &ind) {
+    out_ << "if " << index(o.cond) << " {\n";
+    block(o.thenBody, depth + 1);
+    if (!o.elseBody.ops.empty()) {
+      out_ << ind << "} else {\n";
+      block(o.elseBody, depth + 1);
+    }
+    out_ << ind << "}\n";
+  }
+
+  std::string kernel() {
+    out_ << "kernel @" << k_.name << " [";
+    for (size_t i = 0; i < k_.dims.size(); ++i)
+      out_ << (i ? ", " : "") << k_.dims[i].name;
+    out_ << "]\n";
+    for (const auto &p : k_.params) {
+      out_ << "  " << (p.isResult ? "result" : "param") << " %" << p.name << " : tensor<"
+           << dtypeName(p.dtype) << ", [";
+      for (size_t i = 0; i < p.shape.size(); ++i)
+        out_ << (i ? ", " : "") << index(p.shape[i]);
+      out_ << "], cuda:global" << (p.writable && !p.isResult ? ", writable" : "") << ">\n";
+    }
+    for (const auto &r : k_.requirements)
+      out_ << "  requires " << index(r.condition) << "\n";
+    for (const auto &c : k_.capabilities)
+      out_ << "  requires capability " << c << "\n";
+    out_ << "  block_grid [" << index(k_.blockGrid[0]) << ", " << index(k_.blockGrid[1]) << "]\n";
+    out_ << "  warp_grid [" << k_.warpGrid[0] << ", " << k_.warpGrid[1] << "]\n";
+    for (const auto &t : k_.tiles) {
+      out_ << "  " << (t.space == MemSpace::Shared ? "shared" : "register") << " %" << t.name
+           << " : tile<" << dtypeName(t.dtype) << ", [";
+      for (size_t i = 0; i < t.shape.size(); ++i)
+        out_ << (i ? ", " : "") << t.shape[i];
+      out_ << "], " << memSpaceName(t.space) << ">\n";
+    }
+    out_ << "{\n";
+    block(k_.body, 1);
+    out_ << "}\n";
+    return out_.str();
+  }
+
+private:
+  const Kernel &k_;
+  std::ostringstream out_;
+};
+
+} // namespace
+
+std::string print(const Kernel &kernel) { return Printer(kernel).kernel(); }
+
+std::string printIndex(const Kernel &kernel, const IndexExpr &e) {
+  return Printer(kernel).index(e);
+}
+
+} // namespace kina::ir
