@@ -38,5 +38,6 @@ log "configured $KINA_BUILD_DIR in $(elapsed "$T") s"
 
 T=$(now_s)
 ninja -C "$KINA_BUILD_DIR" -j "$KINA_JOBS" "$@"
-stats=$(ccache -s 2>/dev/null | awk -F: '/^ *(Hits|Misses)/ { gsub(/^ +| +$/, "", $2); printf "%s %s; ", $1, $2 }' || true)
-log "built in $(elapsed "$T") s (ccache: ${stats:-n/a})"
+# ccache 4.7 prints "  Hits: 12 / 20 (60.00 %)" per cache level; the first is the total.
+stats=$(ccache -s 2>/dev/null | awk '/^ *Hits:/ && !h { h = $2 "/" $4 } END { if (h) print h }' || true)
+log "built in $(elapsed "$T") s (ccache hits ${stats:-n/a})"

@@ -69,9 +69,9 @@ main_help=$("$KINA" --help 2>&1 </dev/null || true)
 has_subcommand() {
   if [ -z "${have[$1]:-}" ]; then
     have[$1]=no
-    if awk -v sub="$1" 'tolower($0) ~ /^ *(sub)?commands:/ { on = 1; next }
+    if awk -v want="$1" 'tolower($0) ~ /^ *(sub)?commands:/ { on = 1; next }
                         on && /^[^ \t]/ { on = 0 }
-                        on && $1 == sub { found = 1 }
+                        on && $1 == want { found = 1 }
                         END { exit !found }' <<<"$main_help"; then
       have[$1]=yes
     elif "$KINA" "$1" --help </dev/null 2>&1 | grep -qiE "^usage: *[^ ]*kina $1( |$)"; then
@@ -126,7 +126,8 @@ step() {
 
 # demo_args FILE WHAT: the ARGS of each `// demo: WHAT ARGS` line in FILE.
 demo_args() {
-  sed -n "s|^[[:space:]]*//[[:space:]]*demo:[[:space:]]*$2\\([[:space:]].*\\)\\{0,1\\}\$|\\1|p" "$1"
+  sed -n "s|^[[:space:]]*//[[:space:]]*demo:[[:space:]]*$2\\([[:space:]].*\\)\\{0,1\\}\$|\\1|p" "$1" |
+    sed 's/^[[:space:]]*//'
 }
 
 for file in "${files[@]}"; do
@@ -139,14 +140,14 @@ for file in "${files[@]}"; do
   ((${#report_args[@]})) || report_args=("")
   for a in "${report_args[@]}"; do
     read -r -a extra <<<"$a"
-    step "$rel ${a}" report "$file" "${extra[@]}"
+    step "$rel${a:+ $a}" report "$file" "${extra[@]}"
   done
   if ((GPU)); then
     mapfile -t run_args < <(demo_args "$file" run)
     ((${#run_args[@]})) || run_args=("")
     for a in "${run_args[@]}"; do
       read -r -a extra <<<"$a"
-      step "$rel ${a}" run "$file" --check "${extra[@]}"
+      step "$rel${a:+ $a}" run "$file" --check "${extra[@]}"
     done
   fi
 done

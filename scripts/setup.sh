@@ -37,6 +37,7 @@ APT_PINS=(
   "neovim=0.7.2-7"
   "g++=4:12.2.0-3" "python3=3.11.2-1+b1"
   "python3-psutil=5.9.4-1+b1" # lit --timeout
+  "unzip=6.0-28"
 )
 PIP_PIN="python3-pip=23.0.1+dfsg-1" # only when python3 has no pip
 # The tree-sitter CLI generates parsers; grammar/ generates with `--abi 14` so
@@ -178,9 +179,16 @@ if ((${#need_wheels[@]})); then
     log "NVIDIA wheels into $CUDA_DIR: ${need_wheels[*]}"
     wheel_cache="$KINA_CACHE/wheels"
     mkdir -p "$wheel_cache"
-    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-      --platform manylinux2014_x86_64 --dest "$wheel_cache" "${need_wheels[@]}" </dev/null ||
-      die "pip download of the NVIDIA wheels failed"
+    to_fetch=()
+    for req in "${need_wheels[@]}"; do
+      name=${req%%==*}
+      compgen -G "$wheel_cache/${name//-/_}-${req#*==}-*.whl" >/dev/null || to_fetch+=("$req")
+    done
+    if ((${#to_fetch[@]})); then
+      python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --platform manylinux2014_x86_64 --dest "$wheel_cache" "${to_fetch[@]}" </dev/null ||
+        die "pip download of the NVIDIA wheels failed"
+    fi
     rm -rf "$CUDA_DIR"
     mkdir -p "$CUDA_DIR"
     for req in "${need_wheels[@]}"; do
@@ -188,9 +196,8 @@ if ((${#need_wheels[@]})); then
       ver=${req#*==}
       whl=$(ls "$wheel_cache/${name//-/_}-$ver-"*.whl 2>/dev/null | head -1)
       [ -n "$whl" ] || die "wheel for $req not found in $wheel_cache"
-      python3 -m zipfile -e "$whl" "$CUDA_DIR"
+      unzip -qo "$whl" -d "$CUDA_DIR" || die "cannot unpack $whl"
     done
-    chmod +x "$CUDA_WHEEL_BIN"/* 2>/dev/null || true
     echo "$want_stamp" >"$stamp"
     log "NVIDIA wheels unpacked in $(elapsed "$T") s"
   fi

@@ -53,9 +53,10 @@ record() {
   TOTAL_S=$((TOTAL_S + $4))
   log "$1: $2 passed, $3 failed, $4 skipped${5:+ ($5)}"
 }
+# absent NAME WHY: a suite that did not run; it counts nothing.
 absent() {
-  rows+=("$(printf '%-34s %7s %7s %7s  %s' "$1" - - - "not present: $2")")
-  log "$1: not present ($2); counts nothing"
+  rows+=("$(printf '%-34s %7s %7s %7s  %s' "$1" - - - "$2")")
+  log "$1: $2; counts nothing"
 }
 
 # ---- Setup and build -------------------------------------------------------------
@@ -94,7 +95,7 @@ if ((BUILD_OK)); then
         note="ctest exited $rc"
       fi
       if ((p + f + s == 0)); then
-        absent "ctest (GoogleTest)" "no unit tests registered"
+        absent "ctest (GoogleTest)" "not present: no unit tests registered"
       else
         record "ctest (GoogleTest)" "$p" "$f" "$s" "$note"
       fi
@@ -115,7 +116,7 @@ if ((BUILD_OK)); then
       tee "$RESULTS/lit.log"
     rc=${PIPESTATUS[0]}
     if [ ! -f "$RESULTS/lit.xml" ] && grep -q 'did not discover any tests' "$RESULTS/lit.log"; then
-      absent lit "no tests under tests/lit"
+      absent lit "not present: no tests under tests/lit"
     elif counts=$(python3 "$KINA_ROOT/scripts/results.py" lit "$RESULTS/lit.xml"); then
       read -r p f s <<<"$counts"
       note=
@@ -128,7 +129,7 @@ if ((BUILD_OK)); then
       record lit 0 1 0 "lit exited $rc and wrote no report"
     fi
   else
-    absent lit "tests/lit/lit.cfg.py missing"
+    absent lit "not present: tests/lit/lit.cfg.py missing"
   fi
 fi
 
@@ -152,10 +153,10 @@ if [ -f grammar/grammar.js ]; then
       record "tree-sitter corpus" 0 1 0 "no output"
     fi
   else
-    absent "tree-sitter corpus" "grammar/test/corpus missing"
+    absent "tree-sitter corpus" "not present: grammar/test/corpus missing"
   fi
 else
-  absent "tree-sitter corpus" "grammar/grammar.js missing"
+  absent "tree-sitter corpus" "not present: grammar/grammar.js missing"
 fi
 
 # ---- tests/*/run-suite.sh ------------------------------------------------------------------
