@@ -1,0 +1,51 @@
+// The custom requests kina-lsp serves beyond LSP 3.17, as the extension sends
+// them. The server side documents each one (docs/lsp-extensions.md); this file
+// is the client's only copy of their names and shapes.
+import { RequestType, TextDocumentIdentifier } from 'vscode-languageclient/node';
+
+/** Params of kina/ptx, kina/sass, kina/tileIR and kina/registerReport. */
+export interface KernelArtifactParams {
+  textDocument: TextDocumentIdentifier;
+  kernel: string;
+  target?: string;
+}
+
+/** The server answers with `{text}` or with a structured object. */
+export type ArtifactResult = { text: string } | Record<string, unknown>;
+
+export const ptxRequest = new RequestType<KernelArtifactParams, ArtifactResult, void>('kina/ptx');
+export const sassRequest = new RequestType<KernelArtifactParams, ArtifactResult, void>('kina/sass');
+export const tileIRRequest = new RequestType<KernelArtifactParams, ArtifactResult, void>('kina/tileIR');
+export const registerReportRequest = new RequestType<KernelArtifactParams, ArtifactResult, void>(
+  'kina/registerReport',
+);
+
+/** Params of kina/run; the server reports `$/progress` on `workDoneToken`. */
+export interface RunParams {
+  textDocument: TextDocumentIdentifier;
+  kernel: string;
+  dims?: Record<string, number>;
+  target?: string;
+  workDoneToken?: string;
+}
+
+export interface RunResult {
+  output: string;
+  exitCode: number;
+}
+
+export const runRequest = new RequestType<RunParams, RunResult, void>('kina/run');
+
+/** Arguments of the code lens commands kina.runKernel, kina.showPtx, kina.showRegisterReport. */
+export interface KernelCommandArgs {
+  uri: string;
+  kernel: string;
+}
+
+/** Renders an artifact result as text: `text` verbatim, anything else as indented JSON. */
+export function artifactText(result: ArtifactResult | null | undefined): string {
+  if (result && typeof (result as { text?: unknown }).text === 'string') {
+    return (result as { text: string }).text;
+  }
+  return JSON.stringify(result ?? null, null, 2) + '\n';
+}
