@@ -1,0 +1,102 @@
+//===- DimExpr.h - Normalized linear dimension expressions ------*- C++ -*-===//
+//
+// A DimExpr is the refinement solver's value for a dimension or index
+// expression: the linear form `c0 + Σ ci·atom_i` over atoms interned in a
+// SymbolTable. Atoms are symbols (dimension variables, loop variables, let
+// bindings, block/warp ids) or opaque nonlinear terms (products, `e / n`,
+// `e mod n`, floor/ceil division); the table builds those (SymbolTable.h).
+//
+// The form is canonical: terms are sorted by atom id, no coefficient is zero,
+// so structural equality (`==`) is equality after normalization. Linear
+// operations (+, -, negation, scaling by a constant) need no table and live
+// here. Every operation checks for int64 overflow: on overflow the result is
+// *invalid* (isValid() is false), invalidity propagates, and the solver
+// answers "cannot prove" for invalid expressions instead of wrapping around.
+//
+// DimExpr is a plain value: copyable, comparable, hashable, thread-compatible.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kina::sema::solver {
+
+/// Index of an atom in a SymbolTable.
+using AtomId = uint32_t;
+
+/// One `coeff · atom` term of a DimExpr (coeff is never 0).
+struct Term {
+  AtomId Atom;
+  int64_t Coeff;
+  friend bool operator==(const Term &A, const Term &B) {
+    return A.Atom == B.Atom && A.Coeff == B.Coeff;
+  }
+};
+
+class DimExpr {
+public:
+  /// The constant 0.
+  DimExpr() = default;
+  static DimExpr constant(int64_t C);
+  /// `Coeff · A` (the constant 0 when Coeff is 0).
+  static DimExpr atom(AtomId A, int64_t Coeff = 1);
+  /// The result of an overflowing or ill-formed operation.
+  static DimExpr invalid();
+  /// Builds `C + Σ terms`; terms may be unsorted, repeated or zero. Invalid on
+  /// overflow.
+  static DimExpr fromTerms(int64_t C, std::vector<Term> Terms);
+
+  bool isValid() const { return Valid; }
+  /// Valid and without atoms.
+  bool isConstant() const { return Valid && Terms.empty(); }
+  /// The value when the expression is a valid constant.
+  std::optional<int64_t> constantValue() const;
+  /// The constant term c0 (0 for invalid expressions).
+  int64_t constantTerm() const { return Const; }
+  /// The non-constant terms, sorted by atom id.
+  const std::vector<Term> &terms() const { return Terms; }
+  /// Coefficient of `A` (0 when absent).
+  int64_t coeffOf(AtomId A) const;
+  /// True when the expression is exactly `1 · A`.
+  bool isAtom(AtomId A) const;
+  /// The single atom when the expression is `1 · atom`.
+  std::optional<AtomId> asAtom() const;
+  /// The same expression without its constant term.
+  DimExpr withoutConstant() const;
+
+  /// `this * K`.
+  DimExpr scaled(int64_t K) const;
+  size_t hash() const;
+
+  friend DimExpr operator+(const DimExpr &A, const DimExpr &B);
+  friend DimExpr operator-(const DimExpr &A, const DimExpr &B);
+  friend DimExpr operator-(const DimExpr &A);
+  friend DimExpr operator+(const DimExpr &A, int64_t B);
+  friend DimExpr operator-(const DimExpr &A, int64_t B);
+  friend DimExpr operator*(const DimExpr &A, int64_t K) { return A.scaled(K); }
+  friend DimExpr operator*(int64_t K, const DimExpr &A) { return A.scaled(K); }
+  /// Structural equality of the normalized forms. Two invalid expressions
+  /// compare equal to each other and to nothing else.
+  friend bool operator==(const DimExpr &A, const DimExpr &B) {
+    return A.Valid == B.Valid && A.Const == B.Const && A.Terms == B.Terms;
+  }
+  friend bool operator!=(const DimExpr &A, const DimExpr &B) { return !(A == B); }
+
+  /// `Ka · A + Kb · B`, the workhorse of the linear operations.
+  static DimExpr combine(int64_t Ka, const DimExpr &A, int64_t Kb, const DimExpr &B);
+
+private:
+  int64_t Const = 0;
+  std::vector<Term> Terms;
+  bool Valid = true;
+};
+
+struct DimExprHash {
+  size_t operator()(const DimExpr &E) const { return E.hash(); }
+};
+
+} // namespace kina::sema::solver
