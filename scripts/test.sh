@@ -84,7 +84,7 @@ mkdir -p "$RESULTS"
 if ((BUILD_OK)); then
   if [ -f "$KINA_BUILD_DIR/CTestTestfile.cmake" ]; then
     log "ctest in $KINA_BUILD_DIR"
-    timeout "$SUITE_TIMEOUT" ctest --test-dir "$KINA_BUILD_DIR" -j "$KINA_JOBS" --timeout 600 \
+    timeout -k 60 "$SUITE_TIMEOUT" ctest --test-dir "$KINA_BUILD_DIR" -j "$KINA_JOBS" --timeout 600 \
       --output-on-failure --output-junit "$RESULTS/ctest.xml" </dev/null
     rc=$?
     if counts=$(python3 "$KINA_ROOT/scripts/results.py" ctest "$RESULTS/ctest.xml"); then
@@ -111,7 +111,7 @@ fi
 if ((BUILD_OK)); then
   if [ -f tests/lit/lit.cfg.py ]; then
     log "lit over tests/lit"
-    timeout "$SUITE_TIMEOUT" "${KINA_LIT:-$KINA_LLVM_BIN/lit}" -v --print-result-after=failed \
+    timeout -k 60 "$SUITE_TIMEOUT" "${KINA_LIT:-$KINA_LLVM_BIN/lit}" -v --print-result-after=failed \
       -j "$KINA_JOBS" --xunit-xml-output "$RESULTS/lit.xml" tests/lit </dev/null 2>&1 |
       tee "$RESULTS/lit.log"
     rc=${PIPESTATUS[0]}
@@ -138,7 +138,7 @@ if [ -f grammar/grammar.js ]; then
   if [ -d grammar/test/corpus ]; then
     TS=${KINA_TREE_SITTER:-tree-sitter}
     log "tree-sitter corpus ($TS test)"
-    (cd grammar && timeout "$SUITE_TIMEOUT" "$TS" test </dev/null) >"$RESULTS/tree-sitter.log" 2>&1
+    (cd grammar && timeout -k 60 "$SUITE_TIMEOUT" "$TS" test </dev/null) >"$RESULTS/tree-sitter.log" 2>&1
     rc=$?
     sed 's/\x1b\[[0-9;]*m//g' "$RESULTS/tree-sitter.log"
     if counts=$(python3 "$KINA_ROOT/scripts/results.py" tree-sitter "$RESULTS/tree-sitter.log"); then
@@ -169,8 +169,11 @@ for suite in tests/*/run-suite.sh; do
   fi
   log "$suite"
   log_file="$RESULTS/${name//\//_}.log"
-  timeout "$SUITE_TIMEOUT" bash "$suite" </dev/null 2>&1 | tee "$log_file"
-  rc=${PIPESTATUS[0]}
+  # Into a file, not a pipe: a server that a suite leaves running must not keep
+  # this script waiting for the end of its output.
+  timeout -k 60 "$SUITE_TIMEOUT" bash "$suite" </dev/null >"$log_file" 2>&1
+  rc=$?
+  cat "$log_file"
   counts=$(python3 "$KINA_ROOT/scripts/results.py" line "$log_file")
   if [ -z "$counts" ]; then
     record "$name" 0 1 0 "exited $rc without an 'N passed, N failed, N skipped' line"
