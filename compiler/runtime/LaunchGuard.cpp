@@ -1,0 +1,280 @@
+//===- LaunchGuard.cpp - Refusing launches that would be wrong ------------===//
+//
+// Evaluates launch metadata against concrete dims and a device, collecting
+// every failed `requires` clause into one message (LaunchGuard.h).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/LaunchGuard.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/TargetCompat.h"
+
+#include <cctype>
+
+namespace kina::runtime {
+
+std::size_t LaunchPlan::tensorBytes() const {
+  std::size_t n = 0;
+  for (const ParamPlan &p : params)
+    n += p.bytes;
+  return n;
+}
+
+Result<DimValues> parseDimsArgument(const std::string &text) {
+  DimValues out;
+  std::size_t i = 0;
+  auto fail = [&](const std::string &why) {
+    return makeError(ErrorKind::InvalidDims, "--dims `" + text + "`: " + why);
+  };
+  auto skipWs = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+      ++i;
+  };
+  while (true) {
+    skipWs();
+    if (i >= text.size())
+      break;
+    std::size_t start = i;
+    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+      ++i;
+    std::string name = text.substr(start, i - start);
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+      return fail("expected a dim name at column " + std::to_string(start + 1));
+    skipWs();
+    if (i >= text.size() || text[i] != '=')
+      return fail("expected `=` after `" + name + "`");
+    ++i;
+    skipWs();
+    std::size_t numStart = i;
+    std::int64_t v = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text[i] - '0', &v))
+        return fail("value of `" + name + "` is too large");
+      ++i;
+    }
+    if (i == numStart)
+      return fail("expected a non-negative integer after `" + name + "=`");
+    if (!out.emplace(name, v).second)
+      return fail("`" + name + "` given twice");
+    skipWs();
+    if (i < text.size()) {
+      if (text[i] != ',')
+        return fail("expected `,` at column " + std::to_string(i + 1));
+      ++i;
+    }
+  }
+  return out;
+}
+
+static std::string joinNames(const std::vector<std::string> &names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s += (i ? ", " : "") + names[i];
+  return s.empty() ? "none" : s;
+}
+
+Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
+  const std::string who = "kernel `" + spec.kernel + "`";
+  // 1. Every dim given, positive; no unknown names.
+  for (const auto &[name, value] : dims) {
+    bool known = false;
+    for (const std::string &d : spec.dims)
+      known |= d == name;
+    if (!known)
+      return makeError(ErrorKind::InvalidDims, who + " has no dim `" + name + "` (its dims: " +
+                                                   joinNames(spec.dims) + ")");
+  }
+  std::vector<std::string> missing;
+  for (const std::string &d : spec.dims) {
+    auto it = dims.find(d);
+    if (it == dims.end())
+      missing.push_back(d);
+    else if (it->second <= 0)
+      return makeError(ErrorKind::InvalidDims,
+                       who + ": dim " + d + " = " + std::to_string(it->second) +
+                           " must be positive");
+  }
+  if (!missing.empty())
+    return makeError(ErrorKind::InvalidDims, who + ": --dims lacks " + joinNames(missing));
+
+  // 2. requires facts, all of them.
+  std::string failures;
+  for (const RequiresFact &f : spec.requirements) {
+    auto v = f.expr.evaluate(dims);
+    if (!v)
+      return makeError(ErrorKind::InvalidDims, who + ": " + f.clause() + ": " + v.error().message);
+    std::int64_t m = *v % f.modulus;
+    if (m < 0)
+      m += f.modulus;
+    if (m == f.remainder)
+      continue;
+    std::string line = f.clause() + " fails: ";
+    for (const std::string &n : f.expr.names())
+      line += n + " = " + std::to_string(dims.at(n)) + ", ";
+    if (!f.expr.isName())
+      line += f.expr.text() + " = " + std::to_string(*v) + ", ";
+    line += std::to_string(*v) + " mod " + std::to_string(f.modulus) + " = " + std::to_string(m);
+    failures += (failures.empty() ? "" : "\n") + line;
+  }
+  if (!failures.empty())
+    return makeError(ErrorKind::RequiresFailed, who + " cannot launch: " + failures);
+
+  // 3. Grid and parameters.
+  LaunchPlan plan;
+  plan.dims = dims;
+  std::uint32_t grid[3];
+  static const char *axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    auto g = spec.grid[i].evaluate(dims);
+    if (!g)
+      return makeError(ErrorKind::InvalidDims,
+                       who + ": grid " + axis[i] + ": " + g.error().message);
+    if (*g < 1 || *g > std::int64_t(UINT32_MAX))
+      return makeError(ErrorKind::InvalidDims, who + ": grid " + axis[i] + " = `" +
+                                                   spec.grid[i].text() + "` = " +
+                                                   std::to_string(*g) + " is out of range");
+    grid[i] = std::uint32_t(*g);
+  }
+  plan.config.grid = {grid[0], grid[1], grid[2]};
+  plan.config.block = spec.block;
+  plan.config.cluster = spec.cluster;
+  if (spec.dynamicSharedBytes > std::int64_t(UINT32_MAX))
+    return makeError(ErrorKind::InvalidMetadata, who + ": dynamic shared memory too large");
+  plan.config.dynamicSharedBytes = std::uint32_t(spec.dynamicSharedBytes);
+
+  for (const ParamSpec &p : spec.params) {
+    ParamPlan pp;
+    pp.name = p.name;
+    pp.kind = p.kind;
+    pp.dtype = p.dtype;
+    pp.role = p.role;
+    pp.intBits = p.intBits;
+    if (p.kind == ParamKind::Dim) {
+      auto v = p.value.evaluate(dims);
+      if (!v)
+        return makeError(ErrorKind::InvalidDims,
+                         who + ": parameter `" + p.name + "`: " + v.error().message);
+      if (p.intBits == 32 && (*v > INT32_MAX || *v < INT32_MIN))
+        return makeError(ErrorKind::InvalidDims, who + ": parameter `" + p.name + "` = " +
+                                                     std::to_string(*v) +
+                                                     " does not fit its 32-bit type");
+      pp.value = *v;
+    } else {
+      std::size_t n = 1;
+      for (std::size_t k = 0; k < p.shape.size(); ++k) {
+        auto e = p.shape[k].evaluate(dims);
+        if (!e)
+          return makeError(ErrorKind::InvalidDims,
+                           who + ": shape of `" + p.name + "`: " + e.error().message);
+        if (*e < 0)
+          return makeError(ErrorKind::InvalidDims,
+                           who + ": shape of `" + p.name + "` has negative extent " +
+                               std::to_string(*e));
+        if (*e != 0 && n > (std::size_t(1) << 46) / std::size_t(*e))
+          return makeError(ErrorKind::InvalidDims,
+                           who + ": parameter `" + p.name + "` is too large");
+        n *= std::size_t(*e);
+        pp.shape.push_back(*e);
+      }
+      pp.bytes = n * dtypeSize(p.dtype);
+    }
+    plan.params.push_back(std::move(pp));
+  }
+  if (spec.flops) {
+    auto f = spec.flops->evaluate(dims);
+    if (!f)
+      return makeError(ErrorKind::InvalidDims, who + ": flops: " + f.error().message);
+    plan.flops = double(*f);
+  }
+  if (spec.reduction) {
+    auto r = spec.reduction->evaluate(dims);
+    if (!r)
+      return makeError(ErrorKind::InvalidDims, who + ": reduction: " + r.error().message);
+    plan.reductionLength = *r;
+  }
+  return plan;
+}
+
+Status checkDevice(const LaunchSpec &spec, const LaunchPlan &plan, const DeviceInfo &dev) {
+  const std::string who = "kernel `" + spec.kernel + "`";
+  std::string device = "device " + std::to_string(dev.ordinal) + " (" + dev.name +
+                       ") is compute capability " + std::to_string(dev.ccMajor) + "." +
+                       std::to_string(dev.ccMinor);
+  auto target = parseCubinTarget(spec.target);
+  if (!target)
+    return makeError(ErrorKind::InvalidMetadata,
+                     who + ": unknown target \"" + spec.target + "\" in launch metadata");
+  if (!cubinRunsOn(*target, dev.ccMajor, dev.ccMinor))
+    return makeError(ErrorKind::TargetMismatch,
+                     who + " was compiled for " + spec.target + ", which runs on " +
+                         describeCompatibleDevices(*target) + "; " + device + " (" +
+                         dev.archName() + "): rebuild with --target auto or --target " +
+                         dev.archName());
+
+  const LaunchConfig &c = plan.config;
+  const std::uint32_t blk[3] = {c.block.x, c.block.y, c.block.z};
+  const std::uint32_t grd[3] = {c.grid.x, c.grid.y, c.grid.z};
+  static const char *axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    if (std::int64_t(blk[i]) > dev.maxBlockDim[i])
+      return makeError(ErrorKind::ResourceLimit,
+                       who + ": block " + axis[i] + " = " + std::to_string(blk[i]) +
+                           " exceeds the device limit " + std::to_string(dev.maxBlockDim[i]));
+    if (std::int64_t(grd[i]) > dev.maxGridDim[i])
+      return makeError(ErrorKind::ResourceLimit,
+                       who + ": grid " + axis[i] + " = `" + spec.grid[i].text() + "` = " +
+                           std::to_string(grd[i]) + " exceeds the device limit " +
+                           std::to_string(dev.maxGridDim[i]));
+  }
+  if (c.block.volume() > std::uint64_t(dev.maxThreadsPerBlock))
+    return makeError(ErrorKind::ResourceLimit,
+                     who + ": " + std::to_string(c.block.volume()) +
+                         " threads per block exceed the device limit " +
+                         std::to_string(dev.maxThreadsPerBlock));
+  std::int64_t smem = spec.dynamicSharedBytes + std::max<std::int64_t>(spec.staticSharedBytes, 0);
+  if (smem > dev.maxSharedPerBlockOptin)
+    return makeError(ErrorKind::ResourceLimit,
+                     who + " needs " + std::to_string(smem) +
+                         " bytes of shared memory per block; " + dev.name + " allows " +
+                         std::to_string(dev.maxSharedPerBlockOptin));
+  return {};
+}
+
+Result<LaunchPlan> checkLaunch(const LaunchSpec &spec, const DimValues &dims,
+                               const DeviceInfo &device) {
+  auto plan = checkDims(spec, dims);
+  if (!plan)
+    return plan;
+  if (Status s = checkDevice(spec, *plan, device); !s)
+    return s.takeError();
+  return plan;
+}
+
+Result<KernelArgs> packArguments(const LaunchPlan &plan,
+                                 const std::vector<const DeviceBuffer *> &tensorBuffers) {
+  KernelArgs args;
+  std::size_t t = 0;
+  for (const ParamPlan &p : plan.params) {
+    if (p.kind == ParamKind::Dim) {
+      if (p.intBits == 64)
+        args.i64(p.value);
+      else
+        args.i32(std::int32_t(p.value));
+      continue;
+    }
+    if (t >= tensorBuffers.size() || !tensorBuffers[t])
+      return makeError(ErrorKind::InvalidArgument,
+                       "no device buffer for tensor parameter `" + p.name + "`");
+    if (tensorBuffers[t]->size() != p.bytes)
+      return makeError(ErrorKind::InvalidArgument,
+                       "device buffer for `" + p.name + "` has " +
+                           std::to_string(tensorBuffers[t]->size()) + " bytes, expected " +
+                           std::to_string(p.bytes));
+    args.pointer(*tensorBuffers[t]);
+    ++t;
+  }
+  if (t != tensorBuffers.size())
+    return makeError(ErrorKind::InvalidArgument, "more device buffers than tensor parameters");
+  return args;
+}
+
+} // namespace kina::runtime

@@ -1,0 +1,67 @@
+//===- LaunchGuard.h - Checking a launch before it happens ------*- C++ -*-===//
+//
+// The launch guard turns launch metadata plus concrete dims into a LaunchPlan
+// (grid, block, shared memory, every parameter's shape and size), refusing
+// launches that would be wrong, with a message that names the reason:
+//   - a dim missing, unknown, or not positive                  (InvalidDims)
+//   - a `requires` fact false for the dims, e.g.
+//     "requires (M mod 128 = 0) fails: M = 1000, 1000 mod 128 = 104"
+//                                                           (RequiresFailed)
+//   - a cubin target the device cannot run (sm_90a on sm_80) (TargetMismatch)
+//   - grid, block or shared memory beyond the device's limits (ResourceLimit)
+// Nothing is loaded or launched before it passes. checkDims needs no device,
+// so the CLI refuses bad dims even on a machine without a GPU; the device
+// checks need only a DeviceInfo, which tests build by hand.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/Device.h"
+#include "runtime/LaunchSpec.h"
+
+#include <optional>
+
+namespace kina::runtime {
+
+/// One parameter with its values for the launch; self-contained (copies
+/// what it needs from the ParamSpec).
+struct ParamPlan {
+  std::string name;
+  ParamKind kind = ParamKind::Tensor;
+  DType dtype = DType::F32;          ///< tensors
+  ParamRole role = ParamRole::Input; ///< tensors
+  std::vector<std::int64_t> shape;   ///< tensors
+  std::size_t bytes = 0;             ///< tensors
+  int intBits = 32;                  ///< dims
+  std::int64_t value = 0;            ///< dims
+};
+
+struct LaunchPlan {
+  DimValues dims;
+  LaunchConfig config;
+  std::vector<ParamPlan> params; ///< same order as LaunchSpec::params
+  std::optional<double> flops;   ///< when the metadata has "flops"
+  std::int64_t reductionLength = 1;
+  /// Bytes of all tensor parameters (for GB/s).
+  std::size_t tensorBytes() const;
+};
+
+/// Parses "M=1024,N=512,K=64" (spaces allowed). Errors are InvalidDims.
+Result<DimValues> parseDimsArgument(const std::string &text);
+
+/// Device-independent checks and evaluation: dims, `requires`, grid and
+/// parameter shapes.
+Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims);
+/// Target and resource checks of a plan against a device.
+Status checkDevice(const LaunchSpec &spec, const LaunchPlan &plan, const DeviceInfo &device);
+/// Both, in that order.
+Result<LaunchPlan> checkLaunch(const LaunchSpec &spec, const DimValues &dims,
+                               const DeviceInfo &device);
+
+/// Kernel arguments for `plan`: `tensorBuffers[i]` is the device buffer of
+/// the i-th *tensor* parameter (in parameter order); dims are passed by
+/// value with their declared width.
+Result<KernelArgs> packArguments(const LaunchPlan &plan,
+                                 const std::vector<const DeviceBuffer *> &tensorBuffers);
+
+} // namespace kina::runtime

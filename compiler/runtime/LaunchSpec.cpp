@@ -1,0 +1,439 @@
+//===- LaunchSpec.cpp - JSON (de)serialisation of launch metadata ---------===//
+//
+// Converts between LaunchSpec and the "kina.launch/1" JSON schema
+// (docs/launch-metadata.md), validating every field and naming the JSON path
+// of the first problem. Uses only non-throwing nlohmann::json accessors.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/LaunchSpec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+namespace kina::runtime {
+
+using nlohmann::json;
+
+std::string_view paramKindName(ParamKind k) {
+  return k == ParamKind::Tensor ? "tensor" : "dim";
+}
+
+std::string_view paramRoleName(ParamRole r) {
+  switch (r) {
+  case ParamRole::Input: return "input";
+  case ParamRole::Output: return "output";
+  case ParamRole::InOut: return "inout";
+  }
+  return "?";
+}
+
+std::string RequiresFact::clause() const {
+  if (!source.empty())
+    return source;
+  return "requires (" + expr.text() + " mod " + std::to_string(modulus) + " = " +
+         std::to_string(remainder) + ")";
+}
+
+namespace {
+
+class Reader {
+public:
+  explicit Reader(std::string label) : label_(std::move(label)) {}
+
+  RuntimeError error(const std::string &path, const std::string &why) const {
+    return makeError(ErrorKind::InvalidMetadata,
+                     label_ + ": " + (path.empty() ? "" : path + ": ") + why);
+  }
+
+  Result<std::string> str(const json &obj, const char *key, const std::string &path,
+                          bool required = true) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required)
+        return error(path, std::string("missing \"") + key + "\"");
+      return std::string();
+    }
+    if (!it->is_string())
+      return error(join(path, key), "must be a string");
+    return it->get_ref<const std::string &>();
+  }
+
+  Result<std::int64_t> integer(const json &v, const std::string &path) const {
+    if (!v.is_number_integer())
+      return error(path, "must be an integer");
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
+      return error(path, "integer too large");
+    return v.get<std::int64_t>();
+  }
+
+  /// A formula: a string in DimExpr syntax or an integer.
+  Result<DimExpr> formula(const json &v, const std::string &path,
+                          const std::set<std::string> &dims) const {
+    Result<DimExpr> e = DimExpr::constant(0);
+    if (v.is_number_integer()) {
+      auto n = integer(v, path);
+      if (!n)
+        return n.takeError();
+      e = DimExpr::constant(*n);
+    } else if (v.is_string()) {
+      e = DimExpr::parse(v.get_ref<const std::string &>());
+      if (!e)
+        return error(path, e.error().message);
+    } else {
+      return error(path, "must be a formula string or an integer");
+    }
+    for (const std::string &n : e->names())
+      if (!dims.count(n))
+        return error(path, "formula `" + e->text() + "` uses `" + n +
+                               "`, which is not in \"dims\"");
+    return e;
+  }
+
+  /// 1 to 3 positive integers, missing trailing entries are 1.
+  Result<Dim3> dim3(const json &v, const std::string &path) const {
+    if (!v.is_array() || v.empty() || v.size() > 3)
+      return error(path, "must be an array of 1 to 3 positive integers");
+    std::uint32_t out[3] = {1, 1, 1};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      auto n = integer(v[i], path + "[" + std::to_string(i) + "]");
+      if (!n)
+        return n.takeError();
+      if (*n < 1 || *n > std::int64_t(UINT32_MAX))
+        return error(path + "[" + std::to_string(i) + "]", "must be a positive 32-bit integer");
+      out[i] = std::uint32_t(*n);
+    }
+    return Dim3{out[0], out[1], out[2]};
+  }
+
+  static std::string join(const std::string &path, const std::string &key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+private:
+  std::string label_;
+};
+
+} // namespace
+
+Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
+  if (!j.is_object())
+    return r.error("", "launch metadata must be a JSON object");
+  LaunchSpec s;
+  auto schema = r.str(j, "schema", "");
+  if (!schema)
+    return schema.takeError();
+  if (*schema != kLaunchSchema)
+    return r.error("schema", "unsupported schema \"" + *schema + "\" (this runtime reads \"" +
+                                 kLaunchSchema + "\")");
+#define KINA_TRY_STR(field, key, required)                                                         \
+  do {                                                                                             \
+    auto v = r.str(j, key, "", required);                                                          \
+    if (!v)                                                                                        \
+      return v.takeError();                                                                        \
+    s.field = v.take();                                                                            \
+  } while (0)
+  KINA_TRY_STR(kernel, "kernel", true);
+  KINA_TRY_STR(symbol, "symbol", false);
+  KINA_TRY_STR(target, "target", true);
+  KINA_TRY_STR(cubin, "cubin", false);
+#undef KINA_TRY_STR
+  if (s.kernel.empty())
+    return r.error("kernel", "must not be empty");
+  if (s.symbol.empty())
+    s.symbol = s.kernel;
+  if (s.target.empty())
+    return r.error("target", "must not be empty");
+
+  // dims
+  std::set<std::string> dimSet;
+  if (auto it = j.find("dims"); it != j.end()) {
+    if (!it->is_array())
+      return r.error("dims", "must be an array of names");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json &d = (*it)[i];
+      std::string path = "dims[" + std::to_string(i) + "]";
+      if (!d.is_string())
+        return r.error(path, "must be a string");
+      const std::string &name = d.get_ref<const std::string &>();
+      auto parsed = DimExpr::parse(name);
+      if (!parsed || !parsed->isName())
+        return r.error(path, "`" + name + "` is not a dim name");
+      if (!dimSet.insert(name).second)
+        return r.error(path, "duplicate dim `" + name + "`");
+      s.dims.push_back(name);
+    }
+  }
+
+  // grid
+  auto grid = j.find("grid");
+  if (grid == j.end())
+    return r.error("", "missing \"grid\"");
+  if (!grid->is_array() || grid->empty() || grid->size() > 3)
+    return r.error("grid", "must be an array of 1 to 3 formulas");
+  for (std::size_t i = 0; i < grid->size(); ++i) {
+    auto f = r.formula((*grid)[i], "grid[" + std::to_string(i) + "]", dimSet);
+    if (!f)
+      return f.takeError();
+    s.grid[i] = f.take();
+  }
+
+  // block, cluster
+  auto block = j.find("block");
+  if (block == j.end())
+    return r.error("", "missing \"block\"");
+  auto b = r.dim3(*block, "block");
+  if (!b)
+    return b.takeError();
+  s.block = *b;
+  if (auto it = j.find("cluster"); it != j.end()) {
+    auto c = r.dim3(*it, "cluster");
+    if (!c)
+      return c.takeError();
+    s.cluster = *c;
+  }
+
+  // shared memory
+  for (auto [key, field] : {std::pair{"dynamic_smem_bytes", &s.dynamicSharedBytes},
+                            std::pair{"static_smem_bytes", &s.staticSharedBytes}}) {
+    if (auto it = j.find(key); it != j.end()) {
+      auto n = r.integer(*it, key);
+      if (!n)
+        return n.takeError();
+      if (*n < 0)
+        return r.error(key, "must not be negative");
+      *field = *n;
+    }
+  }
+
+  // params
+  auto params = j.find("params");
+  if (params == j.end() || !params->is_array())
+    return r.error("params", "missing or not an array");
+  std::set<std::string> paramNames;
+  for (std::size_t i = 0; i < params->size(); ++i) {
+    const json &pj = (*params)[i];
+    std::string path = "params[" + std::to_string(i) + "]";
+    if (!pj.is_object())
+      return r.error(path, "must be an object");
+    ParamSpec p;
+    auto name = r.str(pj, "name", path);
+    if (!name)
+      return name.takeError();
+    p.name = name.take();
+    if (p.name.empty() || !paramNames.insert(p.name).second)
+      return r.error(path + ".name", "empty or duplicate parameter name `" + p.name + "`");
+    auto kind = r.str(pj, "kind", path);
+    if (!kind)
+      return kind.takeError();
+    if (*kind == "tensor") {
+      p.kind = ParamKind::Tensor;
+      auto dt = r.str(pj, "dtype", path);
+      if (!dt)
+        return dt.takeError();
+      auto parsed = parseDType(*dt);
+      if (!parsed)
+        return r.error(path + ".dtype", "unknown dtype \"" + *dt + "\" (f16, bf16, f32, i8, i32)");
+      p.dtype = *parsed;
+      auto shape = pj.find("shape");
+      if (shape == pj.end() || !shape->is_array())
+        return r.error(path + ".shape", "missing or not an array of formulas");
+      for (std::size_t k = 0; k < shape->size(); ++k) {
+        auto f = r.formula((*shape)[k], path + ".shape[" + std::to_string(k) + "]", dimSet);
+        if (!f)
+          return f.takeError();
+        p.shape.push_back(f.take());
+      }
+      auto role = r.str(pj, "role", path);
+      if (!role)
+        return role.takeError();
+      if (*role == "input")
+        p.role = ParamRole::Input;
+      else if (*role == "output")
+        p.role = ParamRole::Output;
+      else if (*role == "inout")
+        p.role = ParamRole::InOut;
+      else
+        return r.error(path + ".role", "must be \"input\", \"output\" or \"inout\"");
+    } else if (*kind == "dim") {
+      p.kind = ParamKind::Dim;
+      auto type = r.str(pj, "type", path, false);
+      if (!type)
+        return type.takeError();
+      if (type->empty() || *type == "i32")
+        p.intBits = 32;
+      else if (*type == "i64")
+        p.intBits = 64;
+      else
+        return r.error(path + ".type", "must be \"i32\" or \"i64\"");
+      if (auto v = pj.find("value"); v != pj.end()) {
+        auto f = r.formula(*v, path + ".value", dimSet);
+        if (!f)
+          return f.takeError();
+        p.value = f.take();
+      } else {
+        if (!dimSet.count(p.name))
+          return r.error(path, "dim parameter `" + p.name +
+                                   "` is not in \"dims\" and has no \"value\"");
+        p.value = DimExpr::parse(p.name).take();
+      }
+    } else {
+      return r.error(path + ".kind", "must be \"tensor\" or \"dim\"");
+    }
+    s.params.push_back(std::move(p));
+  }
+
+  // requires
+  if (auto it = j.find("requires"); it != j.end()) {
+    if (!it->is_array())
+      return r.error("requires", "must be an array");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json &fj = (*it)[i];
+      std::string path = "requires[" + std::to_string(i) + "]";
+      if (!fj.is_object() || !fj.contains("expr") || !fj.contains("modulus"))
+        return r.error(path, "must be an object with \"expr\" and \"modulus\"");
+      RequiresFact f;
+      auto e = r.formula(fj["expr"], path + ".expr", dimSet);
+      if (!e)
+        return e.takeError();
+      f.expr = e.take();
+      auto m = r.integer(fj["modulus"], path + ".modulus");
+      if (!m)
+        return m.takeError();
+      if (*m < 1)
+        return r.error(path + ".modulus", "must be positive");
+      f.modulus = *m;
+      if (auto rem = fj.find("remainder"); rem != fj.end()) {
+        auto v = r.integer(*rem, path + ".remainder");
+        if (!v)
+          return v.takeError();
+        if (*v < 0 || *v >= f.modulus)
+          return r.error(path + ".remainder", "must be in [0, modulus)");
+        f.remainder = *v;
+      }
+      auto src = r.str(fj, "source", path, false);
+      if (!src)
+        return src.takeError();
+      f.source = src.take();
+      s.requirements.push_back(std::move(f));
+    }
+  }
+
+  // capabilities
+  if (auto it = j.find("capabilities"); it != j.end()) {
+    if (!it->is_array())
+      return r.error("capabilities", "must be an array of strings");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_string())
+        return r.error("capabilities[" + std::to_string(i) + "]", "must be a string");
+      s.capabilities.push_back((*it)[i].get<std::string>());
+    }
+  }
+
+  // optional formulas
+  for (auto [key, field] :
+       {std::pair{"flops", &s.flops}, std::pair{"reduction", &s.reduction}}) {
+    if (auto it = j.find(key); it != j.end()) {
+      auto f = r.formula(*it, key, dimSet);
+      if (!f)
+        return f.takeError();
+      *field = f.take();
+    }
+  }
+  return s;
+}
+
+Result<LaunchSpec> launchSpecFromJson(const json &j) {
+  return parseLaunchSpecWith(j, Reader("launch metadata"));
+}
+
+Result<LaunchSpec> parseLaunchSpec(const std::string &text, const std::string &label) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    return makeError(ErrorKind::InvalidMetadata, label + ": not valid JSON");
+  return parseLaunchSpecWith(j, Reader(label));
+}
+
+Result<LaunchSpec> loadLaunchSpec(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return makeError(ErrorKind::Io, "cannot open launch metadata " + path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parseLaunchSpec(text, path);
+}
+
+static json formulaJson(const DimExpr &e) {
+  if (e.names().empty()) {
+    if (auto v = e.evaluate({}))
+      return *v;
+  }
+  return e.text();
+}
+
+json launchSpecToJson(const LaunchSpec &s) {
+  json j;
+  j["schema"] = kLaunchSchema;
+  j["kernel"] = s.kernel;
+  j["symbol"] = s.symbol;
+  j["target"] = s.target;
+  if (!s.cubin.empty())
+    j["cubin"] = s.cubin;
+  j["dims"] = s.dims;
+  j["grid"] = json::array();
+  for (const DimExpr &g : s.grid)
+    j["grid"].push_back(formulaJson(g));
+  j["block"] = {s.block.x, s.block.y, s.block.z};
+  if (s.cluster.volume() > 0)
+    j["cluster"] = {s.cluster.x, s.cluster.y, s.cluster.z};
+  j["dynamic_smem_bytes"] = s.dynamicSharedBytes;
+  if (s.staticSharedBytes >= 0)
+    j["static_smem_bytes"] = s.staticSharedBytes;
+  j["params"] = json::array();
+  for (const ParamSpec &p : s.params) {
+    json pj;
+    pj["name"] = p.name;
+    pj["kind"] = std::string(paramKindName(p.kind));
+    if (p.kind == ParamKind::Tensor) {
+      pj["dtype"] = std::string(dtypeName(p.dtype));
+      pj["shape"] = json::array();
+      for (const DimExpr &e : p.shape)
+        pj["shape"].push_back(formulaJson(e));
+      pj["role"] = std::string(paramRoleName(p.role));
+    } else {
+      pj["type"] = p.intBits == 64 ? "i64" : "i32";
+      pj["value"] = formulaJson(p.value);
+    }
+    j["params"].push_back(std::move(pj));
+  }
+  j["requires"] = json::array();
+  for (const RequiresFact &f : s.requirements) {
+    json fj;
+    fj["expr"] = f.expr.text();
+    fj["modulus"] = f.modulus;
+    if (f.remainder != 0)
+      fj["remainder"] = f.remainder;
+    fj["source"] = f.clause();
+    j["requires"].push_back(std::move(fj));
+  }
+  j["capabilities"] = s.capabilities;
+  if (s.flops)
+    j["flops"] = s.flops->text();
+  if (s.reduction)
+    j["reduction"] = s.reduction->text();
+  return j;
+}
+
+std::string launchSpecToText(const LaunchSpec &s) { return launchSpecToJson(s).dump(2) + "\n"; }
+
+Status saveLaunchSpec(const std::string &path, const LaunchSpec &s) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    return makeError(ErrorKind::Io, "cannot create " + path);
+  out << launchSpecToText(s);
+  if (!out)
+    return makeError(ErrorKind::Io, "cannot write " + path);
+  return {};
+}
+
+} // namespace kina::runtime

@@ -1,0 +1,204 @@
+//===- LaunchGuardTest.cpp - The launch guard refuses bad launches --------===//
+//
+// Runs without a GPU: devices are DeviceInfo values built by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmFixture.h"
+#include "runtime/LaunchGuard.h"
+#include "runtime/TargetCompat.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace kina::runtime;
+
+static DeviceInfo h200() {
+  DeviceInfo d;
+  d.name = "NVIDIA H200";
+  d.ccMajor = 9;
+  d.ccMinor = 0;
+  d.smCount = 132;
+  d.driverVersion = 13000;
+  d.maxSharedPerBlockOptin = 227 * 1024;
+  return d;
+}
+
+static DeviceInfo a100() {
+  DeviceInfo d = h200();
+  d.name = "NVIDIA A100-SXM4-80GB";
+  d.ccMajor = 8;
+  d.ccMinor = 0;
+  d.maxSharedPerBlockOptin = 163 * 1024;
+  return d;
+}
+
+static LaunchSpec gemm() {
+  auto s = parseLaunchSpec(kGemmTcLaunchJson, "gemm_tc.launch.json");
+  EXPECT_TRUE(s);
+  return s.take();
+}
+
+TEST(LaunchGuard, AcceptsValidDimsAndComputesThePlan) {
+  LaunchSpec s = gemm();
+  auto plan = checkLaunch(s, {{"M", 1024}, {"N", 384}, {"K", 64}}, h200());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->config.grid, (Dim3{8, 3, 1}));
+  EXPECT_EQ(plan->config.block, (Dim3{128, 1, 1}));
+  ASSERT_EQ(plan->params.size(), 6u);
+  EXPECT_EQ(plan->params[0].shape, (std::vector<std::int64_t>{1024, 64}));
+  EXPECT_EQ(plan->params[0].bytes, 1024u * 64 * 2);
+  EXPECT_EQ(plan->params[2].bytes, 1024u * 384 * 4);
+  EXPECT_EQ(plan->params[5].value, 64);
+  EXPECT_EQ(*plan->flops, 2.0 * 1024 * 384 * 64);
+  EXPECT_EQ(plan->reductionLength, 64);
+}
+
+TEST(LaunchGuard, RefusesM1000NamingTheClause) {
+  LaunchSpec s = gemm();
+  auto plan = checkDims(s, {{"M", 1000}, {"N", 128}, {"K", 16}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::RequiresFailed);
+  EXPECT_EQ(plan.error().message,
+            "kernel `gemm_tc` cannot launch: requires (M mod 128 = 0) fails: M = 1000, "
+            "1000 mod 128 = 104");
+  EXPECT_EQ(plan.error().diagId(), kina::DiagId::LaunchRequiresFailed);
+}
+
+TEST(LaunchGuard, ReportsEveryFailingClause) {
+  auto plan = checkDims(gemm(), {{"M", 1000}, {"N", 128}, {"K", 24}});
+  ASSERT_FALSE(plan);
+  const std::string &m = plan.error().message;
+  EXPECT_NE(m.find("requires (M mod 128 = 0) fails: M = 1000, 1000 mod 128 = 104"),
+            std::string::npos);
+  EXPECT_NE(m.find("\nrequires (K mod 16 = 0) fails: K = 24, 24 mod 16 = 8"), std::string::npos);
+  EXPECT_EQ(m.find("N mod 128"), std::string::npos);
+}
+
+TEST(LaunchGuard, CompoundRequiresShowsTheValue) {
+  LaunchSpec s = gemm();
+  s.requirements = {{DimExpr::parse("M+N").take(), 256, 0, ""}};
+  auto plan = checkDims(s, {{"M", 128}, {"N", 384}, {"K", 16}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  plan = checkDims(s, {{"M", 128}, {"N", 512}, {"K", 16}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().message, "kernel `gemm_tc` cannot launch: requires (M+N mod 256 = 0) "
+                                  "fails: M = 128, N = 512, M+N = 640, 640 mod 256 = 128");
+}
+
+TEST(LaunchGuard, RefusesSm90aCubinOnSm80Device) {
+  LaunchSpec s = gemm();
+  auto plan = checkLaunch(s, {{"M", 128}, {"N", 128}, {"K", 16}}, a100());
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::TargetMismatch);
+  EXPECT_EQ(plan.error().message,
+            "kernel `gemm_tc` was compiled for sm_90a, which runs on compute capability 9.0 "
+            "only; device 0 (NVIDIA A100-SXM4-80GB) is compute capability 8.0 (sm_80): rebuild "
+            "with --target auto or --target sm_80");
+}
+
+TEST(LaunchGuard, Sm80CubinDoesNotRunOnHopper) {
+  LaunchSpec s = gemm();
+  s.target = "sm_80";
+  EXPECT_TRUE(checkLaunch(s, {{"M", 128}, {"N", 128}, {"K", 16}}, a100()));
+  auto plan = checkLaunch(s, {{"M", 128}, {"N", 128}, {"K", 16}}, h200());
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::TargetMismatch);
+}
+
+TEST(LaunchGuard, TargetCompatibilityRule) {
+  auto t = [](const char *n) { return *parseCubinTarget(n); };
+  EXPECT_TRUE(cubinRunsOn(t("sm_80"), 8, 0));
+  EXPECT_TRUE(cubinRunsOn(t("sm_80"), 8, 6));
+  EXPECT_FALSE(cubinRunsOn(t("sm_86"), 8, 0));
+  EXPECT_FALSE(cubinRunsOn(t("sm_80"), 9, 0));
+  EXPECT_TRUE(cubinRunsOn(t("sm_90a"), 9, 0));
+  EXPECT_FALSE(cubinRunsOn(t("sm_90a"), 10, 0));
+  EXPECT_TRUE(cubinRunsOn(t("sm_100f"), 10, 3));
+  EXPECT_FALSE(cubinRunsOn(t("sm_100a"), 10, 3));
+  EXPECT_EQ(t("sm_120").major, 12);
+  EXPECT_FALSE(parseCubinTarget("compute_90"));
+  EXPECT_FALSE(parseCubinTarget("sm_"));
+  EXPECT_FALSE(parseCubinTarget("sm_9x"));
+}
+
+TEST(LaunchGuard, DimsMustBeCompleteKnownAndPositive) {
+  LaunchSpec s = gemm();
+  auto p = checkDims(s, {{"M", 128}, {"N", 128}});
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().kind, ErrorKind::InvalidDims);
+  EXPECT_NE(p.error().message.find("--dims lacks K"), std::string::npos);
+  p = checkDims(s, {{"M", 128}, {"N", 128}, {"K", 16}, {"Q", 1}});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("has no dim `Q` (its dims: M, N, K)"), std::string::npos);
+  p = checkDims(s, {{"M", 0}, {"N", 128}, {"K", 16}});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("M = 0 must be positive"), std::string::npos);
+}
+
+TEST(LaunchGuard, RefusesDeviceLimits) {
+  LaunchSpec s = gemm();
+  s.dynamicSharedBytes = 200 * 1024;
+  auto p = checkLaunch(s, {{"M", 128}, {"N", 128}, {"K", 16}}, h200());
+  ASSERT_TRUE(p) << p.error().message; // 200 KiB + 8 KiB static fits 227 KiB
+  s.target = "sm_80";
+  p = checkLaunch(s, {{"M", 128}, {"N", 128}, {"K", 16}}, a100());
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().kind, ErrorKind::ResourceLimit);
+  EXPECT_NE(p.error().message.find("needs 212992 bytes of shared memory per block"),
+            std::string::npos);
+
+  LaunchSpec big = gemm();
+  big.block = {2048, 1, 1};
+  p = checkLaunch(big, {{"M", 128}, {"N", 128}, {"K", 16}}, h200());
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().kind, ErrorKind::ResourceLimit);
+
+  LaunchSpec tall = gemm();
+  tall.grid[1] = DimExpr::parse("N").take();
+  tall.requirements.clear();
+  p = checkLaunch(tall, {{"M", 128}, {"N", 70000}, {"K", 16}}, h200());
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("grid y = `N` = 70000 exceeds the device limit 65535"),
+            std::string::npos);
+}
+
+TEST(LaunchGuard, InexactGridFormulaWithoutRequiresIsRefused) {
+  LaunchSpec s = gemm();
+  s.requirements.clear();
+  auto p = checkDims(s, {{"M", 1000}, {"N", 128}, {"K", 16}});
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().kind, ErrorKind::InvalidDims);
+  EXPECT_NE(p.error().message.find("grid x: formula `M/128`: 1000 / 128 is not exact"),
+            std::string::npos);
+}
+
+TEST(LaunchGuard, ParseDimsArgument) {
+  auto d = parseDimsArgument("M=1024, N=512,K=64");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(*d, (DimValues{{"M", 1024}, {"N", 512}, {"K", 64}}));
+  for (const char *bad : {"M", "M=", "M=1,,N=2", "M=1;N=2", "1=2", "M=1,M=2", "M=-3",
+                          "M=99999999999999999999"}) {
+    auto r = parseDimsArgument(bad);
+    EXPECT_FALSE(r) << bad;
+    if (!r) {
+      EXPECT_EQ(r.error().kind, ErrorKind::InvalidDims);
+    }
+  }
+}
+
+TEST(LaunchGuard, PackArgumentsFollowsParameterOrder) {
+  auto plan = checkDims(gemm(), {{"M", 128}, {"N", 256}, {"K", 32}});
+  ASSERT_TRUE(plan);
+  // The plan is self-contained: it outlives the LaunchSpec it came from.
+  EXPECT_EQ(plan->params[2].name, "out");
+  EXPECT_EQ(plan->params[2].role, ParamRole::Output);
+  // Without a device the buffers are null DeviceBuffers; sizes must match.
+  std::vector<DeviceBuffer> none(3);
+  auto args = packArguments(*plan, {&none[0], &none[1], &none[2]});
+  ASSERT_FALSE(args);
+  EXPECT_NE(args.error().message.find("device buffer for `a` has 0 bytes, expected 8192"),
+            std::string::npos)
+      << args.error().message;
+  args = packArguments(*plan, {&none[0]});
+  ASSERT_FALSE(args);
+}

@@ -1,0 +1,116 @@
+//===- LaunchSpecTest.cpp - Launch metadata JSON: round trip and errors ---===//
+#include "GemmFixture.h"
+#include "runtime/LaunchSpec.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace kina::runtime;
+
+TEST(LaunchSpec, ParsesGemmTc) {
+  auto s = parseLaunchSpec(kGemmTcLaunchJson, "gemm_tc.launch.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->kernel, "gemm_tc");
+  EXPECT_EQ(s->target, "sm_90a");
+  EXPECT_EQ(s->dims, (std::vector<std::string>{"M", "N", "K"}));
+  EXPECT_EQ(s->grid[0].text(), "M/128");
+  EXPECT_EQ(s->grid[2].text(), "1");
+  EXPECT_EQ(s->block, (Dim3{128, 1, 1}));
+  EXPECT_EQ(s->staticSharedBytes, 8192);
+  ASSERT_EQ(s->params.size(), 6u);
+  EXPECT_EQ(s->params[0].dtype, DType::F16);
+  EXPECT_EQ(s->params[2].role, ParamRole::Output);
+  EXPECT_EQ(s->params[2].shape[1].text(), "N");
+  EXPECT_EQ(s->params[3].kind, ParamKind::Dim);
+  EXPECT_EQ(s->params[3].value.text(), "M");
+  ASSERT_EQ(s->requirements.size(), 3u);
+  EXPECT_EQ(s->requirements[2].modulus, 16);
+  EXPECT_EQ(s->requirements[2].clause(), "requires (K mod 16 = 0)");
+  ASSERT_TRUE(s->flops);
+  EXPECT_EQ(s->flops->text(), "2*M*N*K");
+}
+
+TEST(LaunchSpec, RoundTripsThroughJson) {
+  auto s = parseLaunchSpec(kGemmTcLaunchJson, "x");
+  ASSERT_TRUE(s);
+  std::string text = launchSpecToText(*s);
+  auto again = parseLaunchSpec(text, "again");
+  ASSERT_TRUE(again) << again.error().message << "\n" << text;
+  EXPECT_EQ(launchSpecToText(*again), text);
+  EXPECT_EQ(launchSpecToJson(*again), launchSpecToJson(*s));
+}
+
+static std::string errorFor(const std::string &text) {
+  auto s = parseLaunchSpec(text, "k.launch.json");
+  EXPECT_FALSE(s) << text;
+  if (s)
+    return "";
+  EXPECT_EQ(s.error().kind, ErrorKind::InvalidMetadata);
+  return s.error().message;
+}
+
+static std::string mutate(const std::function<void(nlohmann::json &)> &edit) {
+  nlohmann::json j = nlohmann::json::parse(kGemmTcLaunchJson);
+  edit(j);
+  return j.dump();
+}
+
+TEST(LaunchSpec, ErrorsNameTheJsonPath) {
+  EXPECT_NE(errorFor("{not json").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(errorFor("[1,2]").find("must be a JSON object"), std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["schema"] = "kina.launch/9"; }))
+                .find("unsupported schema"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j.erase("kernel"); })).find("missing \"kernel\""),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["grid"][1] = "N/"; })).find("grid[1]"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["grid"][0] = "Q/128"; }))
+                .find("grid[0]: formula `Q/128` uses `Q`, which is not in \"dims\""),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["block"] = nlohmann::json::array({0}); }))
+                .find("block[0]"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][1]["dtype"] = "f64"; }))
+                .find("params[1].dtype: unknown dtype \"f64\""),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][2]["role"] = "scratch"; }))
+                .find("params[2].role"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][0]["shape"][1] = 3.5; }))
+                .find("params[0].shape[1]"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][4]["name"] = "a"; })).find("duplicate"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["requires"][0]["modulus"] = 0; }))
+                .find("requires[0].modulus: must be positive"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["dims"] = {"M", "M"}; })).find("duplicate dim"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["dynamic_smem_bytes"] = -1; }))
+                .find("dynamic_smem_bytes"),
+            std::string::npos);
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][3]["type"] = "u8"; }))
+                .find("params[3].type"),
+            std::string::npos);
+}
+
+TEST(LaunchSpec, DefaultsAndOptionalFields) {
+  auto s = parseLaunchSpec(R"({"schema": "kina.launch/1", "kernel": "relu", "target": "sm_80",
+      "dims": ["N"], "grid": ["N cdiv 256"], "block": [256],
+      "params": [{"name": "x", "kind": "tensor", "dtype": "F32", "shape": ["N"], "role": "inout"},
+                 {"name": "n", "kind": "dim", "type": "i64", "value": "N"}]})",
+                           "relu");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->symbol, "relu");
+  EXPECT_EQ(s->staticSharedBytes, -1);
+  EXPECT_TRUE(s->requirements.empty());
+  EXPECT_EQ(s->params[1].intBits, 64);
+  EXPECT_FALSE(s->flops);
+}
+
+TEST(LaunchSpec, MissingFileIsIoError) {
+  auto s = loadLaunchSpec("/nonexistent/k.launch.json");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind, ErrorKind::Io);
+}
