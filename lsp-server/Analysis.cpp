@@ -254,7 +254,7 @@ ArtifactResult AnalysisSnapshot::artifact(const std::string &uri, const std::str
   // query::ArtifactCache keyed by (contentHash(kernel text + deps), target, kind).
   static const char *names[] = {"PTX", "SASS", "Tile IR", "a register report"};
   r.error = std::string("cannot produce ") + names[static_cast<int>(kind)] + " for `" + kernel +
-            "`: the code generator is not part of this kina-lsp build yet";
+            "` on " + r.target + ": the code generator is not part of this kina-lsp build yet";
   return r;
 }
 

@@ -39,7 +39,6 @@ Span toSpan(const SourceFile &f, const Range &r) {
 SymbolKind symbolKind(SymbolCategory c) {
   switch (c) {
   case SymbolCategory::Kernel:
-    return SymbolKind::Event;
   case SymbolCategory::TileFunction:
   case SymbolCategory::HostFunction:
     return SymbolKind::Function;

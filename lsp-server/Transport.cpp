@@ -113,13 +113,16 @@ Incoming Transport::readFramed() {
       continue;
     }
     if (line.find(':') == std::string::npos) {
-      malformed = true;
-      problem = "malformed header line '" + line.substr(0, 80) + "'";
+      // Logged; fatal only when no valid Content-Length follows.
+      log_.error("malformed header line '" + line.substr(0, 80) + "'");
+      if (!malformed)
+        problem = "malformed header line '" + line.substr(0, 80) + "'";
     }
     // Other headers (Content-Type) are accepted and ignored.
   }
   if (malformed || !length) {
-    std::string message = malformed ? problem : "missing Content-Length header";
+    std::string message =
+        malformed || !problem.empty() ? problem : "missing Content-Length header";
     log_.error(message);
     return framingError(ErrorCode::ParseError, message);
   }

@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
   app.add_flag("--lit-test", litTest,
                "Read '---'-separated JSON messages without headers, answer in order, pretty-print");
   app.add_flag("--pretty", pretty, "Pretty-print JSON output");
+  bool sync = false;
+  app.add_flag("--sync", sync, "Handle messages one at a time, in order (for tests)");
   app.add_option("--max-message-bytes", maxMessageBytes, "Largest accepted message body")
       ->check(CLI::PositiveNumber);
   app.add_option("-j,--threads", threads, "Worker threads for requests and rebuilds")
@@ -54,7 +56,7 @@ int main(int argc, char **argv) {
   kina::lsp::Transport transport(stdin, stdout, log, topts);
 
   kina::lsp::ServerOptions sopts;
-  sopts.sync = litTest;
+  sopts.sync = litTest || sync;
   sopts.requestThreads = threads;
   sopts.maxConcurrentBuilds = threads;
 #ifdef KINA_DOCS_DIR
