@@ -176,6 +176,23 @@ DimExpr DimExpr::constant(std::int64_t value) {
   return e;
 }
 
+Result<DimExpr> DimExpr::Builder::finish(std::string text) {
+  if (nodes_.empty())
+    return makeError(ErrorKind::InvalidMetadata, "empty formula");
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node &n = nodes_[i];
+    bool unaryOp = n.op == Op::Neg || n.op == Op::Not;
+    bool leaf = n.op == Op::Const || n.op == Op::Name;
+    auto valid = [&](int c) { return c >= 0 && std::size_t(c) < i; };
+    if (!leaf && (!valid(n.lhs) || (!unaryOp && !valid(n.rhs))))
+      return makeError(ErrorKind::InvalidMetadata, "malformed formula `" + text + "`");
+  }
+  DimExpr e;
+  e.text_ = std::move(text);
+  e.nodes_ = std::move(nodes_);
+  return e;
+}
+
 std::set<std::string> DimExpr::names() const {
   std::set<std::string> out;
   for (const Node &n : nodes_)
@@ -213,6 +230,15 @@ Result<std::int64_t> DimExpr::evaluate(const DimValues &dims) const {
     case Op::Add: overflow = __builtin_add_overflow(a, b, &r); break;
     case Op::Sub: overflow = __builtin_sub_overflow(a, b, &r); break;
     case Op::Mul: overflow = __builtin_mul_overflow(a, b, &r); break;
+    case Op::Eq: r = a == b; break;
+    case Op::Ne: r = a != b; break;
+    case Op::Lt: r = a < b; break;
+    case Op::Le: r = a <= b; break;
+    case Op::Gt: r = a > b; break;
+    case Op::Ge: r = a >= b; break;
+    case Op::And: r = a != 0 && b != 0; break;
+    case Op::Or: r = a != 0 || b != 0; break;
+    case Op::Not: r = a == 0; break;
     case Op::ExactDiv:
     case Op::CeilDiv:
     case Op::FloorDiv:

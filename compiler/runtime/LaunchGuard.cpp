@@ -99,6 +99,22 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
   // 2. requires facts, all of them.
   std::string failures;
   for (const RequiresFact &f : spec.requirements) {
+    if (f.condition) {
+      auto holds = f.condition->evaluate(dims);
+      if (!holds)
+        return makeError(ErrorKind::InvalidDims,
+                         who + ": " + f.clause() + ": " + holds.error().message);
+      if (*holds != 0)
+        continue;
+      std::string line = f.clause() + " fails:";
+      const char *sep = " ";
+      for (const std::string &n : f.condition->names()) {
+        line += sep + n + " = " + std::to_string(dims.at(n));
+        sep = ", ";
+      }
+      failures += (failures.empty() ? "" : "\n") + line;
+      continue;
+    }
     auto v = f.expr.evaluate(dims);
     if (!v)
       return makeError(ErrorKind::InvalidDims, who + ": " + f.clause() + ": " + v.error().message);

@@ -68,11 +68,21 @@ public:
     return v.get<std::int64_t>();
   }
 
-  /// A formula: a string in DimExpr syntax or an integer.
+  /// A formula: a string in DimExpr syntax, an integer, or codegen's
+  /// {"text": ..., "expr": tree} object.
   Result<DimExpr> formula(const json &v, const std::string &path,
                           const std::set<std::string> &dims) const {
     Result<DimExpr> e = DimExpr::constant(0);
-    if (v.is_number_integer()) {
+    if (v.is_object() && v.contains("expr")) {
+      DimExpr::Builder b;
+      if (auto err = tree(v["expr"], path + ".expr", b, 0))
+        return *err;
+      auto text = v.find("text");
+      e = b.finish(text != v.end() && text->is_string() ? text->get<std::string>()
+                                                         : std::string("<formula>"));
+      if (!e)
+        return error(path, e.error().message);
+    } else if (v.is_number_integer()) {
       auto n = integer(v, path);
       if (!n)
         return n.takeError();
@@ -89,6 +99,61 @@ public:
         return error(path, "formula `" + e->text() + "` uses `" + n +
                                "`, which is not in \"dims\"");
     return e;
+  }
+
+  /// Converts a JSON formula tree ({"const": n}, {"dim": "M"},
+  /// {"op": "div", "lhs": ..., "rhs": ...}) into builder nodes.
+  std::optional<RuntimeError> tree(const json &t, const std::string &path, DimExpr::Builder &b,
+                                   int depth, int *out = nullptr) const {
+    using Op = DimExpr::Op;
+    if (depth > 64)
+      return error(path, "formula nests too deeply");
+    if (!t.is_object())
+      return error(path, "a formula tree node must be an object");
+    int id;
+    if (auto c = t.find("const"); c != t.end()) {
+      auto n = integer(*c, path + ".const");
+      if (!n)
+        return n.takeError();
+      id = b.constant(*n);
+    } else if (auto d = t.find("dim"); d != t.end()) {
+      if (!d->is_string())
+        return error(path + ".dim", "must be a string");
+      id = b.name(d->get<std::string>());
+    } else if (auto o = t.find("op"); o != t.end() && o->is_string()) {
+      static const std::pair<const char *, Op> ops[] = {
+          {"add", Op::Add}, {"sub", Op::Sub}, {"mul", Op::Mul}, {"div", Op::ExactDiv},
+          {"cdiv", Op::CeilDiv}, {"floordiv", Op::FloorDiv}, {"mod", Op::Mod},
+          {"neg", Op::Neg}, {"eq", Op::Eq}, {"ne", Op::Ne}, {"lt", Op::Lt},
+          {"le", Op::Le}, {"gt", Op::Gt}, {"ge", Op::Ge}, {"and", Op::And},
+          {"or", Op::Or}, {"not", Op::Not}};
+      const std::string &name = o->get_ref<const std::string &>();
+      std::optional<Op> op;
+      for (auto &[n, k] : ops)
+        if (name == n)
+          op = k;
+      if (!op)
+        return error(path + ".op", "unknown operator \"" + name + "\"");
+      if (!t.contains("lhs"))
+        return error(path, "operator \"" + name + "\" needs \"lhs\"");
+      int lhs = -1, rhs = -1;
+      if (auto err = tree(t["lhs"], path + ".lhs", b, depth + 1, &lhs))
+        return err;
+      if (*op == Op::Neg || *op == Op::Not) {
+        id = b.unary(*op, lhs);
+      } else {
+        if (!t.contains("rhs"))
+          return error(path, "operator \"" + name + "\" needs \"rhs\"");
+        if (auto err = tree(t["rhs"], path + ".rhs", b, depth + 1, &rhs))
+          return err;
+        id = b.binary(*op, lhs, rhs);
+      }
+    } else {
+      return error(path, "a formula tree node needs \"const\", \"dim\" or \"op\"");
+    }
+    if (out)
+      *out = id;
+    return std::nullopt;
   }
 
   /// 1 to 3 positive integers, missing trailing entries are 1.
@@ -136,6 +201,8 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
   } while (0)
   KINA_TRY_STR(kernel, "kernel", true);
   KINA_TRY_STR(symbol, "symbol", false);
+  if (s.symbol.empty())
+    KINA_TRY_STR(symbol, "entry", false); // codegen's name for it
   KINA_TRY_STR(target, "target", true);
   KINA_TRY_STR(cubin, "cubin", false);
 #undef KINA_TRY_STR
@@ -196,7 +263,9 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
 
   // shared memory
   for (auto [key, field] : {std::pair{"dynamic_smem_bytes", &s.dynamicSharedBytes},
-                            std::pair{"static_smem_bytes", &s.staticSharedBytes}}) {
+                            std::pair{"static_smem_bytes", &s.staticSharedBytes},
+                            std::pair{"dynamic_shared_bytes", &s.dynamicSharedBytes},
+                            std::pair{"static_shared_bytes", &s.staticSharedBytes}}) {
     if (auto it = j.find(key); it != j.end()) {
       auto n = r.integer(*it, key);
       if (!n)
@@ -245,9 +314,29 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
           return f.takeError();
         p.shape.push_back(f.take());
       }
-      auto role = r.str(pj, "role", path);
+      auto role = r.str(pj, "role", path, /*required=*/false);
       if (!role)
         return role.takeError();
+      if (role->empty()) {
+        // Codegen's form: "result" (the returned tensor) and "writable".
+        auto flag = [&](const char *key) -> Result<bool> {
+          auto it = pj.find(key);
+          if (it == pj.end())
+            return false;
+          if (!it->is_boolean())
+            return r.error(path + "." + key, "must be true or false");
+          return it->get<bool>();
+        };
+        auto result = flag("result");
+        auto writable = flag("writable");
+        if (!result)
+          return result.takeError();
+        if (!writable)
+          return writable.takeError();
+        if (!pj.contains("result") && !pj.contains("writable"))
+          return r.error(path, "missing \"role\"");
+        *role = *result ? "output" : *writable ? "inout" : "input";
+      }
       if (*role == "input")
         p.role = ParamRole::Input;
       else if (*role == "output")
@@ -261,6 +350,11 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
       auto type = r.str(pj, "type", path, false);
       if (!type)
         return type.takeError();
+      if (type->empty()) {
+        type = r.str(pj, "abi", path, false); // codegen's name for it
+        if (!type)
+          return type.takeError();
+      }
       if (type->empty() || *type == "i32")
         p.intBits = 32;
       else if (*type == "i64")
@@ -291,6 +385,19 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
     for (std::size_t i = 0; i < it->size(); ++i) {
       const json &fj = (*it)[i];
       std::string path = "requires[" + std::to_string(i) + "]";
+      if (fj.is_object() && fj.contains("expr") && fj["expr"].is_object() &&
+          !fj.contains("modulus")) {
+        // Codegen's form: a boolean condition tree with its text.
+        auto cond = r.formula(fj, path, dimSet);
+        if (!cond)
+          return cond.takeError();
+        RequiresFact f;
+        const std::string &text = cond->text();
+        f.source = text.rfind("requires", 0) == 0 ? text : "requires (" + text + ")";
+        f.condition = cond.take();
+        s.requirements.push_back(std::move(f));
+        continue;
+      }
       if (!fj.is_object() || !fj.contains("expr") || !fj.contains("modulus"))
         return r.error(path, "must be an object with \"expr\" and \"modulus\"");
       RequiresFact f;
@@ -363,7 +470,32 @@ Result<LaunchSpec> loadLaunchSpec(const std::string &path) {
   return parseLaunchSpec(text, path);
 }
 
+static json treeJson(const DimExpr &e, int id) {
+  using Op = DimExpr::Op;
+  const DimExpr::Node &n = e.nodes()[std::size_t(id)];
+  static const std::pair<Op, const char *> ops[] = {
+      {Op::Add, "add"}, {Op::Sub, "sub"}, {Op::Mul, "mul"}, {Op::ExactDiv, "div"},
+      {Op::CeilDiv, "cdiv"}, {Op::FloorDiv, "floordiv"}, {Op::Mod, "mod"}, {Op::Neg, "neg"},
+      {Op::Eq, "eq"}, {Op::Ne, "ne"}, {Op::Lt, "lt"}, {Op::Le, "le"}, {Op::Gt, "gt"},
+      {Op::Ge, "ge"}, {Op::And, "and"}, {Op::Or, "or"}, {Op::Not, "not"}};
+  if (n.op == Op::Const)
+    return json{{"const", n.value}};
+  if (n.op == Op::Name)
+    return json{{"dim", n.name}};
+  json j;
+  for (auto &[k, name] : ops)
+    if (k == n.op)
+      j["op"] = name;
+  j["lhs"] = treeJson(e, n.lhs);
+  if (n.rhs >= 0)
+    j["rhs"] = treeJson(e, n.rhs);
+  return j;
+}
+
 static json formulaJson(const DimExpr &e) {
+  // Formulas built from trees may have display text that does not parse.
+  if (!DimExpr::parse(e.text()))
+    return json{{"text", e.text()}, {"expr", treeJson(e, e.root())}};
   if (e.names().empty()) {
     if (auto v = e.evaluate({}))
       return *v;
@@ -409,6 +541,12 @@ json launchSpecToJson(const LaunchSpec &s) {
   j["requires"] = json::array();
   for (const RequiresFact &f : s.requirements) {
     json fj;
+    if (f.condition) {
+      fj["text"] = f.clause();
+      fj["expr"] = treeJson(*f.condition, f.condition->root());
+      j["requires"].push_back(std::move(fj));
+      continue;
+    }
     fj["expr"] = f.expr.text();
     fj["modulus"] = f.modulus;
     if (f.remainder != 0)

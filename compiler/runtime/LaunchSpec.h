@@ -9,6 +9,10 @@
 // Parsing never throws: malformed JSON or a schema violation is an
 // InvalidMetadata error naming the JSON path (e.g. `params[2].shape[1]`).
 //
+// The reader also accepts the form compiler/codegen/LaunchMetadata.cpp
+// writes (formulas as {"text", "expr": tree}, "entry", "abi",
+// "writable"/"result", "*_shared_bytes"); docs/launch-metadata.md lists both.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -46,12 +50,15 @@ struct ParamSpec {
   int intBits = 32;                     ///< 32 or 64
 };
 
-/// `requires (expr mod modulus = remainder)`, with the clause as written.
+/// `requires (expr mod modulus = remainder)`, with the clause as written;
+/// or, when `condition` is set, any boolean condition over the dims (the
+/// JSON-tree form), which holds when it evaluates to non-zero.
 struct RequiresFact {
   DimExpr expr = DimExpr::constant(0);
   std::int64_t modulus = 1;
   std::int64_t remainder = 0;
   std::string source; ///< e.g. "requires (M mod 128 = 0)"
+  std::optional<DimExpr> condition;
 
   /// `source`, or a rendering of the fact when the source text is absent.
   std::string clause() const;

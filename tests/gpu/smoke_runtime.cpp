@@ -220,7 +220,7 @@ int runBuiltin(int ordinal, bool withFault) {
     spec.dims = {"M"};
     spec.grid[0] = DimExpr::parse("M/128").take();
     spec.block = {128, 1, 1};
-    spec.requirements.push_back({DimExpr::parse("M").take(), 128, 0, "requires (M mod 128 = 0)"});
+    spec.requirements.push_back({DimExpr::parse("M").take(), 128, 0, "requires (M mod 128 = 0)", std::nullopt});
     expectError("guard refuses M=1000", checkLaunch(spec, {{"M", 1000}}, info),
                 ErrorKind::RequiresFailed, "requires (M mod 128 = 0) fails: M = 1000, 1000 mod 128 = 104");
     if (auto ok = checkLaunch(spec, {{"M", 1024}}, info); ok)

@@ -34,3 +34,43 @@ inline const char *kGemmTcLaunchJson = R"json({
   "flops": "2*M*N*K",
   "reduction": "K"
 })json";
+
+/// The same kernel in the form compiler/codegen/LaunchMetadata.cpp writes:
+/// formulas as {"text", "expr": tree}, "entry", "abi", "writable"/"result",
+/// "*_shared_bytes", and `requires` as boolean condition trees.
+inline const char *kGemmTcCodegenJson = R"json({
+  "schema": "kina.launch/1",
+  "kernel": "gemm_tc",
+  "entry": "gemm_tc",
+  "target": "sm_90a",
+  "ptx_version": "8.6",
+  "dims": ["M", "N", "K"],
+  "params": [
+    {"name": "a", "kind": "tensor", "abi": "ptr", "dtype": "F16", "shape": ["M", "K"],
+     "writable": false, "result": false},
+    {"name": "b", "kind": "tensor", "abi": "ptr", "dtype": "F16", "shape": ["K", "N"],
+     "writable": false, "result": false},
+    {"name": "result", "kind": "tensor", "abi": "ptr", "dtype": "F32", "shape": ["M", "N"],
+     "writable": true, "result": true},
+    {"name": "M", "kind": "dim", "abi": "i32"},
+    {"name": "N", "kind": "dim", "abi": "i32"},
+    {"name": "K", "kind": "dim", "abi": "i32"}
+  ],
+  "grid": [
+    {"text": "M/128", "expr": {"op": "div", "lhs": {"dim": "M"}, "rhs": {"const": 128}}},
+    {"text": "N/128", "expr": {"op": "div", "lhs": {"dim": "N"}, "rhs": {"const": 128}}},
+    {"text": "1", "expr": {"const": 1}}
+  ],
+  "block": [128, 1, 1],
+  "static_shared_bytes": 8192,
+  "dynamic_shared_bytes": 0,
+  "requires": [
+    {"text": "M mod 128 = 0", "expr": {"op": "eq", "lhs": {"op": "mod", "lhs": {"dim": "M"},
+      "rhs": {"const": 128}}, "rhs": {"const": 0}}},
+    {"text": "N mod 128 = 0", "expr": {"op": "eq", "lhs": {"op": "mod", "lhs": {"dim": "N"},
+      "rhs": {"const": 128}}, "rhs": {"const": 0}}},
+    {"text": "K mod 16 = 0", "expr": {"op": "eq", "lhs": {"op": "mod", "lhs": {"dim": "K"},
+      "rhs": {"const": 16}}, "rhs": {"const": 0}}}
+  ],
+  "capabilities": ["mma_m16n16k16_f16_f16_f32"]
+})json";

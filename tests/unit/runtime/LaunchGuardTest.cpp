@@ -76,7 +76,7 @@ TEST(LaunchGuard, ReportsEveryFailingClause) {
 
 TEST(LaunchGuard, CompoundRequiresShowsTheValue) {
   LaunchSpec s = gemm();
-  s.requirements = {{DimExpr::parse("M+N").take(), 256, 0, ""}};
+  s.requirements = {{DimExpr::parse("M+N").take(), 256, 0, "", std::nullopt}};
   auto plan = checkDims(s, {{"M", 128}, {"N", 384}, {"K", 16}});
   ASSERT_TRUE(plan) << plan.error().message;
   plan = checkDims(s, {{"M", 128}, {"N", 512}, {"K", 16}});
@@ -201,4 +201,17 @@ TEST(LaunchGuard, PackArgumentsFollowsParameterOrder) {
       << args.error().message;
   args = packArguments(*plan, {&none[0]});
   ASSERT_FALSE(args);
+}
+
+TEST(LaunchGuard, RefusesM1000WithCodegensConditionForm) {
+  auto s = parseLaunchSpec(kGemmTcCodegenJson, "codegen.launch.json");
+  ASSERT_TRUE(s) << s.error().message;
+  auto plan = checkDims(*s, {{"M", 1000}, {"N", 128}, {"K", 16}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::RequiresFailed);
+  EXPECT_EQ(plan.error().message,
+            "kernel `gemm_tc` cannot launch: requires (M mod 128 = 0) fails: M = 1000");
+  auto ok = checkLaunch(*s, {{"M", 256}, {"N", 128}, {"K", 32}}, h200());
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(ok->config.grid, (Dim3{2, 1, 1}));
 }

@@ -114,3 +114,38 @@ TEST(LaunchSpec, MissingFileIsIoError) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind, ErrorKind::Io);
 }
+
+TEST(LaunchSpec, ReadsCodegensTreeForm) {
+  auto s = parseLaunchSpec(kGemmTcCodegenJson, "codegen.launch.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->symbol, "gemm_tc");
+  EXPECT_EQ(s->grid[0].text(), "M/128");
+  EXPECT_EQ(*s->grid[0].evaluate({{"M", 1024}}), 8);
+  EXPECT_EQ(s->staticSharedBytes, 8192);
+  EXPECT_EQ(s->params[0].dtype, DType::F16);
+  EXPECT_EQ(s->params[0].role, ParamRole::Input);
+  EXPECT_EQ(s->params[2].role, ParamRole::Output);
+  EXPECT_EQ(s->params[3].intBits, 32);
+  ASSERT_EQ(s->requirements.size(), 3u);
+  ASSERT_TRUE(s->requirements[0].condition);
+  EXPECT_EQ(s->requirements[0].clause(), "requires (M mod 128 = 0)");
+  // And it survives a round trip through our writer.
+  auto again = parseLaunchSpec(launchSpecToText(*s), "again");
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(launchSpecToJson(*again), launchSpecToJson(*s));
+}
+
+TEST(LaunchSpec, TreeFormErrorsNameThePath) {
+  nlohmann::json j = nlohmann::json::parse(kGemmTcCodegenJson);
+  j["grid"][1]["expr"]["op"] = "pow";
+  auto s = launchSpecFromJson(j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("grid[1].expr.op: unknown operator \"pow\""),
+            std::string::npos)
+      << s.error().message;
+  j = nlohmann::json::parse(kGemmTcCodegenJson);
+  j["requires"][0]["expr"]["lhs"] = nlohmann::json::object();
+  s = launchSpecFromJson(j);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("requires[0].expr.lhs"), std::string::npos);
+}
