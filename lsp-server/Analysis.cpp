@@ -78,13 +78,20 @@ Analysis::~Analysis() = default;
 
 void Analysis::setFile(const std::string &uri, std::shared_ptr<const SourceFile> file,
                        int64_t version) {
-  impl_->text.set(uri, FileText{std::move(file)});
-  impl_->version.set(uri, version);
+  // One revision bump (one cancellation of readers) per keystroke.
+  impl_->db.write([&](query::Revision) {
+    bool textChanged = impl_->text.set(uri, FileText{std::move(file)});
+    bool versionChanged = impl_->version.set(uri, version);
+    return textChanged || versionChanged;
+  });
 }
 
 void Analysis::closeFile(const std::string &uri) {
-  impl_->text.remove(uri);
-  impl_->version.remove(uri);
+  impl_->db.write([&](query::Revision) {
+    bool a = impl_->text.remove(uri);
+    bool b = impl_->version.remove(uri);
+    return a || b;
+  });
   impl_->lexical.evict(uri);
   impl_->diagnostics.evict(uri);
 }

@@ -13,7 +13,25 @@ namespace kina::query {
 namespace {
 /// Snapshots held by this thread; writing while > 0 would self-deadlock.
 thread_local int snapshotsHeldByThisThread = 0;
+/// The write this thread has open (for nested writes).
+thread_local Database *openWriteDb = nullptr;
+thread_local Revision *openWriteNext = nullptr;
 } // namespace
+
+Revision *Database::openWriteOnThisThread() {
+  return openWriteDb == this ? openWriteNext : nullptr;
+}
+
+Database::OpenWrite::OpenWrite(Database &db, Revision &next)
+    : prevDb_(openWriteDb), prevNext_(openWriteNext) {
+  openWriteDb = &db;
+  openWriteNext = &next;
+}
+
+Database::OpenWrite::~OpenWrite() {
+  openWriteDb = prevDb_;
+  openWriteNext = prevNext_;
+}
 
 QueryBase::QueryBase(Database &db, std::string name) : db_(db), name_(std::move(name)) {
   std::lock_guard<std::mutex> lock(db_.registryMutex_);

@@ -172,9 +172,14 @@ public:
   /// Runs `apply(newRevision)` under the write lock after cancelling readers.
   /// `apply` returns true when it changed something; only then the revision is
   /// bumped (the callee must stamp changes with the revision it was given).
+  /// Writes nest: Input::set inside `apply` joins the enclosing write, so
+  /// several inputs change under one revision bump (one cancellation).
   template <class F> bool write(F &&apply) {
+    if (Revision *open = openWriteOnThisThread())
+      return apply(*open);
     WriteLock lock(*this);
     Revision next = revision_.load() + 1;
+    OpenWrite scope(*this, next);
     if (!apply(next))
       return false;
     revision_.store(next);
@@ -194,6 +199,17 @@ public:
 private:
   friend class Snapshot;
   friend class QueryBase;
+  /// The revision being written by this thread into this database, if any.
+  Revision *openWriteOnThisThread();
+  class OpenWrite {
+  public:
+    OpenWrite(Database &db, Revision &next);
+    ~OpenWrite();
+
+  private:
+    Database *prevDb_;
+    Revision *prevNext_;
+  };
   class WriteLock {
   public:
     explicit WriteLock(Database &db);

@@ -400,3 +400,21 @@ TEST(QueryEngine, ConcurrentReadersAgreeWithTheWriter) {
 }
 
 } // namespace
+
+namespace {
+TEST(QueryEngine, NestedWritesShareOneRevision) {
+  ToyDb t;
+  Revision r = t.db.revision();
+  bool changed = t.db.write([&](Revision) {
+    bool a = t.text.set("f", "a\n");
+    bool b = t.target.set("gpu", "sm_80");
+    bool c = t.text.set("g", "b\n");
+    return a || b || c;
+  });
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(t.db.revision(), r + 1);
+  EXPECT_EQ(t.readTotal("f"), 1);
+  EXPECT_FALSE(t.db.write([&](Revision) { return t.text.set("f", "a\n"); }));
+  EXPECT_EQ(t.db.revision(), r + 1);
+}
+} // namespace
