@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh: the GPU test suite (issue 5). Run it on the GPU machine:
+#
+#   tests/gpu/run.sh [PATH/TO/kina]          (or: KINA=PATH tests/gpu/run.sh)
+#
+# What it runs:
+#   1. smoke_runtime --builtin, if the binary is found ($SMOKE, or the first
+#      build*/**/smoke_runtime). It checks the runtime without the compiler.
+#   2. Every kernel in stdlib/**/*.kina: `kina run FILE --kernel K --dims D
+#      --check` at each size in tests/gpu/sizes.txt (>= 3 per kernel,
+#      including non-square ones).
+#   3. compute-sanitizer memcheck, racecheck and synccheck at the sizes marked
+#      `small`.
+#   4. The `!refuse` entries: launches the guard must refuse with the given
+#      text.
+# Each step is PASS, FAIL or SKIP. Exit status 77 from kina or smoke_runtime
+# means "SKIP: no CUDA device". A SKIP is never counted as a pass.
+#
+# The log (date, host, GPU, driver, tool versions, every command and its
+# output) goes to $OUT/gpu-log.txt; OUT defaults to tests/gpu/logs. A copy
+# is kept as tests/gpu/logs/gpu-log-<UTC date>.txt.
+#
+# Environment: KINA, SMOKE, OUT, SIZES (default tests/gpu/sizes.txt), STDLIB
+# (default stdlib), SANITIZE=0 (skip step 3), TIMEOUT (seconds per command,
+# default 600), KINA_RUN_ARGS (extra args for every `kina run`, e.g.
+# "--target auto").
+# Exit status: 0 if something passed and nothing failed; 1 if anything
+# failed; 77 if everything was skipped.
+set -u -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KINA=${1:-${KINA:-}}
+SIZES=${SIZES:-$ROOT/tests/gpu/sizes.txt}
+STDLIB=${STDLIB:-$ROOT/stdlib}
+OUT=${OUT:-$ROOT/tests/gpu/logs}
+SANITIZE=${SANITIZE:-1}
+TIMEOUT=${TIMEOUT:-600}
+KINA_RUN_ARGS=${KINA_RUN_ARGS:-}
+mkdir -p "$OUT"
+LOG=$OUT/gpu-log.txt
+: >"$LOG"
+
+npass=0
+nfail=0
+nskip=0
+failed=()
+
+log() { printf '%s\n' "$*" | tee -a "$LOG"; }
+result() { # result STATUS NAME [DETAIL]
+  local status=$1 name=$2 detail=${3:-}
+  case $status in
+  PASS) npass=$((npass + 1)) ;;
+  FAIL) nfail=$((nfail + 1)); failed+=("$name") ;;
+  SKIP) nskip=$((nskip + 1)) ;;
+  esac
+  log "$status $name${detail:+ ($detail)}"
+}
+# run_cmd NAME CMD...: runs CMD with a timeout and logs its output; sets $rc
+# and $output.
+run_cmd() {
+  local name=$1
+  shift
+  log "\$ $*"
+  output=$(timeout --kill-after=10 "$TIMEOUT" "$@" 2>&1)
+  rc=$?
+  printf '%s\n' "$output" | sed 's/^/    /' >>"$LOG"
+  [ "$rc" = 124 ] && output="$output (timed out after ${TIMEOUT}s)"
+  log "    -> exit $rc"
+}
+classify() { # classify NAME: PASS on 0, SKIP on 77, else FAIL
+  case $rc in
+  0) result PASS "$1" ;;
+  77) result SKIP "$1" "$(printf '%s\n' "$output" | grep -m1 '^SKIP' || echo 'exit 77')" ;;
+  *) result FAIL "$1" "exit $rc" ;;
+  esac
+}
+
+# ---- header ----
+log "Kina GPU test suite"
+log "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+log "host:    $(hostname 2>/dev/null || echo unknown)"
+log "commit:  $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'not a git checkout')"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  log "gpu:     $(nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader 2>&1 | paste -sd ';' -)"
+  log "driver:  $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1), $(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1)"
+else
+  log "gpu:     nvidia-smi not found"
+fi
+log "nvcc:    $(nvcc --version 2>/dev/null | grep -m1 release || echo 'not found')"
+SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+log "sanitizer: ${SANITIZER:-not found} $([ -n "$SANITIZER" ] && "$SANITIZER" --version 2>/dev/null | grep -m1 -i version)"
+if [ -n "$KINA" ] && [ -x "$KINA" ]; then
+  log "kina:    $KINA ($("$KINA" --version 2>&1 | head -1))"
+else
+  log "kina:    ${KINA:-<not given>} (not an executable file)"
+fi
+log "sizes:   $SIZES"
+log ""
+if [ "$SANITIZE" = 1 ] && [ -z "$SANITIZER" ]; then
+  result FAIL "compute-sanitizer" "not found on PATH or in /usr/local/cuda/bin (SANITIZE=0 to skip)"
+fi
+
+# ---- 1. runtime smoke test ----
+SMOKE=${SMOKE:-$(find "$ROOT" -path "$ROOT/build*" -name smoke_runtime -type f -perm -u+x 2>/dev/null | head -1)}
+if [ -n "$SMOKE" ] && [ -x "$SMOKE" ]; then
+  run_cmd smoke "$SMOKE" --builtin
+  classify "smoke_runtime --builtin"
+else
+  log "note: smoke_runtime not found (set SMOKE=path); runtime smoke test not run"
+fi
+
+# ---- 2-4. stdlib kernels ----
+if [ -z "$KINA" ] || [ ! -x "$KINA" ]; then
+  result FAIL "kina binary" "give the path as the first argument or in KINA"
+else
+  declare -A kernelFile=()
+  if [ -d "$STDLIB" ]; then
+    while IFS= read -r f; do
+      for k in $(sed -nE 's/^[[:space:]]*kernel[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$f"); do
+        kernelFile[$k]=$f
+      done
+    done < <(find "$STDLIB" -name '*.kina' -type f | sort)
+  fi
+  if [ ${#kernelFile[@]} -eq 0 ]; then
+    result FAIL "stdlib discovery" "no 'kernel NAME' found under $STDLIB"
+  fi
+
+  for k in $(printf '%s\n' "${!kernelFile[@]}" | sort); do
+    f=${kernelFile[$k]}
+    mapfile -t rows < <(awk -v k="$k" '$1 == k { print $2 " " $3 }' "$SIZES")
+    if [ ${#rows[@]} -lt 3 ]; then
+      result FAIL "$k: sizes" "${#rows[@]} size(s) in $(basename "$SIZES"), need >= 3"
+    fi
+    nonsquare=0
+    for row in "${rows[@]}"; do
+      read -r dims flag <<<"$row"
+      vals=$(printf '%s' "$dims" | tr ',' '\n' | cut -d= -f2 | sort -u | wc -l)
+      [ "$vals" -gt 1 ] && nonsquare=1
+      # shellcheck disable=SC2086
+      run_cmd "$k $dims" "$KINA" run "$f" --kernel "$k" --dims "$dims" --check $KINA_RUN_ARGS
+      classify "$k --dims $dims --check"
+      if [ "$flag" = small ] && [ "$SANITIZE" = 1 ]; then
+        for tool in memcheck racecheck synccheck; do
+          [ -n "$SANITIZER" ] || continue # reported once, below the header
+          # shellcheck disable=SC2086
+          run_cmd "$k $tool" "$SANITIZER" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+            "$KINA" run "$f" --kernel "$k" --dims "$dims" --check $KINA_RUN_ARGS
+          if [ "$rc" = 0 ] && ! printf '%s' "$output" | grep -q 'ERROR SUMMARY: [1-9]'; then
+            result PASS "$k --dims $dims compute-sanitizer $tool"
+          elif [ "$rc" = 77 ]; then
+            classify "$k --dims $dims compute-sanitizer $tool"
+          else
+            result FAIL "$k --dims $dims compute-sanitizer $tool" "exit $rc"
+          fi
+        done
+      fi
+    done
+    if [ ${#rows[@]} -gt 0 ] && [ $nonsquare = 0 ]; then
+      result FAIL "$k: sizes" "no non-square size in $(basename "$SIZES")"
+    fi
+  done
+
+  # Sizes listed for kernels that do not exist are mistakes in sizes.txt.
+  for k in $(awk '!/^#/ && !/^!/ && NF { print $1 }' "$SIZES" | sort -u); do
+    [ -n "${kernelFile[$k]:-}" ] || log "note: sizes.txt lists '$k', which is not a stdlib kernel"
+  done
+
+  # Guard refusals.
+  while IFS= read -r line; do
+    spec=${line#!refuse }
+    expect=${spec#* -- }
+    args=${spec%% -- *}
+    read -r k dims extra <<<"$args"
+    f=${kernelFile[$k]:-}
+    name="guard refuses $k --dims $dims${extra:+ $extra}"
+    if [ -z "$f" ]; then
+      result FAIL "$name" "kernel $k not found in stdlib"
+      continue
+    fi
+    # shellcheck disable=SC2086
+    run_cmd "$name" "$KINA" run "$f" --kernel "$k" --dims "$dims" --check $extra
+    if [ "$rc" = 77 ]; then
+      classify "$name"
+    elif [ "$rc" != 0 ] && printf '%s' "$output" | grep -qF -- "$expect"; then
+      result PASS "$name"
+    else
+      result FAIL "$name" "exit $rc; expected a refusal mentioning: $expect"
+    fi
+  done < <(grep '^!refuse ' "$SIZES")
+fi
+
+# ---- summary ----
+log ""
+log "summary: $npass passed, $nfail failed, $nskip skipped (a SKIP is not a pass)"
+for name in "${failed[@]}"; do log "  FAILED: $name"; done
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+if mkdir -p "$ROOT/tests/gpu/logs" 2>/dev/null && [ "$(cd "$OUT" && pwd)" != "$ROOT/tests/gpu/logs" ]; then
+  cp "$LOG" "$ROOT/tests/gpu/logs/gpu-log-$stamp.txt" 2>/dev/null || true
+elif [ -w "$ROOT/tests/gpu/logs" ]; then
+  cp "$LOG" "$ROOT/tests/gpu/logs/gpu-log-$stamp.txt" 2>/dev/null || true
+fi
+
+if [ $nfail -gt 0 ]; then exit 1; fi
+if [ $npass -eq 0 ]; then exit 77; fi
+exit 0
