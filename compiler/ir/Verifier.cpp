@@ -31,7 +31,10 @@ public:
   bool run() {
     checkSignature();
     std::vector<VarId> scope;
-    checkBlock(k_.body, scope);
+    for (TokenId t : checkBlock(k_.body, scope))
+      error(DiagId::TileIRAsyncGroup, k_.body.ops.empty() ? k_.span : k_.body.ops.back().span,
+            "cp_async group #" + std::to_string(t) +
+                " is never committed (add cp_async_commit after its copies)");
     return errors_ == 0;
   }
 
@@ -268,8 +271,11 @@ private:
             what + ": shape " + shapeString(got) + " does not match " + shapeString(want));
   }
 
-  void checkBlock(const Block &b, std::vector<VarId> scope) {
-    std::set<TokenId> open; // groups with copies in this block, not yet committed
+  /// Checks a region; returns the groups that still have uncommitted copies
+  /// at its end (the enclosing region may commit them, as in
+  /// `if c { cp_async ... } cp_async_commit`).
+  std::set<TokenId> checkBlock(const Block &b, std::vector<VarId> scope) {
+    std::set<TokenId> open; // groups with copies in this region, not yet committed
     for (const Op &op : b.ops) {
       Span sp = op.span;
       if (auto *o = op.as<LetOp>()) {
@@ -437,17 +443,17 @@ private:
         }
         auto inner = scope;
         inner.push_back(o->var);
-        checkBlock(o->body, inner);
+        auto left = checkBlock(o->body, inner);
+        open.insert(left.begin(), left.end());
       } else if (auto *o = op.as<IfOp>()) {
         checkIndex(o->cond, true, Context::Body, scope, sp, "if condition");
-        checkBlock(o->thenBody, scope);
-        checkBlock(o->elseBody, scope);
+        auto left = checkBlock(o->thenBody, scope);
+        open.insert(left.begin(), left.end());
+        left = checkBlock(o->elseBody, scope);
+        open.insert(left.begin(), left.end());
       }
     }
-    for (TokenId t : open)
-      error(DiagId::TileIRAsyncGroup, b.ops.empty() ? k_.span : b.ops.back().span,
-            "cp_async group #" + std::to_string(t) +
-                " is never committed in the region of its copies (add cp_async_commit)");
+    return open;
   }
 
   const Kernel &k_;

@@ -1,0 +1,166 @@
+//===- Codegen.cpp - Orchestration of the PTX backend ---------------------===//
+//
+// compile(): IR verification, target and PTX ISA validation against the
+// capability registry (before any LLVM code runs), layout legality, the
+// in-process MLIR/LLVM stages (mlir/Pipeline.cpp), ptxas through
+// target::runPtxas, and the launch metadata. Every failure becomes a
+// diagnostic; this file includes no MLIR headers.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+
+#include "codegen/Layout.h"
+#include "codegen/mlir/MLIRStages.h"
+#include "ir/Verifier.h"
+#include "target/Ptxas.h"
+#include "target/Registry.h"
+#include "target/TargetError.h"
+
+#include <chrono>
+#include <set>
+
+namespace kina::codegen {
+
+using target::CapabilityId;
+
+namespace {
+
+/// The registry capabilities the generated code uses.
+void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<CapabilityId> &caps) {
+  for (const ir::Op &op : b.ops) {
+    if (op.as<ir::CpAsyncOp>() || op.as<ir::CpAsyncCommitOp>() || op.as<ir::CpAsyncWaitOp>()) {
+      caps.insert(CapabilityId::CpAsync);
+    } else if (auto *o = op.as<ir::MmaOp>()) {
+      caps.insert(CapabilityId::Ldmatrix);
+      bool bf16 = o->a.id < k.tiles.size() && o->a.kind == ir::Access::Kind::Tile &&
+                  k.tiles[o->a.id].dtype == ir::DType::BF16;
+      caps.insert(bf16 ? CapabilityId::MmaM16n8k16Bf16Bf16F32
+                       : CapabilityId::MmaM16n8k16F16F16F32);
+    } else if (auto *o = op.as<ir::ForOp>()) {
+      collectCapabilities(k, o->body, caps);
+    } else if (auto *o = op.as<ir::IfOp>()) {
+      collectCapabilities(k, o->thenBody, caps);
+      collectCapabilities(k, o->elseBody, caps);
+    }
+  }
+}
+
+void reportTargetError(llvm::Error err, Span span, DiagnosticSink &sink) {
+  target::TargetFailure f = target::takeTargetFailure(std::move(err));
+  sink.report(f.id, span, f.message);
+}
+
+} // namespace
+
+std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOptions &options,
+                                     Stage until, DiagnosticSink &sink) {
+  if (options.verifyIR && !ir::verify(kernel, sink))
+    return std::nullopt;
+
+  // ---- target and PTX ISA, validated before LLVM sees them ----
+  const target::TargetInfo *tgt = target::lookupTarget(options.target);
+  if (!tgt) {
+    sink.report(DiagId::UnknownTarget, kernel.span, target::unknownTargetMessage(options.target));
+    return std::nullopt;
+  }
+  std::set<CapabilityId> used;
+  collectCapabilities(kernel, kernel.body, used);
+  for (CapabilityId cap : used)
+    if (!target::hasCapability(tgt->id, cap)) {
+      const auto &info = target::capabilityInfo(cap);
+      sink.report(DiagId::TargetLacksInstruction, kernel.span,
+                  "kernel '" + kernel.name + "' needs `" + std::string(info.name) + "`, which " +
+                      std::string(tgt->name) + " does not have")
+          .note("targets with `" + std::string(info.name) +
+                "`: " + target::describeTargetsWith(cap));
+      return std::nullopt;
+    }
+  std::optional<target::PtxVersion> pinned;
+  if (!options.ptxVersion.empty()) {
+    pinned = target::parsePtxVersion(options.ptxVersion);
+    if (!pinned) {
+      sink.report(DiagId::InvalidTargetPtx, kernel.span,
+                  "`" + options.ptxVersion + "` is not a PTX ISA version (write e.g. 8.0)");
+      return std::nullopt;
+    }
+  }
+  // For a cubin, the ptxas found bounds the PTX version.
+  std::optional<target::CudaVersion> ptxasRelease;
+  target::ToolSearchOptions search;
+  if (!options.ptxasPath.empty())
+    search.overrides[target::Tool::Ptxas] = options.ptxasPath;
+  if (until == Stage::Cubin) {
+    auto tool = target::findTool(target::Tool::Ptxas, search);
+    if (!tool) {
+      reportTargetError(tool.takeError(), kernel.span, sink);
+      return std::nullopt;
+    }
+    auto version = target::toolVersion(*tool);
+    if (!version) {
+      reportTargetError(version.takeError(), kernel.span, sink);
+      return std::nullopt;
+    }
+    ptxasRelease = version->release;
+  }
+  std::vector<CapabilityId> usedList(used.begin(), used.end());
+  std::string ptxError;
+  auto ptx = target::choosePtxVersion(tgt->id, usedList, pinned, ptxasRelease, ptxError);
+  if (!ptx) {
+    sink.report(DiagId::InvalidTargetPtx, kernel.span, ptxError);
+    return std::nullopt;
+  }
+  if (auto bad = target::validateTargetPtx(tgt->id, *ptx)) {
+    sink.report(DiagId::InvalidTargetPtx, kernel.span, *bad);
+    return std::nullopt;
+  }
+
+  // ---- layouts ----
+  KernelLayout layout = planLayout(kernel);
+  if (!checkLowerable(kernel, layout, tgt->maxSmemPerBlockOptin, sink))
+    return std::nullopt;
+  bool dynamicShared = layout.sharedBytes > tgt->staticSmemPerBlock;
+
+  CodegenResult result;
+  result.targetName = std::string(tgt->name);
+  result.ptxVersion = ptx->str();
+  result.launch = makeLaunchMetadata(kernel, result.targetName, result.ptxVersion,
+                                     dynamicShared ? 0 : layout.sharedBytes,
+                                     dynamicShared ? layout.sharedBytes : 0);
+
+  // ---- MLIR, LLVM, PTX ----
+  detail::MLIRStageRequest req;
+  req.kernel = &kernel;
+  req.layout = &layout;
+  req.dynamicShared = dynamicShared;
+  req.chip = std::string(tgt->name);
+  req.features = "+ptx" + std::to_string(ptx->llvmFeatureNumber());
+  req.optLevel = options.optLevel;
+  req.until = until == Stage::Cubin ? Stage::PTX : until;
+  std::string error;
+  if (!detail::runMLIRStages(req, result, error)) {
+    sink.report(DiagId::CodegenFailed, kernel.span, error);
+    return std::nullopt;
+  }
+  if (until != Stage::Cubin)
+    return result;
+
+  // ---- ptxas ----
+  auto t0 = std::chrono::steady_clock::now();
+  target::PtxasOptions popts;
+  popts.optLevel = 3;
+  popts.verbose = true;
+  popts.search = search;
+  popts.inputName = kernel.name + ".ptx";
+  auto assembled = target::runPtxas(result.ptx, tgt->id, popts);
+  if (!assembled) {
+    reportTargetError(assembled.takeError(), kernel.span, sink);
+    return std::nullopt;
+  }
+  result.times.ptxas =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  result.cubin.assign(assembled->cubin.begin(), assembled->cubin.end());
+  result.ptxasLog = assembled->log;
+  return result;
+}
+
+} // namespace kina::codegen

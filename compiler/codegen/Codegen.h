@@ -1,0 +1,80 @@
+//===- Codegen.h - Tile IR to MLIR, LLVM IR, PTX and cubin ------*- C++ -*-===//
+//
+// The public entry of kina_codegen. compile() takes a verified tile IR
+// kernel and a target and runs, in process:
+//
+//   tile IR --(TileToMLIR)--> MLIR: gpu.module/gpu.func with scf, arith,
+//   llvm and nvvm ops (cp.async, ldmatrix, mma.sync, bar.sync, shfl)
+//   --(DESIGN.md §3.8 pipeline: nvvm-attach-target, then in gpu.module
+//   convert-scf-to-cf, convert-gpu-to-nvvm, convert-nvvm-to-llvm,
+//   canonicalize, cse, reconcile-unrealized-casts)--> LLVM dialect
+//   --(translation, O3, NVPTX backend)--> PTX --(ptxas)--> cubin.
+//
+// The target and PTX ISA version are validated against the registry
+// (target/Registry.h) BEFORE LLVM is called, so an impossible combination
+// is a K1101/K1102 diagnostic and never an `LLVM ERROR` abort. Errors in the
+// IR, unsupported shapes (K1206), shared memory limits (K1207), internal
+// MLIR/LLVM failures (K1208) and ptxas problems (K1103/K1104) all come back
+// as diagnostics in the sink; nothing throws or aborts.
+//
+// Thread-safety: compile() creates its own MLIR and LLVM contexts; calls on
+// different threads are independent.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/LaunchMetadata.h"
+#include "diag/Diagnostic.h"
+#include "ir/TileIR.h"
+
+#include <optional>
+#include <string>
+
+namespace kina::codegen {
+
+/// How far compile() goes. Each stage includes the ones before it.
+enum class Stage { MLIR, LoweredMLIR, LLVM, PTX, Cubin };
+
+struct CodegenOptions {
+  /// A registry target name; `kina build` defaults to sm_90a.
+  std::string target = "sm_90a";
+  /// An explicit PTX ISA pin such as "8.0"; empty picks the target's
+  /// default raised to what the kernel's capabilities need (and capped by the
+  /// ptxas found when the stage is Cubin).
+  std::string ptxVersion;
+  unsigned optLevel = 3;
+  /// Explicit ptxas path (--ptxas); empty uses target::findTool.
+  std::string ptxasPath;
+  /// Run the IR verifier first (the frontend may have done it already).
+  bool verifyIR = true;
+};
+
+/// Wall-clock milliseconds per stage.
+struct StageTimes {
+  double buildMLIR = 0;   ///< tile IR -> MLIR
+  double lowerMLIR = 0;   ///< the pass pipeline
+  double translate = 0;   ///< MLIR LLVM dialect -> llvm::Module
+  double optimize = 0;    ///< LLVM O3
+  double emitPTX = 0;     ///< NVPTX backend
+  double ptxas = 0;
+};
+
+struct CodegenResult {
+  std::string targetName;
+  std::string ptxVersion; ///< "8.0"
+  std::string mlir;        ///< as built (Stage::MLIR and later)
+  std::string loweredMlir; ///< after the pass pipeline (LoweredMLIR and later)
+  std::string llvmIR;      ///< optimized LLVM IR (LLVM and later)
+  std::string ptx;         ///< PTX and later
+  std::string cubin;       ///< Cubin: the ELF bytes
+  std::string ptxasLog;    ///< Cubin: ptxas -v output
+  LaunchMetadata launch;
+  StageTimes times;
+};
+
+/// Compiles `kernel` up to `until`. Returns nullopt after reporting at least
+/// one error diagnostic to `sink`.
+std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOptions &options,
+                                     Stage until, DiagnosticSink &sink);
+
+} // namespace kina::codegen

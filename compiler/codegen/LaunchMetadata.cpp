@@ -1,0 +1,283 @@
+//===- LaunchMetadata.cpp - Launch metadata and its JSON form -------------===//
+//
+// Builds LaunchMetadata from a tile IR kernel, converts it to and from JSON
+// (nlohmann), and evaluates its formulas for concrete dims.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/LaunchMetadata.h"
+
+#include "ir/Printer.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kina::codegen {
+
+using json = nlohmann::json;
+using Kind = ir::IndexExpr::Kind;
+
+namespace {
+
+const std::pair<Kind, const char *> kOps[] = {
+    {Kind::Add, "add"}, {Kind::Sub, "sub"}, {Kind::Mul, "mul"}, {Kind::Div, "div"},
+    {Kind::Mod, "mod"}, {Kind::Eq, "eq"},   {Kind::Ne, "ne"},   {Kind::Lt, "lt"},
+    {Kind::Le, "le"},   {Kind::Gt, "gt"},   {Kind::Ge, "ge"},   {Kind::And, "and"},
+    {Kind::Or, "or"},   {Kind::Not, "not"}};
+
+json exprToJson(const std::vector<std::string> &dims, const ir::IndexExpr &e) {
+  switch (e.kind()) {
+  case Kind::Const: return json{{"const", e.value()}};
+  case Kind::Dim:
+    return json{{"dim", e.index() < dims.size() ? dims[e.index()] : "?"}};
+  case Kind::BlockId:
+  case Kind::WarpId:
+  case Kind::Var: return json{{"invalid", "non-dim leaf"}};
+  default: break;
+  }
+  json j;
+  for (auto &[k, name] : kOps)
+    if (k == e.kind())
+      j["op"] = name;
+  j["lhs"] = exprToJson(dims, e.lhs());
+  if (e.kind() != Kind::Not)
+    j["rhs"] = exprToJson(dims, e.rhs());
+  return j;
+}
+
+llvm::Expected<ir::IndexExpr> exprFromJson(const std::vector<std::string> &dims, const json &j) {
+  if (!j.is_object())
+    return llvm::createStringError("launch metadata: a formula must be an object");
+  if (j.contains("const") && j["const"].is_number_integer())
+    return ir::IndexExpr::constant(j["const"].get<int64_t>());
+  if (j.contains("dim") && j["dim"].is_string()) {
+    auto name = j["dim"].get<std::string>();
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] == name)
+        return ir::IndexExpr::dim(static_cast<ir::DimId>(i));
+    return llvm::createStringError("launch metadata: unknown dim '" + name + "'");
+  }
+  if (!j.contains("op") || !j["op"].is_string())
+    return llvm::createStringError("launch metadata: a formula needs const, dim or op");
+  auto op = j["op"].get<std::string>();
+  for (auto &[k, name] : kOps) {
+    if (op != name)
+      continue;
+    if (!j.contains("lhs"))
+      return llvm::createStringError("launch metadata: '" + op + "' needs lhs");
+    auto lhs = exprFromJson(dims, j["lhs"]);
+    if (!lhs)
+      return lhs.takeError();
+    if (k == Kind::Not)
+      return ir::IndexExpr::logicalNot(*lhs);
+    if (!j.contains("rhs"))
+      return llvm::createStringError("launch metadata: '" + op + "' needs rhs");
+    auto rhs = exprFromJson(dims, j["rhs"]);
+    if (!rhs)
+      return rhs.takeError();
+    return ir::IndexExpr::binary(k, *lhs, *rhs);
+  }
+  return llvm::createStringError("launch metadata: unknown operator '" + op + "'");
+}
+
+json formulaToJson(const LaunchMetadata &m, const LaunchFormula &f) {
+  return json{{"text", f.text}, {"expr", exprToJson(m.dims, f.expr)}};
+}
+
+} // namespace
+
+LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &target,
+                                  const std::string &ptxVersion, uint64_t staticSharedBytes,
+                                  uint64_t dynamicSharedBytes) {
+  LaunchMetadata m;
+  m.kernel = kernel.name;
+  m.entry = kernel.name;
+  m.target = target;
+  m.ptxVersion = ptxVersion;
+  for (const auto &d : kernel.dims)
+    m.dims.push_back(d.name);
+  for (const auto &p : kernel.params) {
+    LaunchParam lp;
+    lp.kind = LaunchParam::Kind::Tensor;
+    lp.name = p.name;
+    lp.dtype = std::string(ir::dtypeName(p.dtype));
+    for (const auto &s : p.shape)
+      lp.shape.push_back(ir::printIndex(kernel, s));
+    lp.writable = p.writable;
+    lp.result = p.isResult;
+    lp.abi = "ptr";
+    m.params.push_back(std::move(lp));
+  }
+  for (const auto &d : kernel.dims) {
+    LaunchParam lp;
+    lp.kind = LaunchParam::Kind::Dim;
+    lp.name = d.name;
+    lp.abi = "i32";
+    m.params.push_back(std::move(lp));
+  }
+  for (int i = 0; i < 2; ++i)
+    m.grid[i] = {ir::printIndex(kernel, kernel.blockGrid[i]), kernel.blockGrid[i]};
+  m.grid[2] = {"1", ir::IndexExpr::constant(1)};
+  m.block[0] = kernel.threadsPerBlock();
+  m.staticSharedBytes = staticSharedBytes;
+  m.dynamicSharedBytes = dynamicSharedBytes;
+  for (const auto &r : kernel.requirements)
+    m.requires_.push_back({r.text.empty() ? ir::printIndex(kernel, r.condition) : r.text,
+                           r.condition});
+  m.capabilities = kernel.capabilities;
+  return m;
+}
+
+json toJson(const LaunchMetadata &m) {
+  json j;
+  j["schema"] = LaunchMetadata::kSchema;
+  j["kernel"] = m.kernel;
+  j["entry"] = m.entry;
+  j["target"] = m.target;
+  j["ptx_version"] = m.ptxVersion;
+  j["dims"] = m.dims;
+  j["params"] = json::array();
+  for (const auto &p : m.params) {
+    json jp{{"name", p.name},
+            {"kind", p.kind == LaunchParam::Kind::Tensor ? "tensor" : "dim"},
+            {"abi", p.abi}};
+    if (p.kind == LaunchParam::Kind::Tensor) {
+      jp["dtype"] = p.dtype;
+      jp["shape"] = p.shape;
+      jp["writable"] = p.writable;
+      jp["result"] = p.result;
+    }
+    j["params"].push_back(std::move(jp));
+  }
+  j["grid"] = json::array();
+  for (const auto &g : m.grid)
+    j["grid"].push_back(formulaToJson(m, g));
+  j["block"] = {m.block[0], m.block[1], m.block[2]};
+  j["static_shared_bytes"] = m.staticSharedBytes;
+  j["dynamic_shared_bytes"] = m.dynamicSharedBytes;
+  j["requires"] = json::array();
+  for (const auto &r : m.requires_)
+    j["requires"].push_back(formulaToJson(m, r));
+  j["capabilities"] = m.capabilities;
+  return j;
+}
+
+std::string toJsonText(const LaunchMetadata &meta) { return toJson(meta).dump(2) + "\n"; }
+
+llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return llvm::createStringError("launch metadata: not a JSON object");
+  if (j.value("schema", "") != LaunchMetadata::kSchema)
+    return llvm::createStringError(std::string("launch metadata: schema is not ") +
+                                   LaunchMetadata::kSchema);
+  auto str = [&](const json &o, const char *key) -> std::string {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+  };
+  LaunchMetadata m;
+  m.kernel = str(j, "kernel");
+  m.entry = str(j, "entry");
+  m.target = str(j, "target");
+  m.ptxVersion = str(j, "ptx_version");
+  if (!j.contains("dims") || !j["dims"].is_array() || !j.contains("params") ||
+      !j["params"].is_array() || !j.contains("grid") || !j["grid"].is_array() ||
+      j["grid"].size() != 3 || !j.contains("block") || !j["block"].is_array() ||
+      j["block"].size() != 3)
+    return llvm::createStringError("launch metadata: dims, params, grid[3] and block[3] are required");
+  for (const auto &d : j["dims"])
+    if (d.is_string())
+      m.dims.push_back(d.get<std::string>());
+  for (const auto &p : j["params"]) {
+    if (!p.is_object())
+      return llvm::createStringError("launch metadata: a param must be an object");
+    LaunchParam lp;
+    lp.kind = str(p, "kind") == "dim" ? LaunchParam::Kind::Dim : LaunchParam::Kind::Tensor;
+    lp.name = str(p, "name");
+    lp.abi = str(p, "abi");
+    lp.dtype = str(p, "dtype");
+    if (p.contains("shape") && p["shape"].is_array())
+      for (const auto &s : p["shape"])
+        if (s.is_string())
+          lp.shape.push_back(s.get<std::string>());
+    lp.writable = p.value("writable", false);
+    lp.result = p.value("result", false);
+    m.params.push_back(std::move(lp));
+  }
+  auto formula = [&](const json &f) -> llvm::Expected<LaunchFormula> {
+    if (!f.is_object() || !f.contains("expr"))
+      return llvm::createStringError("launch metadata: a formula needs text and expr");
+    auto e = exprFromJson(m.dims, f["expr"]);
+    if (!e)
+      return e.takeError();
+    return LaunchFormula{str(f, "text"), *e};
+  };
+  for (int i = 0; i < 3; ++i) {
+    auto f = formula(j["grid"][i]);
+    if (!f)
+      return f.takeError();
+    m.grid[i] = *f;
+    if (!j["block"][i].is_number_unsigned())
+      return llvm::createStringError("launch metadata: block sizes must be unsigned integers");
+    m.block[i] = j["block"][i].get<unsigned>();
+  }
+  m.staticSharedBytes = j.value("static_shared_bytes", uint64_t(0));
+  m.dynamicSharedBytes = j.value("dynamic_shared_bytes", uint64_t(0));
+  if (j.contains("requires") && j["requires"].is_array())
+    for (const auto &r : j["requires"]) {
+      auto f = formula(r);
+      if (!f)
+        return f.takeError();
+      m.requires_.push_back(*f);
+    }
+  if (j.contains("capabilities") && j["capabilities"].is_array())
+    for (const auto &c : j["capabilities"])
+      if (c.is_string())
+        m.capabilities.push_back(c.get<std::string>());
+  return m;
+}
+
+llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr &e,
+                                 const std::map<std::string, int64_t> &dims) {
+  switch (e.kind()) {
+  case Kind::Const: return e.value();
+  case Kind::Dim: {
+    if (e.index() >= meta.dims.size())
+      return llvm::createStringError("formula names an unknown dim");
+    auto it = dims.find(meta.dims[e.index()]);
+    if (it == dims.end())
+      return llvm::createStringError("no value for dim '" + meta.dims[e.index()] + "'");
+    return it->second;
+  }
+  case Kind::BlockId:
+  case Kind::WarpId:
+  case Kind::Var: return llvm::createStringError("formula has a non-dim leaf");
+  default: break;
+  }
+  auto l = evaluate(meta, e.lhs(), dims);
+  if (!l)
+    return l.takeError();
+  if (e.kind() == Kind::Not)
+    return *l == 0 ? 1 : 0;
+  auto r = evaluate(meta, e.rhs(), dims);
+  if (!r)
+    return r.takeError();
+  switch (e.kind()) {
+  case Kind::Add: return *l + *r;
+  case Kind::Sub: return *l - *r;
+  case Kind::Mul: return *l * *r;
+  case Kind::Div:
+  case Kind::Mod:
+    if (*r == 0)
+      return llvm::createStringError("division by zero in a launch formula");
+    return e.kind() == Kind::Div ? *l / *r : ((*l % *r) + *r) % *r;
+  case Kind::Eq: return *l == *r;
+  case Kind::Ne: return *l != *r;
+  case Kind::Lt: return *l < *r;
+  case Kind::Le: return *l <= *r;
+  case Kind::Gt: return *l > *r;
+  case Kind::Ge: return *l >= *r;
+  case Kind::And: return *l && *r;
+  case Kind::Or: return *l || *r;
+  default: return llvm::createStringError("unknown operator in a launch formula");
+  }
+}
+
+} // namespace kina::codegen

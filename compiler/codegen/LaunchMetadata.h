@@ -1,0 +1,73 @@
+//===- LaunchMetadata.h - What the runtime needs to launch a kernel -*- C++ -*-===//
+//
+// Written beside each cubin as <kernel>.launch.json: the entry symbol, the
+// parameter ABI (tensor pointers in declaration order with the result last,
+// then one i32 per dim), the grid as formulas over the dims, the block size,
+// shared memory, and the `requires` facts to check before launching.
+// Formulas are JSON trees ({"dim": "M"}, {"const": 128},
+// {"op": "div", "lhs": ..., "rhs": ...}) plus their text, so the runtime
+// evaluates them without a parser. Schema: docs in compiler/codegen/README.md
+// ("kina.launch/1").
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/TileIR.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace kina::codegen {
+
+struct LaunchParam {
+  enum class Kind { Tensor, Dim };
+  Kind kind = Kind::Tensor;
+  std::string name;
+  std::string dtype;              ///< tensors: "F16", ...
+  std::vector<std::string> shape; ///< tensors: formulas as text
+  bool writable = false;
+  bool result = false;
+  std::string abi; ///< "ptr" (8 bytes, global) or "i32"
+};
+
+struct LaunchFormula {
+  std::string text;
+  ir::IndexExpr expr; ///< over the dims only
+};
+
+struct LaunchMetadata {
+  static constexpr const char *kSchema = "kina.launch/1";
+  std::string kernel;
+  std::string entry; ///< symbol in the cubin
+  std::string target;
+  std::string ptxVersion;
+  std::vector<std::string> dims;
+  std::vector<LaunchParam> params;
+  LaunchFormula grid[3];
+  unsigned block[3] = {1, 1, 1};
+  uint64_t staticSharedBytes = 0;
+  uint64_t dynamicSharedBytes = 0;
+  std::vector<LaunchFormula> requires_;
+  std::vector<std::string> capabilities;
+};
+
+/// Metadata for a kernel compiled for `target` at PTX `ptxVersion`.
+LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &target,
+                                  const std::string &ptxVersion, uint64_t staticSharedBytes,
+                                  uint64_t dynamicSharedBytes);
+
+nlohmann::json toJson(const LaunchMetadata &meta);
+std::string toJsonText(const LaunchMetadata &meta);
+llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text);
+
+/// Evaluates a formula for concrete dims (by name). Errors for unknown dims,
+/// division by zero or non-dim leaves.
+llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr &e,
+                                 const std::map<std::string, int64_t> &dims);
+
+} // namespace kina::codegen

@@ -1,0 +1,195 @@
+//===- Layout.cpp - Physical layouts chosen by code generation ------------===//
+//
+// Shared-memory arena planning, the chunk swizzle, and the legality checks
+// that keep the MLIR lowering total on verified IR.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Layout.h"
+
+#include "ir/Verifier.h"
+
+#include <numeric>
+
+namespace kina::codegen {
+
+using namespace ir;
+
+static bool isPowerOfTwo(uint64_t v) { return v && !(v & (v - 1)); }
+
+uint64_t SharedTileLayout::byteOffset(int64_t row, int64_t col) const {
+  if (!swizzled)
+    return static_cast<uint64_t>(row * cols + col) * elemBytes;
+  int64_t perChunk = 16 / elemBytes;
+  int64_t q = row * chunksPerRow + col / perChunk;
+  int64_t key = chunksPerRow >= 8 ? row % 8 : (q / 8) % 8;
+  return static_cast<uint64_t>((q ^ key) * 16 + (col % perChunk) * elemBytes);
+}
+
+KernelLayout planLayout(const Kernel &kernel) {
+  KernelLayout layout;
+  layout.shared.resize(kernel.tiles.size());
+  uint64_t offset = 0;
+  for (size_t i = 0; i < kernel.tiles.size(); ++i) {
+    const TileDecl &t = kernel.tiles[i];
+    if (t.space != MemSpace::Shared || t.shape.size() < 2)
+      continue;
+    SharedTileLayout s;
+    s.rows = t.shape[t.shape.size() - 2];
+    s.cols = t.shape.back();
+    s.elemBytes = dtypeBytes(t.dtype);
+    s.stages = 1;
+    for (size_t d = 0; d + 2 < t.shape.size(); ++d)
+      s.stages *= t.shape[d];
+    uint64_t rowBytes = static_cast<uint64_t>(s.cols) * s.elemBytes;
+    s.swizzled = rowBytes % 16 == 0 && isPowerOfTwo(rowBytes / 16) && s.elemBytes <= 16;
+    s.chunksPerRow = s.swizzled ? static_cast<unsigned>(rowBytes / 16) : 0;
+    s.stageBytes = (static_cast<uint64_t>(s.rows) * rowBytes + 127) / 128 * 128;
+    s.offsetBytes = offset;
+    offset += s.stageBytes * static_cast<uint64_t>(s.stages);
+    layout.shared[i] = s;
+  }
+  layout.sharedBytes = (offset + 127) / 128 * 128;
+  return layout;
+}
+
+int64_t registerSlots(const std::vector<int64_t> &shape) {
+  if (shape.size() != 2)
+    return 0;
+  if (shape[1] == 1)
+    return shape[0] / 8;
+  return shape[0] * shape[1] / 32;
+}
+
+int64_t knownMultiple(const Kernel &kernel, const IndexExpr &e) {
+  using Kind = IndexExpr::Kind;
+  constexpr int64_t kAny = int64_t(1) << 40;
+  switch (e.kind()) {
+  case Kind::Const: return e.value() == 0 ? kAny : std::abs(e.value());
+  case Kind::Dim: {
+    int64_t m = 1;
+    for (const Requirement &r : kernel.requirements) {
+      const IndexExpr &c = r.condition;
+      if (c.kind() != Kind::Eq)
+        continue;
+      const IndexExpr *modSide = &c.lhs(), *zeroSide = &c.rhs();
+      if (modSide->kind() != Kind::Mod)
+        std::swap(modSide, zeroSide);
+      if (modSide->kind() != Kind::Mod || zeroSide->asConstant() != std::optional<int64_t>(0))
+        continue;
+      if (modSide->lhs().kind() == Kind::Dim && modSide->lhs().index() == e.index())
+        if (auto d = modSide->rhs().asConstant(); d && *d > 0)
+          m = std::lcm(m, *d);
+    }
+    return m;
+  }
+  case Kind::Add:
+  case Kind::Sub:
+    return std::gcd(knownMultiple(kernel, e.lhs()), knownMultiple(kernel, e.rhs()));
+  case Kind::Mul: {
+    int64_t a = knownMultiple(kernel, e.lhs()), b = knownMultiple(kernel, e.rhs());
+    return a >= kAny || b >= kAny ? kAny : std::min(a * b, kAny);
+  }
+  case Kind::Div: {
+    auto c = e.rhs().asConstant();
+    int64_t a = knownMultiple(kernel, e.lhs());
+    return c && *c > 0 && a % *c == 0 ? a / *c : 1;
+  }
+  case Kind::Mod: {
+    auto c = e.rhs().asConstant();
+    return c && *c > 0 ? std::gcd(knownMultiple(kernel, e.lhs()), *c) : 1;
+  }
+  default: return 1;
+  }
+}
+
+namespace {
+
+std::string shapeStr(const std::vector<int64_t> &s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+class Legality {
+public:
+  Legality(const Kernel &k, DiagnosticSink &sink) : k_(k), sink_(sink) {}
+  bool ok() const { return errors_ == 0; }
+
+  void error(Span span, std::string msg) {
+    ++errors_;
+    sink_.report(DiagId::UnsupportedTileLayout, span, "kernel '" + k_.name + "': " + msg);
+  }
+
+  void tiles() {
+    for (const TileDecl &t : k_.tiles) {
+      if (t.space != MemSpace::Register || t.shape.size() != 2)
+        continue;
+      bool rowsOk = t.shape[0] % 16 == 0;
+      bool colsOk = t.shape[1] % 8 == 0 || t.shape[1] == 1;
+      if (!rowsOk || !colsOk)
+        error(t.span, "register tile '" + t.name + "' " + shapeStr(t.shape) +
+                          " cannot be spread over a warp: rows must be a multiple of 16 and "
+                          "columns a multiple of 8 (or 1)");
+    }
+  }
+
+  void block(const Block &b) {
+    for (const Op &op : b.ops) {
+      if (auto *o = op.as<CpAsyncOp>()) {
+        auto shape = accessShape(k_, o->dst);
+        if (o->dst.id < k_.tiles.size() && shape.size() == 2) {
+          unsigned eb = dtypeBytes(k_.tiles[o->dst.id].dtype);
+          if ((shape[1] * eb) % 16 != 0)
+            error(op.span, "cp_async rows of " + std::to_string(shape[1] * eb) +
+                               " bytes do not split into 16-byte chunks");
+        }
+      } else if (auto *o = op.as<MmaOp>()) {
+        auto a = accessShape(k_, o->a), b2 = accessShape(k_, o->b);
+        if (a.size() == 2 && b2.size() == 2 &&
+            (a[0] % 16 != 0 || a[1] % 16 != 0 || b2[1] % 8 != 0))
+          error(op.span, "mma of " + shapeStr(a) + " x " + shapeStr(b2) +
+                             " does not split into m16n8k16 tiles (M and K multiples of 16, N "
+                             "a multiple of 8)");
+      } else if (auto *o = op.as<TransposeOp>()) {
+        if (o->src < k_.tiles.size()) {
+          auto &s = k_.tiles[o->src].shape;
+          if (s.size() == 2 && (s[0] % 16 != 0 || s[1] % 16 != 0))
+            error(op.span, "transpose of " + shapeStr(s) +
+                               " needs both dimensions to be multiples of 16");
+        }
+      } else if (auto *o = op.as<ForOp>()) {
+        block(o->body);
+      } else if (auto *o = op.as<IfOp>()) {
+        block(o->thenBody);
+        block(o->elseBody);
+      }
+    }
+  }
+
+private:
+  const Kernel &k_;
+  DiagnosticSink &sink_;
+  unsigned errors_ = 0;
+};
+
+} // namespace
+
+bool checkLowerable(const Kernel &kernel, const KernelLayout &layout, uint64_t maxSharedBytes,
+                    DiagnosticSink &sink) {
+  Legality l(kernel, sink);
+  l.tiles();
+  l.block(kernel.body);
+  bool ok = l.ok();
+  if (layout.sharedBytes > maxSharedBytes) {
+    sink.report(DiagId::SharedMemoryTooLarge, kernel.span,
+                "kernel '" + kernel.name + "' needs " + std::to_string(layout.sharedBytes) +
+                    " bytes of shared memory per block; the target allows " +
+                    std::to_string(maxSharedBytes))
+        .note("reduce the tile sizes or the number of pipeline stages");
+    ok = false;
+  }
+  return ok;
+}
+
+} // namespace kina::codegen

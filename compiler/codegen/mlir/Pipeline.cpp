@@ -1,0 +1,181 @@
+//===- Pipeline.cpp - MLIR passes, LLVM translation and PTX emission ------===//
+//
+// Sets up an MLIR context with exactly the dialects, ToLLVM interfaces and
+// LLVM IR translations the lowering needs (DESIGN.md §3.8: without the
+// interfaces the passes "succeed" and translation fails on
+// unrealized_conversion_cast), runs the documented pass pipeline, and
+// serializes the gpu.module to PTX through the NVVM target attribute (LLVM
+// translation, O3, NVPTX backend) in process. MLIR diagnostics are captured
+// into the error string; nothing is printed to stderr.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/mlir/MLIRStages.h"
+
+#include "codegen/mlir/Lowering.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace kina::codegen::detail {
+
+using namespace mlir;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+void registerEverything(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
+                  gpu::GPUDialect, index::IndexDialect, LLVM::LLVMDialect, memref::MemRefDialect,
+                  NVVM::NVVMDialect, scf::SCFDialect, ub::UBDialect>();
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+std::string printOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+} // namespace
+
+bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string &error) {
+  DialectRegistry registry;
+  registerEverything(registry);
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+
+  std::string diagText;
+  ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream os(diagText);
+    os << d << "\n";
+    return success();
+  });
+  auto fail = [&](std::string what) {
+    error = what + (diagText.empty() ? std::string() : ":\n" + diagText);
+    return false;
+  };
+
+  auto t0 = Clock::now();
+  std::string buildError;
+  OwningOpRef<ModuleOp> module =
+      buildModule(ctx, *req.kernel, *req.layout, req.dynamicShared, buildError);
+  if (!module)
+    return fail("lowering kernel '" + req.kernel->name + "' to MLIR failed: " + buildError);
+  if (failed(mlir::verify(*module)))
+    return fail("the MLIR built for kernel '" + req.kernel->name + "' does not verify");
+  out.times.buildMLIR = msSince(t0);
+  out.mlir = printOp(*module);
+  if (req.until == Stage::MLIR)
+    return true;
+
+  auto t1 = Clock::now();
+  PassManager pm(&ctx);
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = req.chip;
+  attach.features = req.features;
+  attach.optLevel = req.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  gpm.addPass(createSCFToControlFlowPass());
+  gpm.addPass(createConvertGpuOpsToNVVMOps());
+  gpm.addPass(createConvertNVVMToLLVMPass());
+  gpm.addPass(createCanonicalizerPass());
+  gpm.addPass(createCSEPass());
+  gpm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(*module)))
+    return fail("the MLIR pass pipeline failed for kernel '" + req.kernel->name + "'");
+  out.times.lowerMLIR = msSince(t1);
+  out.loweredMlir = printOp(*module);
+  if (req.until == Stage::LoweredMLIR)
+    return true;
+
+  auto gpuModules = module->getOps<gpu::GPUModuleOp>();
+  if (gpuModules.empty())
+    return fail("internal: the lowered module has no gpu.module");
+  gpu::GPUModuleOp gm = *gpuModules.begin();
+  ArrayAttr targets = gm.getTargetsAttr();
+  if (!targets || targets.empty())
+    return fail("internal: nvvm-attach-target attached no target");
+  auto target = dyn_cast<gpu::TargetAttrInterface>(targets[0]);
+  if (!target)
+    return fail("internal: the attached target is not a gpu target attribute");
+
+  auto mark = Clock::now();
+  bool wantLLVM = req.until == Stage::LLVM;
+  auto onInitial = [&](llvm::Module &) {
+    out.times.translate = msSince(mark);
+    mark = Clock::now();
+  };
+  auto onOptimized = [&](llvm::Module &m) {
+    out.times.optimize = msSince(mark);
+    if (wantLLVM) {
+      llvm::raw_string_ostream os(out.llvmIR);
+      m.print(os, nullptr);
+    }
+    mark = Clock::now();
+  };
+  gpu::TargetOptions options(/*toolkitPath=*/{}, /*librariesToLink=*/{}, /*cmdOptions=*/{},
+                             /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
+                             /*getSymbolTableCallback=*/{}, onInitial, /*linked=*/{},
+                             onOptimized, /*isaCallback=*/{});
+  std::optional<SmallVector<char, 0>> ptx = target.serializeToObject(gm, options);
+  if (!ptx)
+    return fail("translating kernel '" + req.kernel->name + "' to PTX failed");
+  out.times.emitPTX = msSince(mark);
+  out.ptx.assign(ptx->begin(), ptx->end());
+  while (!out.ptx.empty() && out.ptx.back() == '\0')
+    out.ptx.pop_back();
+  return true;
+}
+
+} // namespace kina::codegen::detail

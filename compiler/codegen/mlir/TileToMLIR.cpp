@@ -1,0 +1,842 @@
+//===- TileToMLIR.cpp - Tile IR to gpu/nvvm/scf/arith/llvm MLIR -----------===//
+//
+// Emits one gpu.func per tile IR kernel. Index expressions become i32 arith;
+// `for`/`if` become scf.for/scf.if; global tensors are !llvm.ptr<1> kernel
+// arguments; shared tiles live in one llvm.mlir.global arena in address
+// space 3 (XOR-swizzled, see codegen/Layout.h); register tiles are per-lane
+// allocas of their slots, indexed only by constants so that LLVM's SROA turns
+// them into registers. Warp-level ops expand here:
+//
+//  * cp_async: the block's threads split the region into 16-byte
+//    nvvm.cp.async.shared.global chunks (cache = cg).
+//  * mma: per k16 step, ldmatrix.x4 for A (16x16 per fetch) and
+//    ldmatrix.x4.trans for B (16x16 per fetch), then one m16n8k16 mma.sync
+//    per 16x8 accumulator fragment; the fetches of step k+1 are issued
+//    before the mma.sync ops of step k (register double buffering).
+//  * loads/stores/elementwise ops follow the accumulator layout; row
+//    reductions combine in-lane values and then shuffle (xor 1, 2);
+//    transpose exchanges values with shfl.sync.idx.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/mlir/Lowering.h"
+
+#include "ir/Printer.h"
+#include "ir/Verifier.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace kina::codegen::detail {
+
+using namespace mlir;
+using ir::IndexExpr;
+namespace kir = kina::ir;
+
+namespace {
+
+/// Where a 2-D view of a tensor or shared tile starts, and how to step.
+struct View {
+  bool global = false;
+  int64_t rows = 0, cols = 0;
+  Type elem;
+  kir::DType dtype = kir::DType::F32;
+  bool pairAligned = false; ///< (r, 2c) .. (r, 2c+1) may be accessed as one vector
+  // global
+  Value ptr;             ///< !llvm.ptr<1>
+  Value base;            ///< i32 element offset of (0, 0)
+  Value rowStride, colStride;
+  // shared
+  const SharedTileLayout *sl = nullptr;
+  Value stageByteOffset; ///< i32 byte offset of the stage in the arena
+  Value row0, col0;
+};
+
+class Emitter {
+public:
+  Emitter(MLIRContext &ctx, const kir::Kernel &k, const KernelLayout &layout)
+      : ctx_(ctx), b_(&ctx), k_(k), layout_(layout), loc_(UnknownLoc::get(&ctx)) {}
+
+  OwningOpRef<ModuleOp> run(bool dynamicShared, std::string &error);
+
+private:
+  // ---- types and constants ----
+  Type i32() { return b_.getI32Type(); }
+  Type i64() { return b_.getI64Type(); }
+  Type f32() { return b_.getF32Type(); }
+  LLVM::LLVMPointerType ptr(unsigned space) { return LLVM::LLVMPointerType::get(&ctx_, space); }
+  Type elemType(kir::DType t) {
+    switch (t) {
+    case kir::DType::F16: return b_.getF16Type();
+    case kir::DType::BF16: return b_.getBF16Type();
+    case kir::DType::F32: return b_.getF32Type();
+    case kir::DType::F64: return b_.getF64Type();
+    case kir::DType::I8: return b_.getI8Type();
+    case kir::DType::I32: return b_.getI32Type();
+    case kir::DType::I64: return b_.getI64Type();
+    }
+    return b_.getF32Type();
+  }
+  Value c32(int64_t v) {
+    return arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(static_cast<int32_t>(v)));
+  }
+  Value scalarConst(Type t, double v) {
+    if (isa<FloatType>(t))
+      return arith::ConstantOp::create(b_, loc_, FloatAttr::get(t, v));
+    return arith::ConstantOp::create(b_, loc_, IntegerAttr::get(t, static_cast<int64_t>(v)));
+  }
+  std::optional<int64_t> constOf(Value v) {
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      if (auto a = dyn_cast<IntegerAttr>(c.getValue()))
+        return a.getInt();
+    return std::nullopt;
+  }
+  Value add(Value a, Value b) {
+    auto ca = constOf(a), cb = constOf(b);
+    if (ca && cb) return c32(*ca + *cb);
+    if (ca == 0) return b;
+    if (cb == 0) return a;
+    return arith::AddIOp::create(b_, loc_, a, b);
+  }
+  Value add(Value a, int64_t c) { return c == 0 ? a : add(a, c32(c)); }
+  Value mul(Value a, Value b) {
+    auto ca = constOf(a), cb = constOf(b);
+    if (ca && cb) return c32(*ca * *cb);
+    if (ca == 1) return b;
+    if (cb == 1) return a;
+    if (ca == 0 || cb == 0) return c32(0);
+    return arith::MulIOp::create(b_, loc_, a, b);
+  }
+  Value mul(Value a, int64_t c) { return mul(a, c32(c)); }
+  Value divu(Value a, int64_t c) {
+    if (c == 1) return a;
+    if (auto ca = constOf(a)) return c32(*ca / c);
+    return arith::DivUIOp::create(b_, loc_, a, c32(c));
+  }
+  Value remu(Value a, int64_t c) {
+    if (auto ca = constOf(a)) return c32(*ca % c);
+    return arith::RemUIOp::create(b_, loc_, a, c32(c));
+  }
+  Value xorv(Value a, Value b) {
+    auto ca = constOf(a), cb = constOf(b);
+    if (ca && cb) return c32(*ca ^ *cb);
+    if (cb == 0) return a;
+    return arith::XOrIOp::create(b_, loc_, a, b);
+  }
+
+  // ---- index expressions ----
+  Value index(const IndexExpr &e);
+
+  // ---- memory ----
+  Value regSlotPtr(kir::TileId t, int64_t slot) {
+    Type arr = LLVM::LLVMArrayType::get(elemType(k_.tiles[t].dtype),
+                                        static_cast<unsigned>(registerSlots(k_.tiles[t].shape)));
+    return LLVM::GEPOp::create(b_, loc_, ptr(0), arr, regTiles_[t],
+                               ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  }
+  Value regLoad(kir::TileId t, int64_t slot) {
+    Type et = elemType(k_.tiles[t].dtype);
+    return LLVM::LoadOp::create(b_, loc_, et, regSlotPtr(t, slot));
+  }
+  void regStore(kir::TileId t, int64_t slot, Value v) {
+    LLVM::StoreOp::create(b_, loc_, v, regSlotPtr(t, slot));
+  }
+  std::optional<View> view(const kir::Access &a, std::string &error);
+  /// Pointer to element (r, c) of the view; r and c are i32 relative to the view.
+  Value elemPtr(const View &v, Value r, Value c);
+  Value sharedByteOffset(const View &v, Value r, Value c);
+
+  // ---- register layout ----
+  /// Row and column (i32, relative to the tile) of slot `slot` in this lane.
+  std::pair<Value, Value> slotCoords(const std::vector<int64_t> &shape, int64_t slot);
+  /// The slot of `operand` (shape opShape) that lines up with slot `slot` of
+  /// a tile of shape `shape` (broadcast of [R, 1] along columns).
+  int64_t broadcastSlot(const std::vector<int64_t> &shape, const std::vector<int64_t> &opShape,
+                        int64_t slot);
+
+  // ---- ops ----
+  LogicalResult block(const kir::Block &blk, std::string &error);
+  LogicalResult op(const kir::Op &op, std::string &error);
+  LogicalResult cpAsync(const kir::CpAsyncOp &o, std::string &error);
+  LogicalResult mma(const kir::MmaOp &o, std::string &error);
+  LogicalResult load(const kir::LoadOp &o, std::string &error);
+  LogicalResult store(const kir::StoreOp &o, std::string &error);
+  void unary(const kir::UnaryOp &o);
+  void binary(const kir::BinaryOp &o);
+  void reduce(const kir::ReduceOp &o);
+  void transpose(const kir::TransposeOp &o);
+  Value convert(Value v, Type to);
+  Value shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind);
+
+  MLIRContext &ctx_;
+  OpBuilder b_;
+  const kir::Kernel &k_;
+  const KernelLayout &layout_;
+  Location loc_;
+
+  std::vector<Value> dims_, params_;
+  Value blockId_[2], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
+  std::vector<Value> vars_;
+  std::vector<Value> regTiles_;
+};
+
+Value Emitter::index(const IndexExpr &e) {
+  using K = IndexExpr::Kind;
+  switch (e.kind()) {
+  case K::Const: return c32(e.value());
+  case K::Dim: return dims_[e.index()];
+  case K::BlockId: return blockId_[e.index()];
+  case K::WarpId: return warpId_[e.index()];
+  case K::Var: return vars_[e.index()];
+  case K::Not: {
+    Value t = arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true));
+    return arith::XOrIOp::create(b_, loc_, index(e.lhs()), t);
+  }
+  default: break;
+  }
+  Value l = index(e.lhs()), r = index(e.rhs());
+  auto cmp = [&](arith::CmpIPredicate p) -> Value {
+    return arith::CmpIOp::create(b_, loc_, p, l, r);
+  };
+  switch (e.kind()) {
+  case K::Add: return add(l, r);
+  case K::Sub:
+    if (constOf(r) == 0) return l;
+    return arith::SubIOp::create(b_, loc_, l, r);
+  case K::Mul: return mul(l, r);
+  case K::Div: return divu(l, *e.rhs().asConstant());
+  case K::Mod: return remu(l, *e.rhs().asConstant());
+  case K::Eq: return cmp(arith::CmpIPredicate::eq);
+  case K::Ne: return cmp(arith::CmpIPredicate::ne);
+  case K::Lt: return cmp(arith::CmpIPredicate::slt);
+  case K::Le: return cmp(arith::CmpIPredicate::sle);
+  case K::Gt: return cmp(arith::CmpIPredicate::sgt);
+  case K::Ge: return cmp(arith::CmpIPredicate::sge);
+  case K::And: return arith::AndIOp::create(b_, loc_, l, r);
+  case K::Or: return arith::OrIOp::create(b_, loc_, l, r);
+  default: return l;
+  }
+}
+
+std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
+  View v;
+  if (a.kind == kir::Access::Kind::Tensor) {
+    const kir::TensorParam &p = k_.params[a.id];
+    v.global = true;
+    v.ptr = params_[a.id];
+    v.dtype = p.dtype;
+    v.elem = elemType(p.dtype);
+    size_t rank = p.shape.size();
+    // Row-major strides as values and as expressions (for alignment facts).
+    std::vector<Value> strides(rank);
+    std::vector<IndexExpr> strideExprs(rank);
+    Value s = c32(1);
+    IndexExpr se = IndexExpr::constant(1);
+    for (size_t i = rank; i-- > 0;) {
+      strides[i] = s;
+      strideExprs[i] = se;
+      s = mul(s, index(p.shape[i]));
+      se = se * p.shape[i];
+    }
+    std::vector<size_t> keep;
+    Value base = c32(0);
+    IndexExpr baseExpr = IndexExpr::constant(0);
+    if (a.slice.empty()) {
+      for (size_t i = 0; i < rank; ++i)
+        keep.push_back(i);
+    } else {
+      for (size_t i = 0; i < rank; ++i) {
+        base = add(base, mul(index(a.slice[i].offset), strides[i]));
+        baseExpr = baseExpr + a.slice[i].offset * strideExprs[i];
+        if (!a.slice[i].point)
+          keep.push_back(i);
+      }
+    }
+    if (keep.size() != 2) {
+      error = "access to '" + p.name + "' must have exactly two sliced dimensions";
+      return std::nullopt;
+    }
+    auto extent = [&](size_t i) -> int64_t {
+      if (!a.slice.empty())
+        return a.slice[i].size;
+      return p.shape[i].asConstant().value_or(0);
+    };
+    v.rows = extent(keep[0]);
+    v.cols = extent(keep[1]);
+    v.base = base;
+    v.rowStride = strides[keep[0]];
+    v.colStride = strides[keep[1]];
+    bool unitCols = keep[1] == rank - 1;
+    v.pairAligned = unitCols && knownMultiple(k_, baseExpr) % 2 == 0 &&
+                    knownMultiple(k_, strideExprs[keep[0]]) % 2 == 0;
+    return v;
+  }
+  const kir::TileDecl &t = k_.tiles[a.id];
+  if (t.space != kir::MemSpace::Shared || !layout_.shared[a.id]) {
+    error = "tile '" + t.name + "' is not in shared memory";
+    return std::nullopt;
+  }
+  const SharedTileLayout &sl = *layout_.shared[a.id];
+  v.sl = &sl;
+  v.dtype = t.dtype;
+  v.elem = elemType(t.dtype);
+  size_t rank = t.shape.size();
+  Value stage = c32(0);
+  IndexExpr col0Expr = IndexExpr::constant(0);
+  if (a.slice.empty()) {
+    if (sl.stages != 1) {
+      error = "staged shared tile '" + t.name + "' must be indexed by its stage";
+      return std::nullopt;
+    }
+    v.row0 = c32(0);
+    v.col0 = c32(0);
+    v.rows = sl.rows;
+    v.cols = sl.cols;
+  } else {
+    int64_t stride = 1;
+    for (size_t i = rank - 2; i-- > 0;) {
+      if (!a.slice[i].point && a.slice[i].size != 1) {
+        error = "stage dimensions of '" + t.name + "' must be indexed by a single stage";
+        return std::nullopt;
+      }
+      stage = add(stage, mul(index(a.slice[i].offset), stride));
+      stride *= t.shape[i];
+    }
+    const kir::SliceDim &rd = a.slice[rank - 2], &cd = a.slice[rank - 1];
+    if (rd.point || cd.point) {
+      error = "the last two dimensions of '" + t.name + "' must be ranges";
+      return std::nullopt;
+    }
+    v.row0 = index(rd.offset);
+    v.col0 = index(cd.offset);
+    col0Expr = cd.offset;
+    v.rows = rd.size;
+    v.cols = cd.size;
+  }
+  v.stageByteOffset = add(mul(stage, static_cast<int64_t>(sl.stageBytes)),
+                          static_cast<int64_t>(sl.offsetBytes));
+  v.pairAligned = knownMultiple(k_, col0Expr) % 2 == 0 && (sl.swizzled || sl.cols % 2 == 0);
+  return v;
+}
+
+Value Emitter::sharedByteOffset(const View &v, Value r, Value c) {
+  const SharedTileLayout &sl = *v.sl;
+  Value row = add(v.row0, r), col = add(v.col0, c);
+  Value off;
+  if (!sl.swizzled) {
+    off = mul(add(mul(row, sl.cols), col), static_cast<int64_t>(sl.elemBytes));
+  } else {
+    int64_t perChunk = 16 / sl.elemBytes;
+    Value q = add(mul(row, static_cast<int64_t>(sl.chunksPerRow)), divu(col, perChunk));
+    Value key = sl.chunksPerRow >= 8 ? remu(row, 8) : remu(divu(q, 8), 8);
+    off = add(mul(xorv(q, key), 16), mul(remu(col, perChunk), static_cast<int64_t>(sl.elemBytes)));
+  }
+  return add(v.stageByteOffset, off);
+}
+
+Value Emitter::elemPtr(const View &v, Value r, Value c) {
+  if (v.global) {
+    Value off = add(v.base, add(mul(r, v.rowStride), mul(c, v.colStride)));
+    Value off64 = arith::ExtUIOp::create(b_, loc_, i64(), off);
+    return LLVM::GEPOp::create(b_, loc_, ptr(1), v.elem, v.ptr, ArrayRef<LLVM::GEPArg>{off64},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  }
+  Value off = sharedByteOffset(v, r, c);
+  return LLVM::GEPOp::create(b_, loc_, ptr(3), b_.getI8Type(), smem_,
+                             ArrayRef<LLVM::GEPArg>{off}, LLVM::GEPNoWrapFlags::inbounds);
+}
+
+std::pair<Value, Value> Emitter::slotCoords(const std::vector<int64_t> &shape, int64_t slot) {
+  if (shape[1] == 1) {
+    int64_t fm = slot / 2, h = slot % 2;
+    return {add(laneRow_, fm * 16 + h * 8), c32(0)};
+  }
+  int64_t fragsN = shape[1] / 8;
+  int64_t frag = slot / 4, s = slot % 4;
+  int64_t fm = frag / fragsN, fn = frag % fragsN;
+  return {add(laneRow_, fm * 16 + (s / 2) * 8), add(laneCol2_, fn * 8 + s % 2)};
+}
+
+int64_t Emitter::broadcastSlot(const std::vector<int64_t> &shape,
+                               const std::vector<int64_t> &opShape, int64_t slot) {
+  if (opShape == shape)
+    return slot;
+  // [R, 1] operand of an [R, C] op.
+  int64_t fragsN = shape[1] / 8;
+  int64_t frag = slot / 4, s = slot % 4;
+  int64_t fm = frag / fragsN;
+  return fm * 2 + s / 2;
+}
+
+Value Emitter::convert(Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
+  if (fromF && toF) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b_, loc_, to, v);
+    if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth()) // f16 <-> bf16
+      return arith::TruncFOp::create(b_, loc_, to, arith::ExtFOp::create(b_, loc_, f32(), v));
+    return arith::TruncFOp::create(b_, loc_, to, v);
+  }
+  if (!fromF && toF)
+    return arith::SIToFPOp::create(b_, loc_, to, v);
+  if (fromF && !toF)
+    return arith::FPToSIOp::create(b_, loc_, to, v);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtSIOp::create(b_, loc_, to, v);
+  return arith::TruncIOp::create(b_, loc_, to, v);
+}
+
+Value Emitter::shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind) {
+  Type t = v.getType();
+  Value x = t == f32() || t == i32() ? v : convert(v, isa<FloatType>(t) ? f32() : i32());
+  Value full = c32(-1), clamp = c32(0x1f);
+  Value r = NVVM::ShflOp::create(b_, loc_, x.getType(), full, x, laneOrMask, clamp, kind,
+                                 UnitAttr());
+  return r.getType() == t ? r : convert(r, t);
+}
+
+LogicalResult Emitter::cpAsync(const kir::CpAsyncOp &o, std::string &error) {
+  auto dst = view(o.dst, error);
+  auto src = view(o.src, error);
+  if (!dst || !src)
+    return failure();
+  unsigned eb = kir::dtypeBytes(dst->dtype);
+  int64_t perChunk = 16 / eb;
+  int64_t chunksPerRow = dst->cols / perChunk;
+  int64_t total = dst->rows * chunksPerRow;
+  int64_t threads = k_.threadsPerBlock();
+  for (int64_t it = 0; it * threads < total; ++it) {
+    Value id = add(tid_, it * threads);
+    auto emitChunk = [&] {
+      Value r = divu(id, chunksPerRow);
+      Value c = mul(remu(id, chunksPerRow), perChunk);
+      Value d = elemPtr(*dst, r, c);
+      Value s = elemPtr(*src, r, c);
+      NVVM::CpAsyncOp::create(b_, loc_, d, s, 16, NVVM::LoadCacheModifierKind::CG, Value());
+    };
+    if ((it + 1) * threads > total) {
+      Value inRange = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, id, c32(total));
+      auto ifOp = scf::IfOp::create(b_, loc_, inRange, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b_);
+      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      emitChunk();
+    } else {
+      emitChunk();
+    }
+  }
+  return success();
+}
+
+LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
+  auto a = view(o.a, error);
+  auto bv = view(o.b, error);
+  if (!a || !bv)
+    return failure();
+  const auto &accShape = k_.tiles[o.acc].shape;
+  int64_t M = accShape[0], N = accShape[1], K = a->cols;
+  int64_t tilesM = M / 16, tilesN = N / 8, steps = K / 16;
+  bool bf16 = a->dtype == kir::DType::BF16;
+  Type i32t = i32();
+  Type opType = bf16 ? i32t : Type(VectorType::get({2}, b_.getF16Type()));
+  auto i32x = [&](unsigned n) {
+    SmallVector<Type> ts(n, i32t);
+    return LLVM::LLVMStructType::getLiteral(&ctx_, ts);
+  };
+  auto shape88 = NVVM::LdStMatrixShapeAttr::get(&ctx_, 8, 8);
+  auto asOperand = [&](Value v) -> Value {
+    return bf16 ? v : Value(LLVM::BitcastOp::create(b_, loc_, opType, v));
+  };
+  auto ldmatrix = [&](Value p, unsigned num, bool trans) {
+    Value s = NVVM::LdMatrixOp::create(b_, loc_, i32x(num), p, num,
+                                       trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+                                       shape88, NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> regs;
+    for (unsigned i = 0; i < num; ++i)
+      regs.push_back(asOperand(LLVM::ExtractValueOp::create(b_, loc_, s, ArrayRef<int64_t>{i})));
+    return regs;
+  };
+  Value lane16 = remu(lane_, 16), laneHi = divu(lane_, 16);
+  Value lane8 = remu(lane_, 8), laneQ = divu(lane_, 8);
+  // Fragments of one k16 step: A[tm] = 4 regs, B[tn] = 2 regs.
+  using Frags = std::pair<std::vector<SmallVector<Value>>, std::vector<SmallVector<Value>>>;
+  auto fetch = [&](int64_t ks) {
+    Frags f;
+    f.first.resize(tilesM);
+    f.second.resize(tilesN);
+    for (int64_t tm = 0; tm < tilesM; ++tm) {
+      Value r = add(lane16, tm * 16);
+      Value c = add(mul(laneHi, 8), ks * 16);
+      f.first[tm] = ldmatrix(elemPtr(*a, r, c), 4, false);
+    }
+    for (int64_t tn = 0; tn < tilesN; tn += 2) {
+      bool pair = tn + 1 < tilesN;
+      // x4: matrices (k0-7,n0-7) (k8-15,n0-7) (k0-7,n8-15) (k8-15,n8-15).
+      Value q = pair ? laneQ : remu(laneQ, 2);
+      Value r = add(add(mul(remu(q, 2), 8), lane8), ks * 16);
+      Value c = add(mul(divu(q, 2), 8), tn * 8);
+      auto regs = ldmatrix(elemPtr(*bv, r, c), pair ? 4 : 2, true);
+      f.second[tn] = {regs[0], regs[1]};
+      if (pair)
+        f.second[tn + 1] = {regs[2], regs[3]};
+    }
+    return f;
+  };
+  Type accStruct = LLVM::LLVMStructType::getLiteral(&ctx_, {f32(), f32(), f32(), f32()});
+  std::array<NVVM::MMATypes, 2> ptxTypes = bf16
+      ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16}
+      : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16, NVVM::MMATypes::f16};
+  std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row, NVVM::MMALayout::col};
+  // Accumulators stay in SSA values across the k steps.
+  std::vector<SmallVector<Value, 4>> acc(tilesM * tilesN);
+  for (int64_t f = 0; f < tilesM * tilesN; ++f)
+    for (int s = 0; s < 4; ++s)
+      acc[f].push_back(regLoad(o.acc, f * 4 + s));
+  Frags cur = fetch(0);
+  for (int64_t ks = 0; ks < steps; ++ks) {
+    Frags next;
+    if (ks + 1 < steps)
+      next = fetch(ks + 1);
+    for (int64_t tm = 0; tm < tilesM; ++tm)
+      for (int64_t tn = 0; tn < tilesN; ++tn) {
+        auto &c = acc[tm * tilesN + tn];
+        Value d = NVVM::MmaOp::create(b_, loc_, accStruct, cur.first[tm], cur.second[tn], c,
+                                      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                                      ptxTypes, layouts);
+        for (int s = 0; s < 4; ++s)
+          c[s] = LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{s});
+      }
+    cur = std::move(next);
+  }
+  for (int64_t f = 0; f < tilesM * tilesN; ++f)
+    for (int s = 0; s < 4; ++s)
+      regStore(o.dst, f * 4 + s, acc[f][s]);
+  return success();
+}
+
+LogicalResult Emitter::load(const kir::LoadOp &o, std::string &error) {
+  auto src = view(o.src, error);
+  if (!src)
+    return failure();
+  const auto &shape = k_.tiles[o.dst].shape;
+  int64_t slots = registerSlots(shape);
+  bool pairs = shape[1] != 1 && src->pairAligned;
+  unsigned eb = kir::dtypeBytes(src->dtype);
+  for (int64_t s = 0; s < slots; s += pairs ? 2 : 1) {
+    auto [r, c] = slotCoords(shape, s);
+    Value p = elemPtr(*src, r, c);
+    if (pairs) {
+      Type vt = VectorType::get({2}, src->elem);
+      Value v = LLVM::LoadOp::create(b_, loc_, vt, p, 2 * eb);
+      for (int i = 0; i < 2; ++i)
+        regStore(o.dst, s + i,
+                 LLVM::ExtractElementOp::create(b_, loc_, v, c32(i)));
+    } else {
+      regStore(o.dst, s, LLVM::LoadOp::create(b_, loc_, src->elem, p, eb));
+    }
+  }
+  return success();
+}
+
+LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
+  auto dst = view(o.dst, error);
+  if (!dst)
+    return failure();
+  const auto &shape = k_.tiles[o.src].shape;
+  int64_t slots = registerSlots(shape);
+  bool pairs = shape[1] != 1 && dst->pairAligned;
+  unsigned eb = kir::dtypeBytes(dst->dtype);
+  for (int64_t s = 0; s < slots; s += pairs ? 2 : 1) {
+    auto [r, c] = slotCoords(shape, s);
+    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes.
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (shape[1] == 1) {
+      Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, laneCol2_, c32(0));
+      auto ifOp = scf::IfOp::create(b_, loc_, first, /*withElseRegion=*/false);
+      guard.emplace(b_);
+      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    Value p = elemPtr(*dst, r, c);
+    if (pairs) {
+      Type vt = VectorType::get({2}, dst->elem);
+      Value v = LLVM::UndefOp::create(b_, loc_, vt);
+      for (int i = 0; i < 2; ++i)
+        v = LLVM::InsertElementOp::create(b_, loc_, v, convert(regLoad(o.src, s + i), dst->elem),
+                                          c32(i));
+      LLVM::StoreOp::create(b_, loc_, v, p, 2 * eb);
+    } else {
+      LLVM::StoreOp::create(b_, loc_, convert(regLoad(o.src, s), dst->elem), p, eb);
+    }
+  }
+  return success();
+}
+
+void Emitter::unary(const kir::UnaryOp &o) {
+  const auto &shape = k_.tiles[o.dst].shape;
+  Type et = elemType(k_.tiles[o.dst].dtype);
+  for (int64_t s = 0; s < registerSlots(shape); ++s) {
+    Value x = o.src.kind == kir::Operand::Kind::Scalar ? scalarConst(et, o.src.scalar)
+                                                        : regLoad(o.src.tile, s);
+    Value r;
+    bool fl = isa<FloatType>(x.getType());
+    switch (o.kind) {
+    case kir::UnaryKind::Copy: r = x; break;
+    case kir::UnaryKind::Convert: r = convert(x, et); break;
+    case kir::UnaryKind::Neg:
+      r = fl ? Value(arith::NegFOp::create(b_, loc_, x))
+             : Value(arith::SubIOp::create(b_, loc_, scalarConst(et, 0), x));
+      break;
+    case kir::UnaryKind::Relu: // llvm.maxnum (arith.maxnumf would become __nv_fmaxf)
+      r = fl ? Value(LLVM::MaxNumOp::create(b_, loc_, x, scalarConst(et, 0.0)))
+             : Value(arith::MaxSIOp::create(b_, loc_, x, scalarConst(et, 0)));
+      break;
+    case kir::UnaryKind::Exp: {
+      // exp(x) = ex2(x * log2(e)), evaluated in f32 (ex2.approx).
+      Value xf = convert(x, f32());
+      Value scaled = arith::MulFOp::create(b_, loc_, xf, scalarConst(f32(), 1.4426950408889634));
+      // llvm.exp2 would become a libdevice call; ex2.approx.f32 is one instruction.
+      Value e2 = LLVM::CallIntrinsicOp::create(b_, loc_, f32(),
+                                               b_.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                                               ValueRange{scaled})
+                     .getResult(0);
+      r = convert(e2, et);
+      break;
+    }
+    }
+    regStore(o.dst, s, convert(r, et));
+  }
+}
+
+void Emitter::binary(const kir::BinaryOp &o) {
+  const auto &shape = k_.tiles[o.dst].shape;
+  Type et = elemType(k_.tiles[o.dst].dtype);
+  bool fl = isa<FloatType>(et);
+  auto operand = [&](const kir::Operand &x, int64_t s) -> Value {
+    if (x.kind == kir::Operand::Kind::Scalar)
+      return scalarConst(et, x.scalar);
+    return regLoad(x.tile, broadcastSlot(shape, k_.tiles[x.tile].shape, s));
+  };
+  for (int64_t s = 0; s < registerSlots(shape); ++s) {
+    Value l = operand(o.lhs, s), r = operand(o.rhs, s), v;
+    switch (o.kind) {
+    case kir::BinaryKind::Add:
+      v = fl ? Value(arith::AddFOp::create(b_, loc_, l, r)) : Value(arith::AddIOp::create(b_, loc_, l, r));
+      break;
+    case kir::BinaryKind::Sub:
+      v = fl ? Value(arith::SubFOp::create(b_, loc_, l, r)) : Value(arith::SubIOp::create(b_, loc_, l, r));
+      break;
+    case kir::BinaryKind::Mul:
+      v = fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
+      break;
+    case kir::BinaryKind::Div:
+      v = fl ? Value(arith::DivFOp::create(b_, loc_, l, r)) : Value(arith::DivSIOp::create(b_, loc_, l, r));
+      break;
+    case kir::BinaryKind::Max:
+      v = fl ? Value(LLVM::MaxNumOp::create(b_, loc_, l, r)) : Value(arith::MaxSIOp::create(b_, loc_, l, r));
+      break;
+    case kir::BinaryKind::Min:
+      v = fl ? Value(LLVM::MinNumOp::create(b_, loc_, l, r)) : Value(arith::MinSIOp::create(b_, loc_, l, r));
+      break;
+    }
+    regStore(o.dst, s, v);
+  }
+}
+
+void Emitter::reduce(const kir::ReduceOp &o) {
+  const auto &shape = k_.tiles[o.src].shape;
+  Type et = elemType(k_.tiles[o.src].dtype);
+  bool fl = isa<FloatType>(et);
+  auto combine = [&](Value a, Value b) -> Value {
+    if (o.kind == kir::ReduceKind::Sum)
+      return fl ? Value(arith::AddFOp::create(b_, loc_, a, b)) : Value(arith::AddIOp::create(b_, loc_, a, b));
+    return fl ? Value(LLVM::MaxNumOp::create(b_, loc_, a, b)) : Value(arith::MaxSIOp::create(b_, loc_, a, b));
+  };
+  int64_t tilesM = shape[0] / 16;
+  if (shape[1] == 1) {
+    for (int64_t s = 0; s < tilesM * 2; ++s)
+      regStore(o.dst, s, regLoad(o.src, s));
+    return;
+  }
+  int64_t fragsN = shape[1] / 8;
+  for (int64_t fm = 0; fm < tilesM; ++fm)
+    for (int64_t h = 0; h < 2; ++h) {
+      Value acc;
+      for (int64_t fn = 0; fn < fragsN; ++fn)
+        for (int64_t i = 0; i < 2; ++i) {
+          Value x = regLoad(o.src, (fm * fragsN + fn) * 4 + h * 2 + i);
+          acc = acc ? combine(acc, x) : x;
+        }
+      // The 4 lanes of a row differ in lane bits 0 and 1.
+      for (int64_t m : {1, 2})
+        acc = combine(acc, shuffle(acc, c32(m), NVVM::ShflKind::bfly));
+      regStore(o.dst, fm * 2 + h, acc);
+    }
+}
+
+void Emitter::transpose(const kir::TransposeOp &o) {
+  // dst[r][c] = src[c][r]; see codegen/Layout.h for the layout. For dst slot
+  // (fr, fc, s) lane L holds r = fr*16 + (s/2)*8 + L/4, c = fc*8 + 2(L%4) + s%2.
+  // src element (c, r) is in src fragment (c/16, r/8) = (fc/2, 2fr + s/2),
+  // slot (fc%2)*2 + (L/4)%2, of lane (2(L%4) + s%2)*4 + (L/4)/2.
+  const auto &dshape = k_.tiles[o.dst].shape;
+  const auto &sshape = k_.tiles[o.src].shape;
+  int64_t dFragsN = dshape[1] / 8, sFragsN = sshape[1] / 8;
+  Value quad = remu(lane_, 4), row8 = divu(lane_, 4);
+  Value odd = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, remu(row8, 2), c32(0));
+  for (int64_t slot = 0; slot < registerSlots(dshape); ++slot) {
+    int64_t frag = slot / 4, s = slot % 4;
+    int64_t fr = frag / dFragsN, fc = frag % dFragsN;
+    int64_t srcFrag = (fc / 2) * sFragsN + 2 * fr + s / 2;
+    int64_t srcSlot0 = srcFrag * 4 + (fc % 2) * 2;
+    Value srcLane = add(mul(add(mul(quad, 2), s % 2), 4), divu(row8, 2));
+    Value v0 = shuffle(regLoad(o.src, srcSlot0), srcLane, NVVM::ShflKind::idx);
+    Value v1 = shuffle(regLoad(o.src, srcSlot0 + 1), srcLane, NVVM::ShflKind::idx);
+    regStore(o.dst, slot, arith::SelectOp::create(b_, loc_, odd, v1, v0));
+  }
+}
+
+LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
+  if (auto *o = op.as<kir::LetOp>()) {
+    vars_[o->var] = index(o->value);
+  } else if (auto *o = op.as<kir::FillOp>()) {
+    const auto &t = k_.tiles[o->dst];
+    Value c = scalarConst(elemType(t.dtype), o->value);
+    for (int64_t s = 0; s < registerSlots(t.shape); ++s)
+      regStore(o->dst, s, c);
+  } else if (auto *o = op.as<kir::CpAsyncOp>()) {
+    return cpAsync(*o, error);
+  } else if (op.as<kir::CpAsyncCommitOp>()) {
+    NVVM::CpAsyncCommitGroupOp::create(b_, loc_);
+  } else if (auto *o = op.as<kir::CpAsyncWaitOp>()) {
+    NVVM::CpAsyncWaitGroupOp::create(b_, loc_, o->pending);
+  } else if (op.as<kir::BlockSyncOp>()) {
+    NVVM::Barrier0Op::create(b_, loc_);
+  } else if (auto *o = op.as<kir::MmaOp>()) {
+    return mma(*o, error);
+  } else if (auto *o = op.as<kir::LoadOp>()) {
+    return load(*o, error);
+  } else if (auto *o = op.as<kir::StoreOp>()) {
+    return store(*o, error);
+  } else if (auto *o = op.as<kir::UnaryOp>()) {
+    unary(*o);
+  } else if (auto *o = op.as<kir::BinaryOp>()) {
+    binary(*o);
+  } else if (auto *o = op.as<kir::ReduceOp>()) {
+    reduce(*o);
+  } else if (auto *o = op.as<kir::TransposeOp>()) {
+    transpose(*o);
+  } else if (auto *o = op.as<kir::ForOp>()) {
+    Value lo = index(o->lower), hi = index(o->upper);
+    auto loop = scf::ForOp::create(b_, loc_, lo, hi, c32(1));
+    OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPoint(loop.getBody()->getTerminator());
+    vars_[o->var] = loop.getInductionVar();
+    return block(o->body, error);
+  } else if (auto *o = op.as<kir::IfOp>()) {
+    auto ifOp = scf::IfOp::create(b_, loc_, index(o->cond), /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    if (failed(block(o->thenBody, error)))
+      return failure();
+    b_.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    return block(o->elseBody, error);
+  }
+  return success();
+}
+
+LogicalResult Emitter::block(const kir::Block &blk, std::string &error) {
+  for (const kir::Op &o : blk.ops)
+    if (failed(op(o, error)))
+      return failure();
+  return success();
+}
+
+OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc_);
+  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b_.getUnitAttr());
+  b_.setInsertionPointToStart(module->getBody());
+  auto gm = gpu::GPUModuleOp::create(b_, loc_, kGpuModuleName);
+  b_.setInsertionPointToStart(gm.getBody());
+
+  LLVM::GlobalOp arena;
+  if (layout_.sharedBytes > 0) {
+    auto arrTy = LLVM::LLVMArrayType::get(b_.getI8Type(),
+                                          dynamicShared ? 0 : static_cast<unsigned>(layout_.sharedBytes));
+    arena = LLVM::GlobalOp::create(b_, loc_, arrTy, /*isConstant=*/false,
+                                   dynamicShared ? LLVM::Linkage::External : LLVM::Linkage::Internal,
+                                   kSharedArenaName, Attribute(), /*alignment=*/128,
+                                   /*addrSpace=*/3);
+  }
+
+  SmallVector<Type> argTypes;
+  for (size_t i = 0; i < k_.params.size(); ++i)
+    argTypes.push_back(ptr(1));
+  for (size_t i = 0; i < k_.dims.size(); ++i)
+    argTypes.push_back(i32());
+  auto fn = gpu::GPUFuncOp::create(b_, loc_, k_.name, b_.getFunctionType(argTypes, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b_.getUnitAttr());
+  int32_t threads = static_cast<int32_t>(k_.threadsPerBlock());
+  fn.setKnownBlockSizeAttr(b_.getDenseI32ArrayAttr({threads, 1, 1}));
+  Block &entry = fn.getBody().front();
+  b_.setInsertionPointToStart(&entry);
+  for (size_t i = 0; i < k_.params.size(); ++i) {
+    params_.push_back(entry.getArgument(i));
+    fn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), b_.getUnitAttr());
+    if (!k_.params[i].writable)
+      fn.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(), b_.getUnitAttr());
+  }
+  for (size_t i = 0; i < k_.dims.size(); ++i)
+    dims_.push_back(entry.getArgument(k_.params.size() + i));
+
+  Value t = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
+  tid_ = arith::IndexCastUIOp::create(b_, loc_, i32(), t);
+  for (unsigned d = 0; d < 2; ++d) {
+    Value bid = gpu::BlockIdOp::create(b_, loc_, d == 0 ? gpu::Dimension::x : gpu::Dimension::y);
+    blockId_[d] = arith::IndexCastUIOp::create(b_, loc_, i32(), bid);
+  }
+  Value warp = divu(tid_, 32);
+  warpId_[0] = divu(warp, k_.warpGrid[1]);
+  warpId_[1] = remu(warp, k_.warpGrid[1]);
+  lane_ = remu(tid_, 32);
+  laneRow_ = divu(lane_, 4);
+  laneCol2_ = mul(remu(lane_, 4), 2);
+  if (arena)
+    smem_ = LLVM::AddressOfOp::create(b_, loc_, arena);
+
+  regTiles_.resize(k_.tiles.size());
+  Value one = c32(1);
+  for (size_t i = 0; i < k_.tiles.size(); ++i) {
+    const auto &tile = k_.tiles[i];
+    if (tile.space != kir::MemSpace::Register)
+      continue;
+    Type arr = LLVM::LLVMArrayType::get(elemType(tile.dtype),
+                                        static_cast<unsigned>(registerSlots(tile.shape)));
+    regTiles_[i] = LLVM::AllocaOp::create(b_, loc_, ptr(0), arr, one, 16);
+  }
+  vars_.resize(k_.vars.size());
+  if (failed(block(k_.body, error)))
+    return nullptr;
+  gpu::ReturnOp::create(b_, loc_);
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const kir::Kernel &kernel,
+                                  const KernelLayout &layout, bool dynamicShared,
+                                  std::string &error) {
+  ctx.loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect>();
+  Emitter e(ctx, kernel, layout);
+  return e.run(dynamicShared, error);
+}
+
+} // namespace kina::codegen::detail
