@@ -10,7 +10,7 @@
 namespace kina::target {
 
 std::string resourceReportToJson(const ResourceReport &report, int indent) {
-  using nlohmann::json;
+  using json = nlohmann::ordered_json;
   json root;
   root["target"] = std::string(targetInfo(report.target).name);
   root["kernels"] = json::array();
@@ -64,7 +64,7 @@ std::string resourceReportToJson(const ResourceReport &report, int indent) {
     root["kernels"].push_back(j);
   }
   root["notes"] = report.notes;
-  return root.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  return root.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 } // namespace kina::target
