@@ -39,8 +39,8 @@ bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
 
 struct Word {
   Span span;
-  std::string text;
-  int depth; ///< brace depth at the word
+  std::string_view text; ///< into the file's text
+  int depth;             ///< brace depth at the word
 };
 
 char closerOf(char open) { return open == '{' ? '}' : open == '(' ? ')' : ']'; }
@@ -79,12 +79,11 @@ bool LexicalSummary::operator==(const LexicalSummary &o) const {
 }
 
 LexicalSummary scanLexically(const SourceFile &file) {
-  static const std::unordered_set<std::string> keywords(kinaKeywords().begin(),
-                                                        kinaKeywords().end());
-  static const std::unordered_set<std::string> ops(kinaPrimitiveOps().begin(),
-                                                   kinaPrimitiveOps().end());
-  static const std::unordered_set<std::string> dtypes(kinaDTypes().begin(), kinaDTypes().end());
-  static const std::unordered_set<std::string> placementWords = {"host", "cuda", "global"};
+  using WordSet = std::unordered_set<std::string_view>;
+  static const WordSet keywords(kinaKeywords().begin(), kinaKeywords().end());
+  static const WordSet ops(kinaPrimitiveOps().begin(), kinaPrimitiveOps().end());
+  static const WordSet dtypes(kinaDTypes().begin(), kinaDTypes().end());
+  static const WordSet placementWords = {"host", "cuda", "global"};
 
   LexicalSummary out;
   const std::string &s = file.text();
@@ -105,9 +104,14 @@ LexicalSummary scanLexically(const SourceFile &file) {
     inRun = false;
   };
 
+  const std::string_view sv(s);
   uint32_t i = 0;
   while (i < n) {
     char c = s[i];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == ',' || c == ':') {
+      ++i;
+      continue;
+    }
     if (c == '/' && i + 1 < n && s[i + 1] == '/') {
       uint32_t b = i;
       while (i < n && s[i] != '\n')
@@ -129,7 +133,7 @@ LexicalSummary scanLexically(const SourceFile &file) {
       uint32_t b = i;
       while (i < n && isIdentChar(s[i]))
         ++i;
-      words.push_back({Span{b, i}, s.substr(b, i - b), braceDepth});
+      words.push_back({Span{b, i}, sv.substr(b, i - b), braceDepth});
       continue;
     }
     if (isDigit(c)) {
@@ -189,13 +193,14 @@ LexicalSummary scanLexically(const SourceFile &file) {
       continue;
     }
     // Operators worth highlighting.
-    auto op = [&](std::string_view text) { return s.compare(i, text.size(), text) == 0; };
+    char c1 = i + 1 < n ? s[i + 1] : '\0';
+    char c2 = i + 2 < n ? s[i + 2] : '\0';
     uint32_t len = 0;
-    if (op("..+"))
-      len = 3;
-    else if (op("<-") || op("..") || op("!=") || op("<=") || op(">="))
+    if (c == '.' && c1 == '.')
+      len = c2 == '+' ? 3 : 2;
+    else if ((c == '<' && (c1 == '-' || c1 == '=')) || ((c == '!' || c == '>') && c1 == '='))
       len = 2;
-    else if (std::string_view("+-*/=<>").find(c) != std::string_view::npos)
+    else if (c == '+' || c == '-' || c == '*' || c == '/' || c == '=' || c == '<' || c == '>')
       len = 1;
     if (len) {
       out.tokens.push_back({Span{i, i + len}, SemanticTokenType::Operator, 0});
@@ -218,7 +223,9 @@ LexicalSummary scanLexically(const SourceFile &file) {
   }
   sortDiagnostics(out.diagnostics);
 
-  // Classify words, and find items and their declarations.
+  // Classify words, and find items and their declarations. Word tokens are
+  // appended after the (sorted) byte-loop tokens and merged at the end.
+  const size_t firstWordToken = out.tokens.size();
   auto closingBraceAfter = [&](uint32_t from) -> uint32_t {
     // The first '{' after `from` at the same depth, then its match.
     int depth = 0;
@@ -262,12 +269,12 @@ LexicalSummary scanLexically(const SourceFile &file) {
         SymbolCategory cat = word.text == "kernel" ? SymbolCategory::Kernel
                              : word.text == "tile" ? SymbolCategory::TileFunction
                                                    : SymbolCategory::HostFunction;
-        out.symbols.push_back(
-            {next->text, word.text, cat, Span{word.span.begin, end}, next->span, {}});
+        out.symbols.push_back({std::string(next->text), std::string(word.text), cat,
+                               Span{word.span.begin, end}, next->span, {}});
         currentItem = &out.symbols.back();
         currentItemEnd = end;
         if (cat == SymbolCategory::Kernel)
-          out.kernels.push_back({next->text, Span{word.span.begin, end}, next->span});
+          out.kernels.push_back({std::string(next->text), Span{word.span.begin, end}, next->span});
         out.tokens.push_back({next->span, SemanticTokenType::Function, ModDeclaration});
         ++w;
         continue;
@@ -278,8 +285,8 @@ LexicalSummary scanLexically(const SourceFile &file) {
         SymbolCategory cat = word.text == "shared"     ? SymbolCategory::SharedTile
                              : word.text == "register" ? SymbolCategory::RegisterTile
                                                        : SymbolCategory::Variable;
-        currentItem->children.push_back(
-            {next->text, word.text, cat, Span{word.span.begin, next->span.end}, next->span, {}});
+        currentItem->children.push_back({std::string(next->text), std::string(word.text), cat,
+                                         Span{word.span.begin, next->span.end}, next->span, {}});
         out.tokens.push_back({next->span, SemanticTokenType::Variable, ModDeclaration});
         ++w;
       }
@@ -292,10 +299,10 @@ LexicalSummary scanLexically(const SourceFile &file) {
     else if (placementWords.count(word.text))
       out.tokens.push_back({word.span, SemanticTokenType::EnumMember, ModDefaultLibrary});
   }
-  std::sort(out.tokens.begin(), out.tokens.end(),
-            [](const SemanticToken &a, const SemanticToken &b) {
-              return a.span.begin < b.span.begin;
-            });
+  std::inplace_merge(out.tokens.begin(), out.tokens.begin() + firstWordToken, out.tokens.end(),
+                     [](const SemanticToken &a, const SemanticToken &b) {
+                       return a.span.begin < b.span.begin;
+                     });
   std::sort(out.folds.begin(), out.folds.end(), [](const FoldInfo &a, const FoldInfo &b) {
     return a.span.begin < b.span.begin;
   });

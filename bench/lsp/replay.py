@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Typing-session benchmark for kina-lsp (issue 6, acceptance).
+
+Starts the real server over stdio (Content-Length framing), opens the stdlib
+plus N generated files, then replays a seeded session of single-character
+inserts and deletes across a 2,000-line file with `debounceMs: 0`, waiting
+after each `didChange` for the `publishDiagnostics` of that exact version.
+
+Reports:
+  * p50 / p99 / max latency from didChange sent to publishDiagnostics read;
+  * RSS of the server after opening the files, and after the replay, with
+    the growth in percent (goals: <= 150 MB, growth <= 10 %, p99 <= 20 ms).
+
+Usage:
+  bench/lsp/replay.py --server build/lsp-server/kina-lsp [--edits 2000]
+                      [--files 50] [--seed 1] [--json out.json]
+Exit status 0 when the run completed (goals are reported, not enforced: the
+figures depend on the machine; record them with the machine's description).
+"""
+import argparse
+import json
+import os
+import pathlib
+import queue
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+KERNEL = """kernel gemm_{i}
+    [M, N, K]
+    requires (M mod 128 = 0)
+    requires (N mod 128 = 0)
+    requires (K mod 16 = 0)
+    requires capability(sm_80, mma_m16n16k16_f16_f16_f32)
+    (a : Tensor[F16, [M, K], on=cuda:global])
+    (b : Tensor[F16, [K, N], on=cuda:global])
+    : Tensor[F32, [M, N], on=cuda:global] {{
+  block_grid [M/128, N/128] {{
+    let block_m = block_id 0 in
+    let block_n = block_id 1 in
+    shared a_smem : Tile[F16, [128, 16], on=cuda:shared]
+    shared b_smem : Tile[F16, [16, 128], on=cuda:shared]
+    warp_grid [2, 2] {{
+      let warp_m = warp_id 0 in
+      let warp_n = warp_id 1 in
+      register c_reg : Tile[F32, [64, 64], on=cuda:register]
+      c_reg <- fill 0.0
+      for k in (0 .. K/16) {{
+        cp_async a_smem <- a[block_m * 128 ..+ 128, k * 16 ..+ 16]
+        cp_async b_smem <- b[k * 16 ..+ 16, block_n * 128 ..+ 128]
+        cp_async_commit
+        cp_async_wait_all
+        block_sync
+        c_reg <- wmma_mma c_reg
+                          a_smem[warp_m * 64 ..+ 64, 0 ..+ 16]
+                          b_smem[0 ..+ 16, warp_n * 64 ..+ 64]
+        block_sync
+      }}
+      a[block_m * 128 + warp_m * 64 ..+ 64,
+        block_n * 128 + warp_n * 64 ..+ 64] <- c_reg
+    }}
+  }}
+}}
+
+"""
+
+
+def generated_file(lines):
+    out, i = [], 0
+    while sum(s.count("\n") for s in out) < lines:
+        out.append(KERNEL.format(i=i))
+        i += 1
+    text = "".join(out)
+    return "\n".join(text.split("\n")[:lines]) + "\n"
+
+
+class Client:
+    def __init__(self, server, log):
+        self.proc = subprocess.Popen([server, "--stdio", "--log=" + log],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.inbox = queue.Queue()
+        self.stash = []  # messages read but not yet wanted
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put((time.perf_counter(), None))
+                    return
+                line = line.strip()
+                if not line:
+                    if length is not None:
+                        break
+                    continue
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            body = out.read(length)
+            self.inbox.put((time.perf_counter(), json.loads(body)))
+
+    def send(self, msg):
+        body = json.dumps(msg).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def request(self, method, params):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == rid and "method" not in m)[1]
+
+    def notify(self, method, params):
+        return self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def wait(self, pred, timeout=30.0):
+        for i, (t, m) in enumerate(self.stash):
+            if pred(m):
+                del self.stash[i]
+                return t, m
+        deadline = time.perf_counter() + timeout
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError("no matching message from the server")
+            t, m = self.inbox.get(timeout=left)
+            if m is None:
+                raise RuntimeError("server exited (code %s)" % self.proc.poll())
+            if pred(m):
+                return t, m
+            if m.get("method") == "textDocument/publishDiagnostics" or "id" in m:
+                self.stash.append((t, m))
+                del self.stash[:-1000]  # keep memory bounded
+
+    def wait_diagnostics(self, uri, version, timeout=30.0):
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == uri
+                         and m["params"].get("version") == version, timeout)
+
+    def cpu_ms(self):
+        """User + system CPU time the server has used so far."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+    def rss_mb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+        return float("nan")
+
+
+def utf16_position(text, offset):
+    """(line, UTF-16 character) of character index `offset` (ASCII text)."""
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--server", default=str(ROOT / "build/lsp-server/kina-lsp"))
+    ap.add_argument("--edits", type=int, default=2000)
+    ap.add_argument("--files", type=int, default=50)
+    ap.add_argument("--lines", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--log", default="/tmp/kina-lsp-bench.log")
+    ap.add_argument("--json", help="also write the figures as JSON here")
+    args = ap.parse_args()
+
+    c = Client(args.server, args.log)
+    c.request("initialize", {
+        "processId": os.getpid(), "rootUri": None,
+        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        "initializationOptions": {"debounceMs": 0}})
+    c.notify("initialized", {})
+    rss_start = c.rss_mb()
+
+    # Open the stdlib and N generated files, and wait for their diagnostics.
+    opened = []
+    for path in sorted((ROOT / "stdlib").rglob("*.kina")):
+        opened.append(("file://" + str(path), path.read_text(encoding="utf-8")))
+    for i in range(args.files):
+        opened.append(("file:///bench/gen_%d.kina" % i, generated_file(200 + 20 * i)))
+    for uri, text in opened:
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "kina", "version": 1, "text": text}})
+    for uri, _ in opened:
+        c.wait_diagnostics(uri, 1)
+
+    uri = "file:///bench/typing.kina"
+    text = generated_file(args.lines)
+    c.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "kina", "version": 1, "text": text}})
+    c.wait_diagnostics(uri, 1)
+    rss_open = c.rss_mb()
+    cpu_before = c.cpu_ms()
+
+    rng = random.Random(args.seed)
+    latencies = []
+    version = 1
+    alphabet = "abcdefgk_ 0123456789+-*/()[]{}<.,:\n"
+    for _ in range(args.edits):
+        version += 1
+        if rng.random() < 0.5 and len(text) > 1:
+            at = rng.randrange(0, len(text) - 1)
+            (l1, c1), (l2, c2) = utf16_position(text, at), utf16_position(text, at + 1)
+            change = {"range": {"start": {"line": l1, "character": c1},
+                                "end": {"line": l2, "character": c2}}, "text": ""}
+            text = text[:at] + text[at + 1:]
+        else:
+            at = rng.randrange(0, len(text) + 1)
+            ch = rng.choice(alphabet)
+            l1, c1 = utf16_position(text, at)
+            change = {"range": {"start": {"line": l1, "character": c1},
+                                "end": {"line": l1, "character": c1}}, "text": ch}
+            text = text[:at] + ch + text[at:]
+        sent = c.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
+        got, _ = c.wait_diagnostics(uri, version)
+        latencies.append((got - sent) * 1000.0)
+    rss_after = c.rss_mb()
+    cpu_per_edit = (c.cpu_ms() - cpu_before) / max(1, args.edits)
+
+    c.request("shutdown", None)
+    c.notify("exit", None)
+    code = c.proc.wait(timeout=30)
+
+    latencies.sort()
+    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+    figures = {
+        "files_opened": len(opened) + 1,
+        "typing_file_lines": args.lines,
+        "edits": args.edits,
+        "latency_ms": {"p50": round(p(0.50), 3), "p99": round(p(0.99), 3),
+                       "max": round(latencies[-1], 3),
+                       "mean": round(statistics.mean(latencies), 3)},
+        # Server CPU per edit: robust to other load on the machine.
+        "server_cpu_ms_per_edit": round(cpu_per_edit, 3),
+        "load_average_1min": os.getloadavg()[0],
+        "rss_mb": {"start": round(rss_start, 1), "after_open": round(rss_open, 1),
+                   "after_replay": round(rss_after, 1),
+                   "growth_percent": round(100.0 * (rss_after - rss_open) / rss_open, 1)},
+        "goals": {"p99_ms<=20": p(0.99) <= 20.0, "rss_after_open_mb<=150": rss_open <= 150.0,
+                  "growth<=10%": rss_after <= 1.10 * rss_open},
+        "server_exit_code": code,
+        "cpus": os.cpu_count(),
+    }
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0 if code == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
