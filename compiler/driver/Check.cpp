@@ -1,0 +1,50 @@
+//===- Check.cpp - `kina check FILE...` -----------------------------------===//
+//
+// Parses and checks each file, prints every diagnostic (text or JSON) and
+// exits 1 when any error was reported.
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Render.h"
+#include "driver/Commands.h"
+#include "driver/DiagnosticJson.h"
+#include "sema/Frontend.h"
+#include "driver/SourceLoader.h"
+
+#include <iostream>
+
+namespace kina::driver {
+
+int runCheckCommand(const CheckOptions &options) {
+  bool anyError = false;
+  bool anyUnreadable = false;
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::string &path : options.files) {
+    std::string error;
+    auto file = loadSource(path, error);
+    if (!file) {
+      std::cerr << "kina: error: " << error << "\n";
+      anyUnreadable = true;
+      continue;
+    }
+    sema::FrontendOptions fe;
+    fe.target = options.common.target;
+    sema::Analysis analysis = sema::analyze(*file, fe);
+    for (const Diagnostic &d : analysis.diagnostics)
+      anyError |= d.severity() == Severity::Error;
+    if (options.common.format == DiagnosticsFormat::Json) {
+      all.push_back(fileDiagnosticsToJson(analysis.diagnostics, *file));
+      continue;
+    }
+    RenderOptions render;
+    render.color = options.common.color;
+    for (const Diagnostic &d : analysis.diagnostics)
+      std::cerr << renderDiagnostic(d, *file, render);
+  }
+  if (options.common.format == DiagnosticsFormat::Json)
+    std::cout << all.dump(2) << "\n";
+  if (anyUnreadable)
+    return UsageError;
+  return anyError ? InputErrors : Success;
+}
+
+} // namespace kina::driver

@@ -1,0 +1,177 @@
+//===- main.cpp - The `kina` command line -----------------------*- C++ -*-===//
+//
+// Parses arguments with CLI11 and dispatches to a subcommand (Commands.h).
+// Exit codes: 0 ok, 1 errors in the input, 2 usage, 3 tool failure, 77 skipped.
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
+#include "driver/Commands.h"
+#include "driver/DiagnosticCatalogueDocs.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <unistd.h>
+
+using namespace kina::driver;
+
+namespace {
+
+void addCommonOptions(CLI::App *cmd, CommonOptions &common, std::string &format) {
+  cmd->add_option("--target", common.target,
+                  "GPU target, e.g. sm_80 or sm_90a (default sm_90a)");
+  cmd->add_option("--diagnostics-format", format, "Diagnostics format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+}
+
+bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long long> &dims,
+               std::string &error) {
+  for (const std::string &spec : specs) {
+    size_t start = 0;
+    while (start <= spec.size()) {
+      size_t comma = spec.find(',', start);
+      std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos
+                                                                          : comma - start);
+      start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+      if (part.empty())
+        continue;
+      size_t eq = part.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == part.size()) {
+        error = "--dims expects NAME=VALUE pairs such as M=1024,N=1024, got `" + part + "`";
+        return false;
+      }
+      std::string value = part.substr(eq + 1);
+      char *end = nullptr;
+      errno = 0;
+      long long v = strtoll(value.c_str(), &end, 10);
+      if (errno || !end || *end || v <= 0) {
+        error = "--dims value for " + part.substr(0, eq) + " must be a positive integer, got `" +
+                value + "`";
+        return false;
+      }
+      dims[part.substr(0, eq)] = v;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"kina: the Kina GPU kernel language compiler"};
+  app.set_version_flag("--version", std::string("kina ") + KINA_VERSION);
+  app.require_subcommand(0, 1);
+
+  std::string format = "text";
+  bool color = isatty(2);
+
+  CheckOptions check;
+  CLI::App *checkCmd = app.add_subcommand("check", "Parse and type-check kernels");
+  checkCmd->add_option("files", check.files, "Kina source files")->required();
+  addCommonOptions(checkCmd, check.common, format);
+
+  BuildOptions build;
+  CLI::App *buildCmd = app.add_subcommand("build", "Compile a kernel to tile IR, MLIR, PTX or cubin");
+  buildCmd->add_option("file", build.file, "Kina source file")->required();
+  buildCmd->add_option("--kernel", build.kernel, "Kernel to compile (default: every kernel)");
+  buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin")
+      ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin"}));
+  buildCmd->add_option("-o,--output", build.output, "Output file");
+  buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
+  addCommonOptions(buildCmd, build.common, format);
+
+  ReportOptions report;
+  CLI::App *reportCmd =
+      app.add_subcommand("report", "Registers, spills, shared memory and occupancy of a kernel");
+  reportCmd->add_option("file", report.file, "Kina source file")->required();
+  reportCmd->add_option("--kernel", report.kernel, "Kernel to report on");
+  reportCmd->add_flag("--sass", report.sass, "Also list SASS with an instruction mix");
+  reportCmd->add_flag("--json", report.json, "Machine-readable output");
+  addCommonOptions(reportCmd, report.common, format);
+
+  RunOptions run;
+  std::vector<std::string> dimSpecs;
+  CLI::App *runCmd = app.add_subcommand("run", "Compile, launch on the GPU, check and time");
+  runCmd->add_option("file", run.file, "Kina source file")->required();
+  runCmd->add_option("--kernel", run.kernel, "Kernel to run");
+  runCmd->add_option("--dims", dimSpecs, "Dimension values, e.g. M=1024,N=1024,K=1024");
+  runCmd->add_option("--inputs", run.inputs, "random, or one .npy file per input");
+  runCmd->add_option("--seed", run.seed, "Seed for random inputs");
+  runCmd->add_flag("--check", run.check, "Compare against the CPU reference");
+  runCmd->add_flag("--bench", run.bench, "Time the kernel (median of >= 20 runs)");
+  runCmd->add_flag("--json", run.json, "Machine-readable output");
+  addCommonOptions(runCmd, run.common, format);
+
+  CLI::App *tuneCmd = app.add_subcommand("tune", "Autotune a GEMM over the tiling lattice");
+  tuneCmd->allow_extras();
+
+  std::string helpTopic;
+  CLI::App *helpCmd = app.add_subcommand("help", "Show help for a subcommand or topic");
+  helpCmd->add_option("topic", helpTopic, "check | build | run | report | tune | diagnostics");
+  bool helpMarkdown = false;
+  helpCmd->add_flag("--markdown", helpMarkdown, "Print the topic as Markdown");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::cerr << "kina: error: " << e.what() << "\n"
+              << "Run `kina help` for usage.\n";
+    return UsageError;
+  }
+
+  auto applyCommon = [&](CommonOptions &common) {
+    common.format = format == "json" ? DiagnosticsFormat::Json : DiagnosticsFormat::Text;
+    common.color = color && common.format == DiagnosticsFormat::Text && !getenv("NO_COLOR");
+  };
+
+  if (checkCmd->parsed()) {
+    applyCommon(check.common);
+    return runCheckCommand(check);
+  }
+  if (buildCmd->parsed()) {
+    applyCommon(build.common);
+    return runBuildCommand(build);
+  }
+  if (reportCmd->parsed()) {
+    applyCommon(report.common);
+    return runReportCommand(report);
+  }
+  if (runCmd->parsed()) {
+    applyCommon(run.common);
+    std::string error;
+    if (!parseDims(dimSpecs, run.dims, error)) {
+      std::cerr << "kina: error: " << error << "\n";
+      return UsageError;
+    }
+    return runRunCommand(run);
+  }
+  if (tuneCmd->parsed()) {
+    std::cerr << "kina: error: `kina tune` is not available yet (the GEMM autotuner is planned "
+                 "work; see docs/architecture.md)\n";
+    return UsageError;
+  }
+  if (helpCmd->parsed()) {
+    if (helpTopic == "diagnostics") {
+      std::cout << (helpMarkdown ? renderDiagnosticCatalogueMarkdown()
+                                 : renderDiagnosticCatalogueText());
+      return Success;
+    }
+    for (CLI::App *sub : {checkCmd, buildCmd, reportCmd, runCmd, tuneCmd})
+      if (sub->get_name() == helpTopic) {
+        std::cout << sub->help();
+        return Success;
+      }
+    if (!helpTopic.empty()) {
+      std::cerr << "kina: error: no help topic `" << helpTopic
+                << "`; topics: check, build, run, report, tune, diagnostics\n";
+      return UsageError;
+    }
+    std::cout << app.help();
+    return Success;
+  }
+  std::cout << app.help();
+  return Success;
+}

@@ -1,0 +1,809 @@
+//===- Check.cpp - Items, signatures and statements -----------------------===//
+//
+// The statement half of the checker: item signatures (dims, requires facts,
+// parameters, results), grids, declarations, loops, copies and stores, then
+// the per-item resource, capability and effect checks. Expressions are in
+// CheckExpr.cpp; the fence typestate in Fences.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "sema/Checker.h"
+
+#include <algorithm>
+
+namespace kina::sema {
+
+Checker::Checker(const Module &module, const CheckOptions &options, DiagnosticSink &sink)
+    : m(module), options(options), sink(sink), program(),
+      symbols(*(program.symbols = std::make_shared<SymbolTable>())), prover(symbols) {
+  active = &sink;
+  program.exprTypes.resize(m.exprs.size());
+  program.exprSymbol.assign(m.exprs.size(), -1);
+  target = target::lookupTarget(options.target);
+}
+
+const Binding *Checker::lookup(const std::string &name) const {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    auto found = it->find(name);
+    if (found != it->end())
+      return &found->second;
+  }
+  return nullptr;
+}
+
+int Checker::defineSymbol(const syntax::Ident &name, SymbolKind kind, const std::string &type) {
+  SymbolInfo info;
+  info.name = name.name;
+  info.kind = kind;
+  info.definition = name.span;
+  info.type = type;
+  info.item = current ? current->itemIndex : -1;
+  program.symbolInfos.push_back(std::move(info));
+  return static_cast<int>(program.symbolInfos.size() - 1);
+}
+
+void Checker::bind(const syntax::Ident &name, Binding binding) {
+  if (!name.valid())
+    return;
+  auto &scope = scopes.back();
+  auto existing = scope.find(name.name);
+  if (existing != scope.end() && existing->second.symbol >= 0) {
+    const SymbolInfo &prev = program.symbolInfos[existing->second.symbol];
+    error(DiagId::DuplicateDefinition, name.span, "`" + name.name + "` is already defined")
+        .label(prev.definition, "first defined here");
+    return;
+  }
+  scope[name.name] = std::move(binding);
+}
+
+void Checker::addReference(int symbol, Span span) {
+  if (symbol >= 0)
+    program.symbolInfos[symbol].references.push_back(span);
+}
+
+void Checker::annotate(Span span, const Type &type, bool inlay) {
+  if (type.isError())
+    return;
+  TypeAnnotation a;
+  a.span = span;
+  a.type = typeStr(type);
+  if (type.isTensor())
+    a.shape = printShape(type.tensor.shape, symbols);
+  a.inlay = inlay && type.isTensor();
+  program.annotations.push_back(std::move(a));
+}
+
+void Checker::useCapability(const std::string &name, Span site) {
+  if (!current)
+    return;
+  current->capabilities.insert(name);
+  current->capabilitySites.emplace(name, site);
+}
+
+void Checker::addRequiresFix(Diagnostic &d, const std::string &fact) {
+  if (!current)
+    return;
+  Span at{current->lastRequiresEnd.end, current->lastRequiresEnd.end};
+  d.fix(at, "\n" + current->indent + "requires (" + fact + ")",
+        "add `requires (" + fact + ")`");
+}
+
+// ------------------------------------------------------------------ items
+
+CheckedProgram Checker::run() {
+  itemSummaries.resize(m.items.size());
+  itemCheckState.assign(m.items.size(), 0);
+  for (size_t i = 0; i < m.items.size(); ++i) {
+    const Item &item = m.items[i];
+    if (!item.name.valid())
+      continue;
+    auto [it, inserted] = itemsByName.emplace(item.name.name, static_cast<int>(i));
+    if (!inserted) {
+      error(DiagId::DuplicateDefinition, item.name.span,
+            "`" + item.name.name + "` is already defined in this file")
+          .label(m.items[it->second].name.span, "first defined here");
+      continue;
+    }
+    SymbolInfo info;
+    info.name = item.name.name;
+    info.kind = SymbolKind::Item;
+    info.definition = item.name.span;
+    program.symbolInfos.push_back(std::move(info));
+  }
+  for (size_t i = 0; i < m.items.size(); ++i)
+    checkItem(static_cast<int>(i));
+  for (size_t i = 0; i < m.items.size(); ++i)
+    if (m.items[i].kind == syntax::ItemKind::Kernel)
+      program.kernels.push_back(itemSummaries[i]);
+  return std::move(program);
+}
+
+void Checker::checkItem(int index) {
+  if (itemCheckState[index] != 0)
+    return;
+  itemCheckState[index] = 1;
+  const Item &item = m.items[index];
+
+  // Checking is re-entrant for callee tile functions (capabilities propagate
+  // through calls); save the caller's state.
+  auto savedScopes = std::move(scopes);
+  GridContext savedGrid = std::move(grid);
+  ItemState *savedCurrent = current;
+  scopes.clear();
+  grid = GridContext{};
+  ItemState state;
+  state.item = &item;
+  state.itemIndex = index;
+  current = &state;
+  prover.push();
+  pushScope();
+
+  checkSignature(item, state);
+  checkBlock(item.body);
+
+  if (item.kind == syntax::ItemKind::Kernel) {
+    std::string resultName = item.resultName.valid() ? item.resultName.name : "result";
+    if (!blockWritesResult(item.body, resultName))
+      error(DiagId::ResultNotWritten, item.name.span,
+            "kernel `" + item.name.name + "` does not write its result `" + resultName +
+                "` on every path")
+          .note("store a register tile into it, e.g. `" + resultName +
+                "[i ..+ 64, j ..+ 64] <- acc`");
+    checkResources(item, state);
+    checkFences(*this, item);
+  } else {
+    bool returns = !item.body.empty() && m.stmt(item.body.back()).kind == StmtKind::Return;
+    if (!returns)
+      error(DiagId::MissingReturn, item.name.span,
+            "`" + item.name.name + "` must end with `return <value>`");
+  }
+  checkCapabilities(item, state);
+
+  popScope();
+  prover.pop();
+  scopes = std::move(savedScopes);
+  grid = std::move(savedGrid);
+  current = savedCurrent;
+  itemCheckState[index] = 2;
+}
+
+std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext) {
+  if (id == syntax::kNone)
+    return std::nullopt;
+  const syntax::TypeRef &t = m.type(id);
+  if (t.kind == syntax::TypeKind::Error || !t.dtype.valid())
+    return std::nullopt;
+  auto dtype = parseDType(t.dtype.name);
+  if (!dtype) {
+    auto &d = error(DiagId::UnknownDType, t.dtype.span,
+                    "unknown element type `" + t.dtype.name + "`");
+    std::string best;
+    unsigned bestLen = 3;
+    for (const std::string &n : dtypeNames()) {
+      std::string a = t.dtype.name, b = n;
+      std::transform(a.begin(), a.end(), a.begin(), ::toupper);
+      if (a == b) {
+        best = n;
+        break;
+      }
+      (void)bestLen;
+    }
+    if (!best.empty())
+      d.fix(t.dtype.span, best, "replace with `" + best + "`");
+    d.note("element types: F16, BF16, F32, F64, TF32, I8, U8, I32, I64, E4M3, E5M2");
+    return std::nullopt;
+  }
+  if (t.kind == syntax::TypeKind::Scalar)
+    return Type::scalarOf(*dtype);
+  TensorType tt;
+  tt.dtype = *dtype;
+  tt.isTile = t.kind == syntax::TypeKind::Tile;
+  bool ok = true;
+  for (ExprId dim : t.shape) {
+    auto v = indexValue(dim);
+    if (!v) {
+      ok = false;
+      continue;
+    }
+    if (tt.isTile && !v->isConstant()) {
+      error(DiagId::NonConstantTileShape, m.expr(dim).span,
+            "tile extent `" + str(*v) + "` is not a compile-time constant");
+      ok = false;
+      continue;
+    }
+    if (auto c = v->constantValue(); c && *c <= 0) {
+      error(DiagId::BadGrid, m.expr(dim).span, "extents must be positive, got " + std::to_string(*c));
+      ok = false;
+    }
+    tt.shape.push_back(*v);
+  }
+  switch (t.placement.kind) {
+  case syntax::PlacementKind::None:
+    if (isDeviceContext) {
+      error(DiagId::MissingPlacement, t.span, "type has no placement; add `on=...`")
+          .fix(Span{t.span.end - 1, t.span.end - 1}, ", on=cuda:global", "add `on=cuda:global`");
+    }
+    tt.space = Space::Host;
+    break;
+  case syntax::PlacementKind::Host: tt.space = Space::Host; break;
+  case syntax::PlacementKind::Global: tt.space = Space::Global; break;
+  case syntax::PlacementKind::Shared: tt.space = Space::Shared; break;
+  case syntax::PlacementKind::Register: tt.space = Space::Register; break;
+  }
+  if (t.placement.device != syntax::kNone)
+    (void)indexValue(t.placement.device);
+  if (!ok)
+    return std::nullopt;
+  return Type::tensorOf(std::move(tt));
+}
+
+void Checker::checkSignature(const Item &item, ItemState &state) {
+  state.lastRequiresEnd = item.dimsSpan.empty() ? item.name.span : item.dimsSpan;
+  // Dims are positive symbols.
+  for (const syntax::Ident &dim : item.dims) {
+    DimExpr sym = symbols.newSymbolExpr(dim.name, solver::SymbolKind::Dim);
+    prover.assumeDim(sym);
+    Binding b{BindingKind::Dim, defineSymbol(dim, SymbolKind::Dim, "Index (dimension)"),
+              Type::indexValue(sym)};
+    bind(dim, std::move(b));
+  }
+  // `requires (e)` facts.
+  for (const syntax::Requirement &r : item.requirements) {
+    state.lastRequiresEnd = r.span;
+    if (r.isCapability)
+      continue;
+    if (r.condition == syntax::kNone)
+      continue;
+    const Expr &c = m.expr(r.condition);
+    if (c.kind != ExprKind::Binary) {
+      error(DiagId::ExpectedIndex, c.span,
+            "a `requires` condition is a comparison such as `M mod 128 = 0` or `K >= 16`");
+      continue;
+    }
+    auto lhs = indexValue(c.children[0]);
+    auto rhs = indexValue(c.children[1]);
+    if (!lhs || !rhs)
+      continue;
+    record(r.condition, Type{Type::Bool});
+    if (!prover.assumeComparison(c.op, *lhs, *rhs))
+      error(DiagId::ExpectedIndex, c.span,
+            "this `requires` condition is not a linear comparison the checker can use");
+  }
+  bool device = item.kind != syntax::ItemKind::HostFunction;
+  for (const syntax::Param &p : item.params) {
+    auto type = resolveType(p.type, device);
+    Type t = type.value_or(Type::error());
+    if (t.isTensor()) {
+      t.tensor.writable = p.isMutable;
+      if (item.kind == syntax::ItemKind::Kernel && t.tensor.space != Space::Global) {
+        auto &d = error(DiagId::KernelParamPlacement, m.type(p.type).placement.span.empty()
+                                                          ? m.type(p.type).span
+                                                          : m.type(p.type).placement.span,
+                        "kernel parameter `" + p.name.name + "` is on " +
+                            spaceName(t.tensor.space) +
+                            "; kernel tensors must be on cuda:global");
+        if (!m.type(p.type).placement.span.empty())
+          d.fix(m.type(p.type).placement.span, "cuda:global", "use `cuda:global`");
+      }
+    }
+    Binding b{BindingKind::Param, defineSymbol(p.name, SymbolKind::Param, typeStr(t)), t};
+    bind(p.name, std::move(b));
+  }
+  if (item.result != syntax::kNone) {
+    auto type = resolveType(item.result, device);
+    Type t = type.value_or(Type::error());
+    if (t.isTensor())
+      t.tensor.writable = true;
+    if (item.kind == syntax::ItemKind::Kernel) {
+      if (t.isTensor() && t.tensor.space != Space::Global)
+        error(DiagId::KernelParamPlacement, m.type(item.result).span,
+              std::string("kernel result is on ") + spaceName(t.tensor.space) +
+                  "; kernel results must be on cuda:global");
+      syntax::Ident name = item.resultName.valid()
+                               ? item.resultName
+                               : syntax::Ident{"result", m.type(item.result).span};
+      Binding b{BindingKind::Result, defineSymbol(name, SymbolKind::Result, typeStr(t)), t};
+      bind(name, std::move(b));
+    }
+  }
+  KernelSummary &summary = itemSummaries[state.itemIndex];
+  summary.item = state.itemIndex;
+  summary.name = item.name.name;
+  std::string sig = (item.kind == syntax::ItemKind::Kernel ? "kernel "
+                     : item.kind == syntax::ItemKind::TileFunction ? "tile "
+                                                                    : "fn ") +
+                    item.name.name;
+  if (!item.dims.empty()) {
+    sig += " [";
+    for (size_t i = 0; i < item.dims.size(); ++i)
+      sig += (i ? ", " : "") + item.dims[i].name;
+    sig += "]";
+  }
+  for (const syntax::Requirement &r : item.requirements) {
+    if (r.isCapability) {
+      sig += "\n    requires capability(" + r.target.name;
+      for (const auto &c : r.capabilities)
+        sig += ", " + c.name;
+      sig += ")";
+      summary.declaredTarget = r.target.name;
+      for (const auto &c : r.capabilities)
+        summary.requiredCapabilities.push_back(c.name);
+    } else if (r.condition != syntax::kNone) {
+      sig += "\n    requires (" + syntax::printExpr(m, r.condition) + ")";
+    }
+  }
+  for (const syntax::Param &p : item.params) {
+    const Binding *b = lookup(p.name.name);
+    sig += "\n    (" + p.name.name + " : " + (p.isMutable ? "mut " : "") +
+           (b ? typeStr(b->type) : std::string("?")) + ")";
+  }
+  if (item.result != syntax::kNone) {
+    Type rt = resolveTypeQuiet(item.result);
+    sig += "\n    : " + (item.resultName.valid() ? "(" + item.resultName.name + " : " : std::string()) +
+           typeStr(rt) + (item.resultName.valid() ? ")" : "");
+  }
+  summary.signature = sig;
+}
+
+// ------------------------------------------------------------- statements
+
+void Checker::checkBlock(const std::vector<StmtId> &body) {
+  pushScope();
+  for (StmtId s : body)
+    checkStmt(s);
+  popScope();
+}
+
+void Checker::checkStmt(StmtId id) {
+  const Stmt &s = m.stmt(id);
+  bool inKernel = current && current->item->kind == syntax::ItemKind::Kernel;
+  auto notHere = [&](const char *what) {
+    error(DiagId::InvalidStatementContext, s.keywordSpan, std::string(what));
+  };
+  switch (s.kind) {
+  case StmtKind::BlockGrid: {
+    if (!inKernel)
+      return notHere("`block_grid` is only allowed in a kernel body");
+    if (grid.inBlockGrid)
+      return notHere("`block_grid` cannot nest inside another `block_grid`");
+    if (s.shape.empty() || s.shape.size() > 3) {
+      error(DiagId::BadGrid, s.shapeSpan.empty() ? s.keywordSpan : s.shapeSpan,
+            "`block_grid` takes 1 to 3 extents, got " + std::to_string(s.shape.size()));
+    }
+    pushScope();
+    grid.inBlockGrid = true;
+    grid.blockGrid.clear();
+    grid.blockIds.clear();
+    for (size_t axis = 0; axis < s.shape.size() && axis < 3; ++axis) {
+      auto extent = indexValue(s.shape[axis]);
+      DimExpr e = extent.value_or(DimExpr::constant(1));
+      if (extent)
+        (void)prover.proveLessEqual(DimExpr::constant(1), e); // recorded for hover only
+      grid.blockGrid.push_back(e);
+      DimExpr id = symbols.newSymbolExpr("block_id " + std::to_string(axis),
+                                         solver::SymbolKind::BlockId);
+      prover.assumeRange(id, DimExpr::constant(0), e);
+      grid.blockIds.push_back(id);
+    }
+    for (StmtId c : s.body)
+      checkStmt(c);
+    grid.inBlockGrid = false;
+    popScope();
+    return;
+  }
+  case StmtKind::WarpGrid: {
+    if (!grid.inBlockGrid)
+      return notHere("`warp_grid` must be inside a `block_grid`");
+    if (grid.inWarpGrid)
+      return notHere("`warp_grid` cannot nest inside another `warp_grid`");
+    if (s.shape.empty() || s.shape.size() > 2)
+      error(DiagId::BadGrid, s.shapeSpan.empty() ? s.keywordSpan : s.shapeSpan,
+            "`warp_grid` takes 1 or 2 extents, got " + std::to_string(s.shape.size()));
+    pushScope();
+    grid.inWarpGrid = true;
+    grid.warpGrid.clear();
+    grid.warpIds.clear();
+    int64_t warps = 1;
+    for (size_t axis = 0; axis < s.shape.size() && axis < 2; ++axis) {
+      auto c = constantIndex(s.shape[axis], "warp_grid extent");
+      int64_t v = c.value_or(1);
+      if (c && *c <= 0) {
+        error(DiagId::BadGrid, m.expr(s.shape[axis]).span, "warp_grid extents must be positive");
+        v = 1;
+      }
+      warps *= v;
+      grid.warpGrid.push_back(v);
+      DimExpr id = symbols.newSymbolExpr("warp_id " + std::to_string(axis),
+                                         solver::SymbolKind::WarpId);
+      prover.assumeRange(id, DimExpr::constant(0), DimExpr::constant(v));
+      grid.warpIds.push_back(id);
+    }
+    current->threadsPerBlock = static_cast<unsigned>(std::min<int64_t>(warps * 32, 1 << 30));
+    if (warps * 32 > 1024)
+      error(DiagId::ThreadLimit, s.shapeSpan,
+            "warp_grid gives " + std::to_string(warps) + " warps = " + std::to_string(warps * 32) +
+                " threads per block; at most 1024 are allowed");
+    for (StmtId c : s.body)
+      checkStmt(c);
+    grid.inWarpGrid = false;
+    popScope();
+    return;
+  }
+  case StmtKind::Let: {
+    Type t = s.value == syntax::kNone ? Type::error() : checkExpr(s.value);
+    if (t.kind == Type::Index) {
+      // A let names a value; binding it to the expression keeps every fact.
+      Binding b{BindingKind::Let, defineSymbol(s.name, SymbolKind::Let, "Index = " + str(t.index)),
+                t};
+      bind(s.name, std::move(b));
+    } else {
+      int sym = defineSymbol(s.name, SymbolKind::Let, typeStr(t));
+      letValues[sym] = s.value;
+      Binding b{BindingKind::Let, sym, t};
+      bind(s.name, std::move(b));
+    }
+    annotate(s.name.span, t, t.isTensor());
+    return;
+  }
+  case StmtKind::Shared:
+  case StmtKind::Register: {
+    bool shared = s.kind == StmtKind::Shared;
+    auto type = resolveType(s.type, true);
+    Type t = type.value_or(Type::error());
+    if (!inKernel)
+      notHere(shared ? "`shared` declarations belong in a kernel"
+                     : "`register` declarations belong in a kernel");
+    else if (shared && !grid.inBlockGrid)
+      error(DiagId::ScopePlacement, s.keywordSpan, "`shared` tiles are declared inside `block_grid`");
+    else if (!shared && !grid.inWarpGrid)
+      error(DiagId::ScopePlacement, s.keywordSpan,
+            "`register` tiles are per-warp: declare them inside `warp_grid`");
+    if (t.isTensor()) {
+      Space want = shared ? Space::Shared : Space::Register;
+      const syntax::TypeRef &tr = m.type(s.type);
+      if (!t.tensor.isTile)
+        error(DiagId::DeclarationPlacement, tr.span,
+              std::string(shared ? "`shared`" : "`register`") + " declarations have a `Tile[...]` type");
+      if (t.tensor.space != want) {
+        auto &d = error(DiagId::DeclarationPlacement,
+                        tr.placement.span.empty() ? tr.span : tr.placement.span,
+                        std::string("`") + (shared ? "shared" : "register") + "` declaration `" +
+                            s.name.name + "` is placed on " + spaceName(t.tensor.space) +
+                            "; it must be on " + spaceName(want));
+        if (!tr.placement.span.empty())
+          d.fix(tr.placement.span, spaceName(want), std::string("use `") + spaceName(want) + "`");
+      }
+      t.tensor.space = want;
+      t.tensor.writable = true;
+      uint64_t elements = 1;
+      for (const DimExpr &d : t.tensor.shape)
+        elements *= static_cast<uint64_t>(d.constantValue().value_or(1));
+      uint64_t bytes = elements * dtypeBytes(t.tensor.dtype);
+      if (shared)
+        current->sharedBytes += bytes;
+      else
+        current->registerBytesPerThread += (bytes + 31) / 32;
+    }
+    Binding b{shared ? BindingKind::Shared : BindingKind::Register,
+              defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, typeStr(t)),
+              t};
+    bind(s.name, std::move(b));
+    annotate(s.name.span, t, false);
+    return;
+  }
+  case StmtKind::For: {
+    auto start = indexValue(s.value);
+    auto end = indexValue(s.end);
+    pushScope();
+    DimExpr var = symbols.newSymbolExpr(s.name.name, solver::SymbolKind::LoopVar);
+    if (start && end)
+      prover.assumeRange(var, *start, *end);
+    Binding b{BindingKind::LoopVar, defineSymbol(s.name, SymbolKind::LoopVar, "Index (loop)"),
+              Type::indexValue(var)};
+    bind(s.name, std::move(b));
+    loopVars.push_back({id, var});
+    loopVarOf[id] = var;
+    for (StmtId c : s.body)
+      checkStmt(c);
+    loopVars.pop_back();
+    popScope();
+    return;
+  }
+  case StmtKind::If: {
+    Type c = checkExpr(s.value);
+    if (!c.isError() && c.kind != Type::Bool)
+      error(DiagId::TypeMismatch, m.expr(s.value).span,
+            "an `if` condition is a comparison, found " + typeStr(c));
+    pushScope();
+    if (c.kind == Type::Bool)
+      prover.assumeCondition(m, s.value, *this, true);
+    for (StmtId x : s.body)
+      checkStmt(x);
+    popScope();
+    pushScope();
+    if (c.kind == Type::Bool)
+      prover.assumeCondition(m, s.value, *this, false);
+    for (StmtId x : s.elseBody)
+      checkStmt(x);
+    popScope();
+    return;
+  }
+  case StmtKind::CpAsync:
+    if (!inKernel)
+      return notHere("`cp_async` is only allowed in a kernel");
+    checkCpAsync(s);
+    return;
+  case StmtKind::Commit:
+  case StmtKind::WaitAll:
+  case StmtKind::WaitGroup:
+    if (!inKernel)
+      return notHere("async-copy fences are only allowed in a kernel");
+    useCapability("cp_async", s.keywordSpan);
+    return;
+  case StmtKind::BlockSync:
+    if (!inKernel)
+      return notHere("`block_sync` is only allowed in a kernel");
+    if (!grid.inBlockGrid)
+      notHere("`block_sync` synchronizes a block: use it inside `block_grid`");
+    return;
+  case StmtKind::Assign:
+    checkAssign(s);
+    return;
+  case StmtKind::Return: {
+    if (inKernel)
+      return notHere("kernels write their result; `return` is for tile and host functions");
+    Type t = checkExpr(s.value);
+    if (current && current->item->result != syntax::kNone && !t.isError()) {
+      Type want = resolveTypeQuiet(current->item->result);
+      if (!want.isError() && !sameType(t, want))
+        error(DiagId::TypeMismatch, m.expr(s.value).span,
+              "returns " + typeStr(t) + ", but the declared result is " + typeStr(want));
+    }
+    return;
+  }
+  case StmtKind::Error:
+    return;
+  }
+}
+
+void Checker::checkCpAsync(const Stmt &s) {
+  Type dst = checkExpr(s.target);
+  Type src = checkExpr(s.value);
+  useCapability("cp_async", s.keywordSpan);
+  if (dst.isError() || src.isError())
+    return;
+  if (!dst.isTensor() || dst.tensor.space != Space::Shared) {
+    error(DiagId::CopyPlacement, m.expr(s.target).span,
+          "`cp_async` writes a cuda:shared tile, but the destination is " + typeStr(dst));
+    return;
+  }
+  if (!src.isTensor() || src.tensor.space != Space::Global) {
+    error(DiagId::CopyPlacement, m.expr(s.value).span,
+          "`cp_async` reads a cuda:global tensor, but the source is " + typeStr(src));
+    return;
+  }
+  if (dst.tensor.dtype != src.tensor.dtype)
+    error(DiagId::DTypeMismatch, s.span,
+          std::string("`cp_async` copies bytes unchanged: destination is ") +
+              dtypeName(dst.tensor.dtype) + ", source is " + dtypeName(src.tensor.dtype));
+  if (dst.tensor.shape != src.tensor.shape) {
+    error(DiagId::ShapeMismatch, s.span,
+          "`cp_async` shapes differ: destination " + printShape(dst.tensor.shape, symbols) +
+              ", source " + printShape(src.tensor.shape, symbols))
+        .label(m.expr(s.target).span, "destination " + printShape(dst.tensor.shape, symbols))
+        .label(m.expr(s.value).span, "source " + printShape(src.tensor.shape, symbols));
+    return;
+  }
+  checkCopyAlignment(s, src);
+}
+
+void Checker::checkAssign(const Stmt &s) {
+  const Expr &target = m.expr(s.target);
+  Type value = checkExpr(s.value);
+  Type dst = checkExpr(s.target);
+  if (dst.isError() || value.isError())
+    return;
+  // What is being assigned?
+  ExprId baseId = s.target;
+  while (m.expr(baseId).kind == ExprKind::Index || m.expr(baseId).kind == ExprKind::Paren)
+    baseId = m.expr(baseId).children[0];
+  const Expr &base = m.expr(baseId);
+  int sym = program.exprSymbol[baseId];
+  const Binding *binding = base.kind == ExprKind::Name ? lookup(base.name.name) : nullptr;
+  if (!binding || !dst.isTensor() ||
+      binding->kind == BindingKind::Dim || binding->kind == BindingKind::Let ||
+      binding->kind == BindingKind::LoopVar) {
+    error(DiagId::AssignToImmutable, target.span,
+          "cannot assign to `" + syntax::printExpr(m, s.target) +
+              "`: only tiles and writable tensors can be assigned");
+    return;
+  }
+  (void)sym;
+  const TensorType &d = dst.tensor;
+  if (!d.writable) {
+    auto &diag = error(DiagId::StoreToReadOnly, s.span,
+                       "store into read-only input `" + base.name.name + "`: kernel inputs are "
+                       "read-only");
+    const Item *item = current ? current->item : nullptr;
+    std::string resultName = item && item->resultName.valid() ? item->resultName.name : "result";
+    if (item && item->kind == syntax::ItemKind::Kernel) {
+      diag.note("did you mean to store into the kernel's result `" + resultName + "`?");
+      diag.fix(base.name.span, resultName, "store into the result `" + resultName + "`");
+    }
+    diag.note("or declare the parameter writable: `(" + base.name.name + " : mut Tensor[...])`");
+  }
+  if (value.kind == Type::Splat) {
+    if (d.space == Space::Global)
+      error(DiagId::OperandPlacement, s.span,
+            "`fill` initializes register or shared tiles, not cuda:global tensors");
+    return;
+  }
+  if (!value.isTensor()) {
+    error(DiagId::TypeMismatch, m.expr(s.value).span,
+          "cannot assign " + typeStr(value) + " to " + typeStr(dst));
+    return;
+  }
+  const TensorType &v = value.tensor;
+  if (d.space == Space::Global && v.space != Space::Register) {
+    error(DiagId::OperandPlacement, m.expr(s.value).span,
+          std::string("stores into cuda:global take a cuda:register tile, found ") +
+              spaceName(v.space) + "; load it into a register tile first");
+    return;
+  }
+  if (d.space == Space::Shared && v.space == Space::Global) {
+    error(DiagId::OperandPlacement, m.expr(s.value).span,
+          "copy global memory into a shared tile with `cp_async dst <- src`")
+        .fix(Span{s.span.begin, s.span.begin}, "cp_async ", "use `cp_async`");
+    return;
+  }
+  if (d.shape != v.shape) {
+    error(DiagId::ShapeMismatch, s.span,
+          "cannot store a tile of shape " + printShape(v.shape, symbols) + " into " +
+              printShape(d.shape, symbols))
+        .label(target.span, "destination " + printShape(d.shape, symbols))
+        .label(m.expr(s.value).span, "value " + printShape(v.shape, symbols));
+  }
+  if (d.dtype != v.dtype) {
+    auto &diag = error(DiagId::DTypeMismatch, s.span,
+                       std::string("cannot store a ") + typeStr(value) + " into " +
+                           dtypeName(d.dtype) + " `" + base.name.name + "`: element types differ (" +
+                           dtypeName(v.dtype) + " vs " + dtypeName(d.dtype) + ")");
+    Span valueSpan = m.expr(s.value).span;
+    diag.fix(Span{valueSpan.begin, valueSpan.begin}, std::string("convert ") + dtypeName(d.dtype) + " ",
+             std::string("convert to ") + dtypeName(d.dtype));
+  }
+}
+
+// --------------------------------------------------------- per-item checks
+
+void Checker::checkResources(const Item &item, ItemState &state) {
+  KernelSummary &summary = itemSummaries[state.itemIndex];
+  summary.sharedBytes = state.sharedBytes;
+  summary.threadsPerBlock = state.threadsPerBlock;
+  unsigned regs = static_cast<unsigned>(state.registerBytesPerThread / 4) + 24;
+  summary.registerEstimate = regs;
+  if (target && state.sharedBytes > target->maxSmemPerBlockOptin) {
+    error(DiagId::SharedMemoryLimit, item.name.span,
+          "kernel `" + item.name.name + "` declares " + std::to_string(state.sharedBytes) +
+              " bytes of shared tiles; " + std::string(target->name) + " allows at most " +
+              std::to_string(target->maxSmemPerBlockOptin) + " bytes per block");
+  }
+  if (state.registerBytesPerThread / 4 > 255) {
+    error(DiagId::RegisterLimit, item.name.span,
+          "register tiles of `" + item.name.name + "` need about " +
+              std::to_string(state.registerBytesPerThread / 4) +
+              " 32-bit registers per thread; at most 255 are available")
+        .note("use smaller register tiles or more warps (a [64, 64] F32 tile costs 128 registers "
+              "per thread)");
+  }
+}
+
+void Checker::checkCapabilities(const Item &item, ItemState &state) {
+  KernelSummary &summary = itemSummaries[state.itemIndex];
+  summary.capabilities.assign(state.capabilities.begin(), state.capabilities.end());
+  // Declared capabilities and their target.
+  std::set<std::string> declared;
+  const syntax::Requirement *capClause = nullptr;
+  for (const syntax::Requirement &r : item.requirements) {
+    if (!r.isCapability)
+      continue;
+    capClause = &r;
+    const target::TargetInfo *declaredTarget = nullptr;
+    if (r.target.valid()) {
+      declaredTarget = target::lookupTarget(r.target.name);
+      if (!declaredTarget) {
+        auto &d = error(DiagId::UnknownRequiredCapability, r.target.span,
+                        target::unknownTargetMessage(r.target.name));
+        if (auto s = target::suggestTarget(r.target.name))
+          d.fix(r.target.span, std::string(*s), "replace with `" + std::string(*s) + "`");
+      }
+    }
+    for (const syntax::Ident &c : r.capabilities) {
+      auto cap = target::parseCapabilityName(c.name);
+      if (!cap) {
+        auto &d = error(DiagId::UnknownRequiredCapability, c.span, target::unknownCapabilityMessage(c.name));
+        if (auto s = target::suggestCapability(c.name))
+          d.fix(c.span, std::string(*s), "replace with `" + std::string(*s) + "`");
+        continue;
+      }
+      declared.insert(c.name);
+      if (declaredTarget && !target::hasCapability(declaredTarget->id, *cap))
+        error(DiagId::DeclaredTargetLacksCapability, c.span,
+              std::string(declaredTarget->name) + " does not have `" + c.name +
+                  "`; targets that have it: " + target::describeTargetsWith(*cap));
+    }
+  }
+  if (item.kind == syntax::ItemKind::HostFunction)
+    return;
+  for (const std::string &name : state.capabilities) {
+    auto cap = target::parseCapabilityName(name);
+    if (!cap)
+      continue;
+    Span site = state.capabilitySites[name];
+    bool covered = declared.count(name) > 0;
+    // A declared mma_m16n16k16 capability also covers the mma_m16n8k16 it lowers to.
+    if (!covered && item.kind == syntax::ItemKind::Kernel) {
+      auto &d = error(DiagId::CapabilityNotDeclared, site,
+                      "kernel `" + item.name.name + "` uses `" + name +
+                          "` but its `requires capability(...)` does not declare it");
+      if (capClause && !capClause->capabilities.empty()) {
+        Span last = capClause->capabilities.back().span;
+        d.fix(Span{last.end, last.end}, ", " + name, "declare `" + name + "`");
+      } else if (!capClause) {
+        std::string t = target ? std::string(target->name) : "sm_80";
+        Span at{state.lastRequiresEnd.end, state.lastRequiresEnd.end};
+        d.fix(at, "\n" + state.indent + "requires capability(" + t + ", " + name + ")",
+              "add `requires capability(" + t + ", " + name + ")`");
+      }
+    }
+    if (target && !target::hasCapability(target->id, *cap) &&
+        item.kind == syntax::ItemKind::Kernel)
+      error(DiagId::CapabilityNotOnTarget, site,
+            "kernel `" + item.name.name + "` uses `" + name + "` (" +
+                target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
+  }
+}
+
+bool Checker::blockWritesResult(const std::vector<StmtId> &body, const std::string &resultName) {
+  for (StmtId id : body) {
+    const Stmt &s = m.stmt(id);
+    switch (s.kind) {
+    case StmtKind::BlockGrid:
+    case StmtKind::WarpGrid:
+      if (blockWritesResult(s.body, resultName))
+        return true;
+      break;
+    case StmtKind::If:
+      if (s.hasElse && blockWritesResult(s.body, resultName) &&
+          blockWritesResult(s.elseBody, resultName))
+        return true;
+      break;
+    case StmtKind::For: {
+      // A loop writes on every path only if it provably runs at least once.
+      auto start = exprValueOrNull(s.value);
+      auto end = exprValueOrNull(s.end);
+      if (start && end && prover.proveLess(*start, *end).proved() &&
+          blockWritesResult(s.body, resultName))
+        return true;
+      break;
+    }
+    case StmtKind::Assign: {
+      ExprId b = s.target;
+      while (m.expr(b).kind == ExprKind::Index)
+        b = m.expr(b).children[0];
+      if (m.expr(b).kind == ExprKind::Name && m.expr(b).name.name == resultName)
+        return true;
+      break;
+    }
+    default: break;
+    }
+  }
+  return false;
+}
+
+CheckedProgram check(const syntax::Module &module, const CheckOptions &options,
+                     DiagnosticSink &sink) {
+  Checker checker(module, options, sink);
+  return checker.run();
+}
+
+} // namespace kina::sema

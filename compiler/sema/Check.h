@@ -1,0 +1,72 @@
+//===- Check.h - The Kina type checker --------------------------*- C++ -*-===//
+//
+// Checks a parsed Module: names, shapes, divisibility, bounds (through the
+// refinement solver), placement, capabilities (through the target registry),
+// dtypes, effects, resources and async-copy fence typestate. It reports every
+// independent error and records, for the IDE, the inferred type of every
+// expression and every symbol's definition and uses.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "diag/Diagnostic.h"
+#include "sema/Types.h"
+#include "syntax/Ast.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kina::sema {
+
+/// What the IDE shows for one expression or binding.
+struct TypeAnnotation {
+  Span span;
+  std::string type;  ///< printed type, e.g. `Tile[F32, [64, 64], on=cuda:register]`
+  std::string shape; ///< printed shape for inlay hints, e.g. `[64, 16]`; may be empty
+  bool inlay = false; ///< slices, MMA results and `let` bindings get inlay hints
+};
+
+enum class SymbolKind : uint8_t { Item, Dim, Param, Result, Let, Shared, Register, LoopVar };
+
+struct SymbolInfo {
+  std::string name;
+  SymbolKind kind;
+  Span definition;
+  std::vector<Span> references;
+  std::string type;    ///< printed type
+  int item = -1;       ///< owning item index (-1 for items themselves)
+};
+
+/// Per-kernel facts the backends and the IDE use.
+struct KernelSummary {
+  int item = -1;
+  std::string name;
+  std::vector<std::string> capabilities; ///< inferred, transitively
+  std::vector<std::string> requiredCapabilities; ///< declared in `requires capability`
+  std::string declaredTarget;
+  uint64_t sharedBytes = 0;
+  unsigned threadsPerBlock = 0;
+  unsigned registerEstimate = 0;
+  std::string signature; ///< printed signature for hover
+};
+
+struct CheckOptions {
+  std::string target = "sm_90a";
+  std::string_view sourceText; ///< for fix-its that keep the indentation
+};
+
+/// The typed program: the AST plus side tables indexed by ExprId.
+struct CheckedProgram {
+  std::shared_ptr<SymbolTable> symbols;
+  std::vector<Type> exprTypes;        ///< by ExprId
+  std::vector<int> exprSymbol;        ///< by ExprId: index into `symbolInfos` or -1
+  std::vector<SymbolInfo> symbolInfos;
+  std::vector<TypeAnnotation> annotations;
+  std::vector<KernelSummary> kernels;
+};
+
+CheckedProgram check(const syntax::Module &module, const CheckOptions &options,
+                     DiagnosticSink &sink);
+
+} // namespace kina::sema

@@ -1,0 +1,217 @@
+//===- CheckCall.cpp - Calls, type equality and copy alignment ------------===//
+//
+// Tile-function calls are shape-polymorphic: the callee's dims are inferred
+// from the argument shapes, its `requires` clauses are instantiated and proved
+// at the call site, and its capabilities flow into the caller.
+//
+//===----------------------------------------------------------------------===//
+#include "sema/Checker.h"
+
+namespace kina::sema {
+
+Type Checker::resolveTypeQuiet(syntax::TypeId id) {
+  DiagnosticSink scratch;
+  DiagnosticSink *saved = active;
+  active = &scratch;
+  auto t = resolveType(id, false);
+  active = saved;
+  return t.value_or(Type::error());
+}
+
+bool Checker::sameType(const Type &a, const Type &b) const {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == Type::Scalar)
+    return a.scalar == b.scalar;
+  if (a.kind != Type::Tensor)
+    return true;
+  return a.tensor.dtype == b.tensor.dtype && a.tensor.shape == b.tensor.shape &&
+         a.tensor.space == b.tensor.space;
+}
+
+void Checker::checkCopyAlignment(const Stmt &s, const Type &src) {
+  unsigned bytes = dtypeBytes(src.tensor.dtype);
+  if (src.tensor.shape.empty() || bytes == 0 || 16 % bytes != 0)
+    return;
+  int64_t per16 = 16 / bytes; // elements per 16-byte chunk
+  auto rowLength = src.tensor.shape.back().constantValue();
+  if (rowLength && *rowLength % per16 != 0) {
+    error(DiagId::MisalignedCopy, m.expr(s.value).span,
+          "`cp_async` moves 16-byte chunks, but a row of this copy is " +
+              std::to_string(*rowLength * bytes) + " bytes; make the last extent a multiple of " +
+              std::to_string(per16));
+    return;
+  }
+  const Expr &value = m.expr(s.value);
+  if (value.kind != ExprKind::Index)
+    return;
+  const Type &base = program.exprTypes[value.children[0]];
+  if (!base.isTensor() || base.tensor.shape.empty())
+    return;
+  // Row stride of the source tensor.
+  const DimExpr &stride = base.tensor.shape.back();
+  if (base.tensor.shape.size() >= 2) {
+    solver::Proof p = prover.proveDivisible(stride, per16);
+    if (!p.proved()) {
+      std::string fact = str(stride) + " mod " + std::to_string(per16) + " = 0";
+      auto &d = error(DiagId::MisalignedCopy, m.expr(value.children[0]).span,
+                      "`cp_async` needs 16-byte aligned rows: cannot prove " + fact +
+                          " for the row stride of `" + syntax::printExpr(m, value.children[0]) +
+                          "`");
+      if (symbols.onlyDims(stride))
+        addRequiresFix(d, fact);
+    }
+  }
+  // Column offset of the last index.
+  ExprId last = value.children.back();
+  const Expr &ix = m.expr(last);
+  ExprId startId = ix.kind == ExprKind::Slice ? ix.children[0] : last;
+  auto start = exprValueOrNull(startId);
+  if (start && !prover.proveDivisible(*start, per16).proved())
+    error(DiagId::MisalignedCopy, m.expr(startId).span,
+          "`cp_async` needs 16-byte aligned chunks: cannot prove the column offset `" +
+              str(*start) + "` is a multiple of " + std::to_string(per16));
+}
+
+Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
+  const Item &callee = m.items[calleeIndex];
+  bool inKernel = current && current->item->kind == syntax::ItemKind::Kernel;
+  bool inHost = current && current->item->kind == syntax::ItemKind::HostFunction;
+  if (callee.kind == syntax::ItemKind::HostFunction && !inHost) {
+    error(DiagId::InvalidStatementContext, e.span,
+          "host function `" + callee.name.name + "` cannot be called from device code");
+    return Type::error();
+  }
+  if (callee.kind == syntax::ItemKind::Kernel && !inHost) {
+    error(DiagId::InvalidStatementContext, e.span,
+          "kernel `" + callee.name.name + "` is launched from host functions, not called from " +
+              (inKernel ? "another kernel" : "a tile function") +
+              "; factor the shared part into a `tile` function");
+    return Type::error();
+  }
+  std::vector<Type> args;
+  for (ExprId a : e.children)
+    args.push_back(checkExpr(a));
+  program.exprSymbol[id] = -1;
+  for (const Type &a : args)
+    if (a.isError())
+      return Type::error();
+  if (args.size() != callee.params.size()) {
+    error(DiagId::WrongArgumentCount, e.span,
+          "`" + callee.name.name + "` takes " + std::to_string(callee.params.size()) +
+              " argument(s), " + std::to_string(args.size()) + " given");
+    return Type::error();
+  }
+  // Capabilities flow from callee to caller.
+  if (itemCheckState[calleeIndex] == 0)
+    checkItem(calleeIndex);
+  if (itemCheckState[calleeIndex] == 2 && callee.kind == syntax::ItemKind::TileFunction)
+    for (const std::string &c : itemSummaries[calleeIndex].capabilities)
+      useCapability(c, e.span);
+
+  // Infer the callee's dims from bare-name extents of its parameter types.
+  std::unordered_map<std::string, DimExpr> dimValues;
+  for (size_t i = 0; i < callee.params.size(); ++i) {
+    if (!args[i].isTensor() || callee.params[i].type == syntax::kNone)
+      continue;
+    const syntax::TypeRef &pt = m.type(callee.params[i].type);
+    for (size_t d = 0; d < pt.shape.size() && d < args[i].tensor.shape.size(); ++d) {
+      const Expr &dim = m.expr(pt.shape[d]);
+      if (dim.kind == ExprKind::Name)
+        for (const syntax::Ident &cd : callee.dims)
+          if (cd.name == dim.name.name && !dimValues.count(cd.name))
+            dimValues.emplace(cd.name, args[i].tensor.shape[d]);
+    }
+  }
+  for (const syntax::Ident &cd : callee.dims)
+    if (!dimValues.count(cd.name)) {
+      error(DiagId::RequiresAtCallSite, e.span,
+            "cannot infer dimension `" + cd.name + "` of `" + callee.name.name +
+                "` from the arguments");
+      return Type::error();
+    }
+  // Instantiate the signature in a scope where the callee's dims are bound.
+  auto savedScopes = std::move(scopes);
+  scopes.clear();
+  scopes.emplace_back();
+  for (const auto &[name, value] : dimValues)
+    scopes.back()[name] = Binding{BindingKind::Dim, -1, Type::indexValue(value)};
+  DiagnosticSink scratch;
+  DiagnosticSink *saved = active;
+  active = &scratch;
+  std::vector<Type> paramTypes;
+  for (const syntax::Param &p : callee.params)
+    paramTypes.push_back(resolveType(p.type, true).value_or(Type::error()));
+  Type result = callee.result == syntax::kNone ? Type::unit()
+                                               : resolveType(callee.result, true).value_or(Type::error());
+  std::vector<std::pair<const syntax::Requirement *, std::pair<DimExpr, DimExpr>>> conditions;
+  for (const syntax::Requirement &r : callee.requirements) {
+    if (r.isCapability || r.condition == syntax::kNone)
+      continue;
+    const Expr &c = m.expr(r.condition);
+    if (c.kind != ExprKind::Binary)
+      continue;
+    auto lhs = indexValue(c.children[0]);
+    auto rhs = indexValue(c.children[1]);
+    if (lhs && rhs)
+      conditions.push_back({&r, {*lhs, *rhs}});
+  }
+  active = saved;
+  scopes = std::move(savedScopes);
+
+  bool ok = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Type &want = paramTypes[i];
+    if (want.isError())
+      continue;
+    if (!sameType(args[i], want)) {
+      error(DiagId::TypeMismatch, m.expr(e.children[i]).span,
+            "argument " + std::to_string(i + 1) + " of `" + callee.name.name + "` must be " +
+                typeStr(want) + ", found " + typeStr(args[i]))
+          .label(callee.params[i].span, "parameter declared here");
+      ok = false;
+    }
+  }
+  for (auto &[req, sides] : conditions) {
+    const Expr &c = m.expr(req->condition);
+    const DimExpr &lhs = sides.first;
+    const DimExpr &rhs = sides.second;
+    solver::Proof p;
+    using syntax::BinaryOp;
+    switch (c.op) {
+    case BinaryOp::Eq: {
+      auto atom = lhs.asAtom();
+      if (atom && rhs.isConstant() && *rhs.constantValue() == 0 &&
+          symbols.info(*atom).Kind == solver::AtomKind::Mod)
+        p = prover.proveDivisible(symbols.info(*atom).Operand, symbols.info(*atom).Divisor);
+      else
+        p = prover.proveEqual(lhs, rhs);
+      break;
+    }
+    case BinaryOp::Le: p = prover.proveLessEqual(lhs, rhs); break;
+    case BinaryOp::Lt: p = prover.proveLess(lhs, rhs); break;
+    case BinaryOp::Ge: p = prover.proveLessEqual(rhs, lhs); break;
+    case BinaryOp::Gt: p = prover.proveLess(rhs, lhs); break;
+    default: p.Result = solver::Verdict::Proved; break;
+    }
+    if (!p.proved()) {
+      auto &d = error(DiagId::RequiresAtCallSite, e.span,
+                      "`" + callee.name.name + "` requires (" + syntax::printExpr(m, req->condition) +
+                          "), which is not proved here: cannot prove " + str(lhs) + " " +
+                          syntax::binaryOpSpelling(c.op) + " " + str(rhs));
+      d.label(req->span, "required here");
+      if (!p.Suggestions.empty() && !p.Suggestions[0].RequiresClauses.empty())
+        addRequiresFix(d, p.Suggestions[0].Text);
+      ok = false;
+    }
+  }
+  if (!ok)
+    return Type::error();
+  if (result.isTensor() && callee.kind == syntax::ItemKind::TileFunction &&
+      result.tensor.space == Space::Register)
+    result.tensor.writable = true;
+  annotate(e.span, result, true);
+  return result;
+}
+
+} // namespace kina::sema

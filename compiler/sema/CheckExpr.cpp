@@ -1,0 +1,644 @@
+//===- CheckExpr.cpp - Expressions, slices and primitive operations -------===//
+//
+// Index arithmetic goes to the refinement solver (exact `/`, bounds of every
+// slice); tile operations check shapes, dtypes and placements and record the
+// capability each one needs. Every expression's type is recorded for the IDE.
+//
+//===----------------------------------------------------------------------===//
+#include "sema/Checker.h"
+
+#include <algorithm>
+
+namespace kina::sema {
+
+namespace {
+
+unsigned editDistance(std::string_view a, std::string_view b) {
+  std::vector<unsigned> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = static_cast<unsigned>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<unsigned>(i);
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const char *lowerDType(DType t) {
+  switch (t) {
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::TF32: return "tf32";
+  case DType::I8: return "s8";
+  case DType::I32: return "s32";
+  case DType::E4M3: return "e4m3";
+  case DType::E5M2: return "e5m2";
+  default: return "?";
+  }
+}
+
+/// Primitive operations and their arity; the single table used for checking,
+/// completion and signature help (see Builtins.h).
+} // namespace
+
+Type Checker::record(ExprId id, Type t) {
+  if (id < program.exprTypes.size())
+    program.exprTypes[id] = t;
+  return t;
+}
+
+std::optional<DimExpr> Checker::exprValueOrNull(ExprId id) const {
+  if (id == syntax::kNone || id >= program.exprTypes.size())
+    return std::nullopt;
+  const Type &t = program.exprTypes[id];
+  if (t.kind != Type::Index)
+    return std::nullopt;
+  return t.index;
+}
+
+std::optional<DimExpr> Checker::indexValue(ExprId id) {
+  if (id == syntax::kNone)
+    return std::nullopt;
+  Type t = checkExpr(id);
+  if (t.isError())
+    return std::nullopt;
+  if (t.kind != Type::Index) {
+    error(DiagId::ExpectedIndex, m.expr(id).span,
+          "expected an integer index expression, found " + typeStr(t));
+    return std::nullopt;
+  }
+  if (!t.index.isValid()) {
+    error(DiagId::ExpectedIndex, m.expr(id).span, "index arithmetic overflows 64 bits");
+    return std::nullopt;
+  }
+  return t.index;
+}
+
+std::optional<int64_t> Checker::constantIndex(ExprId id, const char *what) {
+  auto v = indexValue(id);
+  if (!v)
+    return std::nullopt;
+  auto c = v->constantValue();
+  if (!c)
+    error(DiagId::NonConstantTileShape, m.expr(id).span,
+          std::string(what) + " must be a compile-time constant, found `" + str(*v) + "`");
+  return c;
+}
+
+bool Checker::requireExactDivision(const DimExpr &e, int64_t n, Span span,
+                                   const std::string &what) {
+  solver::Proof proof = prover.proveDivisible(e, n);
+  if (proof.proved())
+    return true;
+  std::string fact = str(e) + " mod " + std::to_string(n) + " = 0";
+  auto &d = error(DiagId::InexactDivision, span,
+                  "cannot prove " + what + " is exact: " + fact + " is not known");
+  if (!proof.Suggestions.empty() && !proof.Suggestions[0].Facts.empty()) {
+    std::string s = proof.Suggestions[0].Text;
+    addRequiresFix(d, s);
+  } else if (symbols.onlyDims(e)) {
+    addRequiresFix(d, fact);
+  }
+  d.note("`/` on dimensions is exact division; write `floor_div " + str(e) + " " +
+         std::to_string(n) + "` or `ceil_div` to round");
+  return false;
+}
+
+Type Checker::checkExpr(ExprId id) {
+  if (id == syntax::kNone || id >= m.exprs.size())
+    return Type::error();
+  const Expr &e = m.expr(id);
+  switch (e.kind) {
+  case ExprKind::Name: {
+    const Binding *b = lookup(e.name.name);
+    if (!b) {
+      if (parseDType(e.name.name)) {
+        Type t;
+        t.kind = Type::DTypeName;
+        t.scalar = *parseDType(e.name.name);
+        return record(id, t);
+      }
+      auto &d = error(DiagId::UnknownName, e.span, "unknown name `" + e.name.name + "`");
+      std::string best;
+      unsigned bestDistance = e.name.name.size() <= 3 ? 1 : 2;
+      for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+        for (const auto &[name, binding] : *it) {
+          unsigned dd = editDistance(name, e.name.name);
+          if (dd <= bestDistance && (best.empty() || dd < bestDistance)) {
+            best = name;
+            bestDistance = dd;
+          }
+        }
+      if (!best.empty())
+        d.fix(e.span, best, "replace with `" + best + "`");
+      return record(id, Type::error());
+    }
+    program.exprSymbol[id] = b->symbol;
+    addReference(b->symbol, e.span);
+    return record(id, b->type);
+  }
+  case ExprKind::Integer:
+    return record(id, Type::indexValue(DimExpr::constant(e.intValue)));
+  case ExprKind::Float:
+    return record(id, Type::scalarOf(DType::F32));
+  case ExprKind::Paren:
+    return record(id, checkExpr(e.children[0]));
+  case ExprKind::Negate: {
+    Type t = checkExpr(e.children[0]);
+    if (t.kind == Type::Index)
+      return record(id, Type::indexValue(-t.index));
+    if (t.kind == Type::Scalar || t.isError())
+      return record(id, t);
+    error(DiagId::TypeMismatch, e.span, "cannot negate " + typeStr(t) + "; use `neg x` on tiles");
+    return record(id, Type::error());
+  }
+  case ExprKind::Binary:
+    return record(id, checkBinary(id, e));
+  case ExprKind::Index:
+    return record(id, checkIndex(id, e));
+  case ExprKind::Slice:
+    error(DiagId::TypeMismatch, e.span, "a slice `a ..+ n` is only allowed inside `[...]`");
+    return record(id, Type::error());
+  case ExprKind::Application:
+    return record(id, checkApplication(id, e));
+  case ExprKind::Error:
+    return record(id, Type::error());
+  }
+  return record(id, Type::error());
+}
+
+Type Checker::checkBinary(ExprId id, const Expr &e) {
+  Type a = checkExpr(e.children[0]);
+  Type b = checkExpr(e.children[1]);
+  if (a.isError() || b.isError())
+    return Type::error();
+  using syntax::BinaryOp;
+  bool compare = e.op >= BinaryOp::Eq;
+  if (a.kind == Type::Index && b.kind == Type::Index) {
+    if (compare) {
+      Type t;
+      t.kind = Type::Bool;
+      return t;
+    }
+    switch (e.op) {
+    case BinaryOp::Add: return Type::indexValue(a.index + b.index);
+    case BinaryOp::Sub: return Type::indexValue(a.index - b.index);
+    case BinaryOp::Mul: return Type::indexValue(symbols.mul(a.index, b.index));
+    case BinaryOp::Div:
+    case BinaryOp::Mod: {
+      auto n = b.index.constantValue();
+      if (!n || *n <= 0) {
+        error(DiagId::DivisorNotConstant, m.expr(e.children[1]).span,
+              std::string("the right side of `") + syntax::binaryOpSpelling(e.op) +
+                  "` must be a positive integer constant, found `" + str(b.index) + "`");
+        return Type::error();
+      }
+      if (e.op == BinaryOp::Mod)
+        return Type::indexValue(symbols.mod(a.index, *n));
+      requireExactDivision(a.index, *n, e.span, "`" + syntax::printExpr(m, id) + "`");
+      return Type::indexValue(symbols.exactDiv(a.index, *n));
+    }
+    default: break;
+    }
+  }
+  if ((a.kind == Type::Scalar || a.kind == Type::Index) &&
+      (b.kind == Type::Scalar || b.kind == Type::Index)) {
+    if (compare) {
+      Type t;
+      t.kind = Type::Bool;
+      return t;
+    }
+    return Type::scalarOf(a.kind == Type::Scalar ? a.scalar : b.scalar);
+  }
+  error(DiagId::TypeMismatch, e.span,
+        std::string("`") + syntax::binaryOpSpelling(e.op) + "` takes integer indices or scalars, "
+        "found " + typeStr(a) + " and " + typeStr(b) + "; use `add`, `sub`, `mul` or `div` on tiles");
+  return Type::error();
+}
+
+Type Checker::checkIndex(ExprId id, const Expr &e) {
+  Type base = checkExpr(e.children[0]);
+  size_t count = e.children.size() - 1;
+  // Check every index even when the base is broken, to record their types.
+  std::vector<std::optional<DimExpr>> starts(count), lengths(count);
+  std::vector<bool> isSlice(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    const Expr &ix = m.expr(e.children[i + 1]);
+    if (ix.kind == ExprKind::Slice) {
+      isSlice[i] = true;
+      starts[i] = indexValue(ix.children[0]);
+      lengths[i] = indexValue(ix.children[1]);
+      record(e.children[i + 1], Type::unit());
+    } else {
+      starts[i] = indexValue(e.children[i + 1]);
+    }
+  }
+  if (base.isError())
+    return Type::error();
+  if (!base.isTensor()) {
+    error(DiagId::ExpectedTile, m.expr(e.children[0]).span,
+          "only tensors and tiles can be indexed, `" + syntax::printExpr(m, e.children[0]) +
+              "` is " + typeStr(base));
+    return Type::error();
+  }
+  const TensorType &t = base.tensor;
+  if (count != t.shape.size()) {
+    error(DiagId::RankMismatch, e.span,
+          "`" + syntax::printExpr(m, e.children[0]) + "` has " + std::to_string(t.shape.size()) +
+              " dimension(s) " + printShape(t.shape, symbols) + " but " + std::to_string(count) +
+              " indices are given");
+    return Type::error();
+  }
+  TensorType view = t;
+  view.shape.clear();
+  bool ok = true;
+  for (size_t i = 0; i < count; ++i) {
+    const Expr &ix = m.expr(e.children[i + 1]);
+    if (!starts[i] || (isSlice[i] && !lengths[i])) {
+      ok = false;
+      continue;
+    }
+    const DimExpr &extent = t.shape[i];
+    std::string dimName = "dimension " + std::to_string(i + 1) + " of `" +
+                          syntax::printExpr(m, e.children[0]) + "` (extent " + str(extent) + ")";
+    if (isSlice[i]) {
+      if (!lengths[i]->constantValue()) {
+        error(DiagId::NonConstantTileShape, m.expr(ix.children[1]).span,
+              "slice length `" + str(*lengths[i]) + "` must be a compile-time constant");
+        ok = false;
+        continue;
+      }
+      if (*lengths[i]->constantValue() <= 0) {
+        error(DiagId::SliceOutOfBounds, m.expr(ix.children[1]).span, "slice length must be positive");
+        ok = false;
+        continue;
+      }
+      solver::Proof lo = prover.proveNonNegative(*starts[i]);
+      DimExpr end = *starts[i] + *lengths[i];
+      solver::Proof hi = prover.proveLessEqual(end, extent);
+      if (!lo.proved() || !hi.proved()) {
+        const solver::Proof &bad = !hi.proved() ? hi : lo;
+        std::string goal = !hi.proved() ? str(end) + " <= " + str(extent) : str(*starts[i]) + " >= 0";
+        auto &d = error(DiagId::SliceOutOfBounds, ix.span,
+                        "slice `" + syntax::printExpr(m, e.children[i + 1]) +
+                            "` may be out of bounds of " + dimName + ": cannot prove " + goal);
+        if (bad.Result == solver::Verdict::Disproved)
+          d.note("it is out of bounds whenever the `requires` facts hold");
+        if (!bad.Suggestions.empty() && !bad.Suggestions[0].RequiresClauses.empty())
+          addRequiresFix(d, bad.Suggestions[0].Text);
+        ok = false;
+      }
+      view.shape.push_back(*lengths[i]);
+    } else {
+      solver::Proof lo = prover.proveNonNegative(*starts[i]);
+      solver::Proof hi = prover.proveLess(*starts[i], extent);
+      if (!lo.proved() || !hi.proved()) {
+        error(DiagId::IndexOutOfBounds, ix.span,
+              "index `" + str(*starts[i]) + "` may be out of bounds of " + dimName +
+                  ": cannot prove 0 <= " + str(*starts[i]) + " < " + str(extent));
+        ok = false;
+      }
+    }
+  }
+  if (!ok)
+    return Type::error();
+  Type result = Type::tensorOf(view);
+  annotate(e.span, result, true);
+  return result;
+}
+
+Type Checker::checkApplication(ExprId id, const Expr &e) {
+  const std::string &f = e.name.name;
+  size_t argc = e.children.size();
+  auto arity = [&](size_t want) {
+    if (argc == want)
+      return true;
+    error(DiagId::WrongArgumentCount, e.span,
+          "`" + f + "` takes " + std::to_string(want) + " argument(s), " + std::to_string(argc) +
+              " given");
+    for (ExprId a : e.children)
+      checkExpr(a);
+    return false;
+  };
+  bool inDevice = current && current->item->kind != syntax::ItemKind::HostFunction;
+
+  if (f == "block_id" || f == "warp_id") {
+    if (!arity(1))
+      return Type::error();
+    bool block = f == "block_id";
+    auto axis = constantIndex(e.children[0], "the grid axis");
+    if (!axis)
+      return Type::error();
+    const auto &ids = block ? grid.blockIds : grid.warpIds;
+    if ((block && !grid.inBlockGrid) || (!block && !grid.inWarpGrid)) {
+      error(DiagId::BadGridId, e.span,
+            "`" + f + "` is only meaningful inside `" + (block ? "block_grid" : "warp_grid") + "`");
+      return Type::error();
+    }
+    if (*axis < 0 || static_cast<size_t>(*axis) >= ids.size()) {
+      error(DiagId::BadGridId, m.expr(e.children[0]).span,
+            "axis " + std::to_string(*axis) + " is out of range: the " +
+                (block ? "block_grid" : "warp_grid") + " has " + std::to_string(ids.size()) +
+                " axis/axes");
+      return Type::error();
+    }
+    return Type::indexValue(ids[*axis]);
+  }
+  if (f == "floor_div" || f == "ceil_div") {
+    if (!arity(2))
+      return Type::error();
+    auto a = indexValue(e.children[0]);
+    auto n = constantIndex(e.children[1], "the divisor");
+    if (!a || !n)
+      return Type::error();
+    if (*n <= 0) {
+      error(DiagId::DivisorNotConstant, m.expr(e.children[1]).span, "the divisor must be positive");
+      return Type::error();
+    }
+    return Type::indexValue(f == "floor_div" ? symbols.floorDiv(*a, *n) : symbols.ceilDiv(*a, *n));
+  }
+  if (f == "fill") {
+    if (!arity(1))
+      return Type::error();
+    Type v = checkExpr(e.children[0]);
+    if (v.isError())
+      return v;
+    if (v.kind != Type::Scalar && v.kind != Type::Index) {
+      error(DiagId::TypeMismatch, m.expr(e.children[0]).span, "`fill` takes a scalar value");
+      return Type::error();
+    }
+    Type t;
+    t.kind = Type::Splat;
+    t.scalar = v.kind == Type::Scalar ? v.scalar : DType::I32;
+    return t;
+  }
+  if (f == "wmma_mma") {
+    if (!arity(3))
+      return Type::error();
+    Type c = checkExpr(e.children[0]);
+    Type a = checkExpr(e.children[1]);
+    Type b = checkExpr(e.children[2]);
+    if (c.isError() || a.isError() || b.isError())
+      return Type::error();
+    const char *roles[] = {"accumulator", "A operand", "B operand"};
+    Type *ops[] = {&c, &a, &b};
+    for (int i = 0; i < 3; ++i)
+      if (!ops[i]->isTensor() || ops[i]->tensor.shape.size() != 2) {
+        error(DiagId::ExpectedTile, m.expr(e.children[i]).span,
+              std::string("the ") + roles[i] + " of `wmma_mma` must be a 2-D tile, found " +
+                  typeStr(*ops[i]));
+        return Type::error();
+      }
+    // Placements per seed 003 §2.3: A and B in shared memory, C in registers.
+    bool placed = true;
+    if (c.tensor.space != Space::Register) {
+      error(DiagId::OperandPlacement, m.expr(e.children[0]).span,
+            std::string("the accumulator of `wmma_mma` must be on cuda:register, found ") +
+                spaceName(c.tensor.space));
+      placed = false;
+    }
+    for (int i = 1; i < 3; ++i)
+      if (ops[i]->tensor.space != Space::Shared) {
+        error(DiagId::OperandPlacement, m.expr(e.children[i]).span,
+              std::string("the ") + roles[i] + " of `wmma_mma` must be on cuda:shared, found " +
+                  spaceName(ops[i]->tensor.space) +
+                  (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first" : ""));
+        placed = false;
+      }
+    auto cm = c.tensor.shape[0].constantValue(), cn = c.tensor.shape[1].constantValue();
+    auto am = a.tensor.shape[0].constantValue(), ak = a.tensor.shape[1].constantValue();
+    auto bk = b.tensor.shape[0].constantValue(), bn = b.tensor.shape[1].constantValue();
+    if (!cm || !cn || !am || !ak || !bk || !bn || *cm != *am || *cn != *bn || *ak != *bk) {
+      error(DiagId::MmaShape, e.span,
+            "`wmma_mma` shapes do not agree: accumulator " + printShape(c.tensor.shape, symbols) +
+                ", A " + printShape(a.tensor.shape, symbols) + ", B " +
+                printShape(b.tensor.shape, symbols) + " (need [m, n] += [m, k] x [k, n])");
+      return Type::error();
+    }
+    if (*cm % 16 || *cn % 16 || *ak % 16) {
+      error(DiagId::MmaShape, e.span,
+            "`wmma_mma` tiles must be multiples of the 16x16x16 tensor-core tile, got m=" +
+                std::to_string(*cm) + " n=" + std::to_string(*cn) + " k=" + std::to_string(*ak));
+      return Type::error();
+    }
+    std::string cap = std::string("mma_m16n16k16_") + lowerDType(a.tensor.dtype) + "_" +
+                      lowerDType(b.tensor.dtype) + "_" + lowerDType(c.tensor.dtype);
+    if (a.tensor.dtype != b.tensor.dtype || !target::parseCapabilityName(cap)) {
+      std::string combos;
+      for (std::string_view n : target::capabilityNames())
+        if (n.rfind("mma_m16n16k16_", 0) == 0)
+          combos += (combos.empty() ? "" : ", ") + std::string(n.substr(14));
+      error(DiagId::MmaDTypes, e.span,
+            std::string("no tensor-core MMA takes ") + dtypeName(a.tensor.dtype) + " x " +
+                dtypeName(b.tensor.dtype) + " with a " + dtypeName(c.tensor.dtype) +
+                " accumulator; supported (A_B_C): " + combos);
+      return Type::error();
+    }
+    useCapability(cap, e.span);
+    if (!placed)
+      return Type::error();
+    Type result = c;
+    result.tensor.space = Space::Register;
+    annotate(e.span, result, true);
+    return result;
+  }
+  if (f == "convert") {
+    if (!arity(2))
+      return Type::error();
+    Type dt = checkExpr(e.children[0]);
+    Type x = checkExpr(e.children[1]);
+    if (dt.isError() || x.isError())
+      return Type::error();
+    if (dt.kind != Type::DTypeName) {
+      error(DiagId::UnknownDType, m.expr(e.children[0]).span,
+            "the first argument of `convert` is an element type such as F16");
+      return Type::error();
+    }
+    if (!x.isTensor()) {
+      if (x.kind == Type::Scalar || x.kind == Type::Index)
+        return Type::scalarOf(dt.scalar);
+      error(DiagId::ExpectedTile, m.expr(e.children[1]).span, "`convert` takes a tile");
+      return Type::error();
+    }
+    if (x.tensor.space != Space::Register) {
+      error(DiagId::OperandPlacement, m.expr(e.children[1]).span,
+            "`convert` works on register tiles; load the data into a register tile first");
+      return Type::error();
+    }
+    Type r = x;
+    r.tensor.dtype = dt.scalar;
+    return r;
+  }
+  static const char *unary[] = {"relu", "exp", "exp2", "neg", "abs", "sqrt", "rsqrt", "recip"};
+  static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
+  bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);
+  bool isBinary = std::find(std::begin(binary), std::end(binary), f) != std::end(binary);
+  if (isUnary || isBinary || f == "row_sum" || f == "row_max" || f == "transpose") {
+    if (!arity(isBinary ? 2 : 1))
+      return Type::error();
+    Type x = checkExpr(e.children[0]);
+    Type y = isBinary ? checkExpr(e.children[1]) : Type::unit();
+    if (x.isError() || y.isError())
+      return Type::error();
+    if (!x.isTensor()) {
+      error(DiagId::ExpectedTile, m.expr(e.children[0]).span,
+            "`" + f + "` takes a tile or tensor, found " + typeStr(x));
+      return Type::error();
+    }
+    if (!inDevice) {
+      // Host level: whole tensors, operands on one placement.
+      if (isBinary && y.isTensor() && y.tensor.space != x.tensor.space) {
+        error(DiagId::CrossPlacement, e.span,
+              "`" + f + "` operands are on different placements: " + spaceName(x.tensor.space) +
+                  " and " + spaceName(y.tensor.space) +
+                  "; move one with `copy_to_device` or `copy_to_host`");
+        return Type::error();
+      }
+    } else if (x.tensor.space != Space::Register) {
+      error(DiagId::OperandPlacement, m.expr(e.children[0]).span,
+            "`" + f + "` computes on register tiles, found " + spaceName(x.tensor.space) +
+                "; load it into a `register` tile first");
+      return Type::error();
+    }
+    Type r = x;
+    r.tensor.writable = true;
+    if (isBinary) {
+      if (y.kind == Type::Scalar || y.kind == Type::Index)
+        return r;
+      if (!y.isTensor()) {
+        error(DiagId::ExpectedTile, m.expr(e.children[1]).span,
+              "`" + f + "` takes a tile or a scalar as second operand, found " + typeStr(y));
+        return Type::error();
+      }
+      if (inDevice && y.tensor.space != Space::Register) {
+        error(DiagId::OperandPlacement, m.expr(e.children[1]).span,
+              "`" + f + "` computes on register tiles, found " + spaceName(y.tensor.space));
+        return Type::error();
+      }
+      if (x.tensor.dtype != y.tensor.dtype) {
+        error(DiagId::DTypeMismatch, e.span,
+              "`" + f + "` operands have different element types: " + dtypeName(x.tensor.dtype) +
+                  " and " + dtypeName(y.tensor.dtype) + "; use `convert`");
+        return Type::error();
+      }
+      bool column = y.tensor.shape.size() == 2 && x.tensor.shape.size() == 2 &&
+                    y.tensor.shape[0] == x.tensor.shape[0] &&
+                    y.tensor.shape[1] == DimExpr::constant(1);
+      if (y.tensor.shape != x.tensor.shape && !column) {
+        error(DiagId::BroadcastMismatch, e.span,
+              "`" + f + "` operand shapes " + printShape(x.tensor.shape, symbols) + " and " +
+                  printShape(y.tensor.shape, symbols) + " cannot be broadcast");
+        return Type::error();
+      }
+      return r;
+    }
+    if (f == "row_sum" || f == "row_max" || f == "transpose") {
+      if (x.tensor.shape.size() != 2) {
+        error(DiagId::ShapeMismatch, m.expr(e.children[0]).span,
+              "`" + f + "` takes a 2-D tile, found " + printShape(x.tensor.shape, symbols));
+        return Type::error();
+      }
+      if (f == "transpose")
+        std::swap(r.tensor.shape[0], r.tensor.shape[1]);
+      else
+        r.tensor.shape[1] = DimExpr::constant(1);
+      annotate(e.span, r, true);
+    }
+    return r;
+  }
+  if (f == "matmul" || f == "copy_to_device" || f == "copy_to_host") {
+    if (inDevice) {
+      error(DiagId::InvalidStatementContext, e.span,
+            "`" + f + "` is a host-level operation; inside kernels use tiles and `wmma_mma`");
+      for (ExprId a : e.children)
+        checkExpr(a);
+      return Type::error();
+    }
+    if (f == "matmul") {
+      if (!arity(2))
+        return Type::error();
+      Type a = checkExpr(e.children[0]);
+      Type b = checkExpr(e.children[1]);
+      if (a.isError() || b.isError())
+        return Type::error();
+      if (!a.isTensor() || !b.isTensor() || a.tensor.shape.size() != 2 ||
+          b.tensor.shape.size() != 2) {
+        error(DiagId::ExpectedTile, e.span, "`matmul` takes two 2-D tensors");
+        return Type::error();
+      }
+      if (a.tensor.space != b.tensor.space) {
+        error(DiagId::CrossPlacement, e.span,
+              std::string("`matmul` operands are on different placements: ") +
+                  spaceName(a.tensor.space) + " and " + spaceName(b.tensor.space) +
+                  "; move one with `copy_to_device` or `copy_to_host`")
+            .label(m.expr(e.children[0]).span, spaceName(a.tensor.space))
+            .label(m.expr(e.children[1]).span, spaceName(b.tensor.space));
+        return Type::error();
+      }
+      if (a.tensor.shape[1] != b.tensor.shape[0]) {
+        error(DiagId::ShapeMismatch, e.span,
+              "`matmul` inner dimensions differ: " + printShape(a.tensor.shape, symbols) + " x " +
+                  printShape(b.tensor.shape, symbols));
+        return Type::error();
+      }
+      if (a.tensor.dtype != b.tensor.dtype) {
+        error(DiagId::DTypeMismatch, e.span, "`matmul` operands have different element types");
+        return Type::error();
+      }
+      Type r = a;
+      r.tensor.shape = {a.tensor.shape[0], b.tensor.shape[1]};
+      return r;
+    }
+    if (!arity(1))
+      return Type::error();
+    Type x = checkExpr(e.children[0]);
+    if (x.isError())
+      return x;
+    bool toDevice = f == "copy_to_device";
+    Space from = toDevice ? Space::Host : Space::Global;
+    if (!x.isTensor() || x.tensor.space != from) {
+      error(DiagId::CrossPlacement, m.expr(e.children[0]).span,
+            "`" + f + "` takes a tensor on " + spaceName(from) + ", found " + typeStr(x));
+      return Type::error();
+    }
+    Type r = x;
+    r.tensor.space = toDevice ? Space::Global : Space::Host;
+    return r;
+  }
+  // Calls of tile functions, kernels (from host functions) and host functions.
+  auto it = itemsByName.find(f);
+  if (it == itemsByName.end()) {
+    auto &d = error(DiagId::UnknownFunction, e.name.span, "unknown function `" + f + "`");
+    static const char *known[] = {"wmma_mma", "fill", "block_id", "warp_id", "convert", "relu",
+                                  "exp", "add", "sub", "mul", "div", "max", "min", "row_sum",
+                                  "row_max", "transpose", "matmul", "copy_to_device",
+                                  "copy_to_host", "floor_div", "ceil_div", "neg", "abs", "sqrt"};
+    std::string best;
+    unsigned bestDistance = 3;
+    for (const char *k : known) {
+      unsigned dd = editDistance(k, f);
+      if (dd < bestDistance) {
+        best = k;
+        bestDistance = dd;
+      }
+    }
+    for (const auto &[name, index] : itemsByName) {
+      unsigned dd = editDistance(name, f);
+      if (dd < bestDistance) {
+        best = name;
+        bestDistance = dd;
+      }
+    }
+    if (!best.empty())
+      d.fix(e.name.span, best, "replace with `" + best + "`");
+    for (ExprId a : e.children)
+      checkExpr(a);
+    return Type::error();
+  }
+  return checkCall(id, e, it->second);
+}
+
+} // namespace kina::sema

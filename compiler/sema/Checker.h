@@ -1,0 +1,148 @@
+//===- Checker.h - Internal state of the type checker ----------*- C++ -*-===//
+//
+// Private to compiler/sema. The Checker walks items, statements and
+// expressions once, recording types and symbols; Fences.cpp then runs the
+// async-copy typestate over the same AST using what the walk recorded.
+// Expression rules live in CheckExpr.cpp, statements and items in Check.cpp.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "sema/Check.h"
+#include "sema/Prover.h"
+#include "target/Registry.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+namespace kina::sema {
+
+using syntax::Expr;
+using syntax::ExprId;
+using syntax::ExprKind;
+using syntax::Item;
+using syntax::Module;
+using syntax::Stmt;
+using syntax::StmtId;
+using syntax::StmtKind;
+
+enum class BindingKind : uint8_t { Dim, Param, Result, Let, Shared, Register, LoopVar, DTypeName };
+
+struct Binding {
+  BindingKind kind;
+  int symbol = -1; ///< index into CheckedProgram::symbolInfos
+  Type type;       ///< tensors/tiles; Index values carry their DimExpr
+};
+
+/// Facts about the grid the current statement runs in.
+struct GridContext {
+  bool inBlockGrid = false;
+  bool inWarpGrid = false;
+  std::vector<DimExpr> blockGrid;
+  std::vector<DimExpr> blockIds;
+  std::vector<int64_t> warpGrid;
+  std::vector<DimExpr> warpIds;
+};
+
+/// Per-item state while checking one kernel, tile function or host function.
+struct ItemState {
+  const Item *item = nullptr;
+  int itemIndex = -1;
+  std::set<std::string> capabilities;
+  std::map<std::string, Span> capabilitySites; ///< first use of each capability
+  uint64_t sharedBytes = 0;
+  uint64_t registerBytesPerThread = 0;
+  unsigned threadsPerBlock = 0;
+  Span lastRequiresEnd; ///< where a new `requires` clause is inserted
+  std::string indent = "    ";
+};
+
+class Checker {
+public:
+  Checker(const Module &module, const CheckOptions &options, DiagnosticSink &sink);
+  CheckedProgram run();
+
+  // ---- shared helpers (Check.cpp) ----
+  const Module &m;
+  const CheckOptions &options;
+  DiagnosticSink &sink;
+  CheckedProgram program;
+  SymbolTable &symbols;
+  Prover prover;
+  const target::TargetInfo *target = nullptr;
+
+  std::vector<std::unordered_map<std::string, Binding>> scopes;
+  std::unordered_map<std::string, int> itemsByName;
+  std::vector<KernelSummary> itemSummaries; ///< by item index
+  std::vector<int> itemCheckState;          ///< 0 unchecked, 1 in progress, 2 done
+  GridContext grid;
+  ItemState *current = nullptr;
+
+  void pushScope() {
+    scopes.emplace_back();
+    prover.push();
+  }
+  void popScope() {
+    scopes.pop_back();
+    prover.pop();
+  }
+  const Binding *lookup(const std::string &name) const;
+  int defineSymbol(const syntax::Ident &name, SymbolKind kind, const std::string &type);
+  void bind(const syntax::Ident &name, Binding binding);
+  void addReference(int symbol, Span span);
+
+  /// Where error() reports; swapped for a scratch sink while a callee's
+  /// signature is instantiated at a call site.
+  DiagnosticSink *active = nullptr;
+  Diagnostic &error(DiagId id, Span span, std::string message) {
+    return active->report(id, span, std::move(message));
+  }
+  std::string str(const DimExpr &e) const { return symbols.str(e); }
+  std::string typeStr(const Type &t) const { return printType(t, symbols); }
+  void annotate(Span span, const Type &type, bool inlay);
+  void useCapability(const std::string &name, Span site);
+  /// Fix-it that inserts `requires (fact)` after the item's last clause.
+  void addRequiresFix(Diagnostic &d, const std::string &fact);
+
+  // ---- items and statements (Check.cpp) ----
+  void checkItem(int index);
+  void checkSignature(const Item &item, ItemState &state);
+  std::optional<Type> resolveType(syntax::TypeId id, bool isTileContext);
+  void checkBlock(const std::vector<StmtId> &body);
+  void checkStmt(StmtId id);
+  void checkAssign(const Stmt &s);
+  void checkCpAsync(const Stmt &s);
+  void checkResources(const Item &item, ItemState &state);
+  void checkCapabilities(const Item &item, ItemState &state);
+  bool blockWritesResult(const std::vector<StmtId> &body, const std::string &resultName);
+
+  /// Loop variables in scope, innermost last (the fence analysis shifts them).
+  std::vector<std::pair<StmtId, DimExpr>> loopVars;
+  std::unordered_map<StmtId, DimExpr> loopVarOf; ///< every `for` statement's variable
+  std::unordered_map<int, ExprId> letValues;     ///< let symbol -> its value expression
+
+  Type resolveTypeQuiet(syntax::TypeId id);
+  bool sameType(const Type &a, const Type &b) const;
+  void checkCopyAlignment(const Stmt &s, const Type &src);
+  std::optional<DimExpr> exprValueOrNull(ExprId id) const;
+
+  // ---- expressions (CheckExpr.cpp) ----
+  Type checkExpr(ExprId id);
+  Type checkIndex(ExprId id, const Expr &e);
+  Type checkBinary(ExprId id, const Expr &e);
+  Type checkApplication(ExprId id, const Expr &e);
+  Type checkCall(ExprId id, const Expr &e, int calleeItem);
+  Type record(ExprId id, Type t);
+  /// An Index-typed subexpression's symbolic value, or nullopt after an error.
+  std::optional<DimExpr> indexValue(ExprId id);
+  std::optional<int64_t> constantIndex(ExprId id, const char *what);
+  /// Proves `e` exactly divisible by n or reports K0201 at `span`.
+  bool requireExactDivision(const DimExpr &e, int64_t n, Span span, const std::string &what);
+};
+
+/// The async-copy fence typestate over a checked kernel (Fences.cpp).
+void checkFences(Checker &checker, const Item &item);
+
+} // namespace kina::sema

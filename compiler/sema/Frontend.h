@@ -1,0 +1,29 @@
+//===- Frontend.h - Parse and check one file --------------------*- C++ -*-===//
+//
+// The one entry point the CLI and the language server share: text in,
+// AST + checked program + every diagnostic out. It never throws or aborts.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "sema/Check.h"
+#include "syntax/Parser.h"
+
+#include <string>
+
+namespace kina::sema {
+
+struct FrontendOptions {
+  std::string target = "sm_90a";
+  struct TSTree *oldTree = nullptr; ///< edited previous tree (LSP incremental parse)
+};
+
+struct Analysis {
+  syntax::ParseResult parse;
+  CheckedProgram program;
+  std::vector<Diagnostic> diagnostics; ///< syntax + semantic, sorted
+};
+
+Analysis analyze(const SourceFile &file, const FrontendOptions &options = {});
+
+} // namespace kina::sema

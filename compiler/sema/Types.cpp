@@ -1,0 +1,81 @@
+//===- Types.cpp - Kina semantic types ------------------------------------===//
+#include "sema/Types.h"
+
+namespace kina::sema {
+
+namespace {
+struct DTypeEntry {
+  DType type;
+  const char *name;
+  unsigned bytes;
+  bool isFloat;
+};
+const DTypeEntry kDTypes[] = {
+    {DType::F16, "F16", 2, true},   {DType::BF16, "BF16", 2, true}, {DType::F32, "F32", 4, true},
+    {DType::F64, "F64", 8, true},   {DType::TF32, "TF32", 4, true}, {DType::I8, "I8", 1, false},
+    {DType::U8, "U8", 1, false},    {DType::I32, "I32", 4, false},  {DType::I64, "I64", 8, false},
+    {DType::E4M3, "E4M3", 1, true}, {DType::E5M2, "E5M2", 1, true}, {DType::Bool, "Bool", 1, false},
+};
+const DTypeEntry &entry(DType t) { return kDTypes[static_cast<size_t>(t)]; }
+} // namespace
+
+std::optional<DType> parseDType(std::string_view name) {
+  for (const DTypeEntry &e : kDTypes)
+    if (name == e.name)
+      return e.type;
+  return std::nullopt;
+}
+
+const char *dtypeName(DType t) { return entry(t).name; }
+unsigned dtypeBytes(DType t) { return entry(t).bytes; }
+bool isFloat(DType t) { return entry(t).isFloat; }
+
+const std::vector<std::string> &dtypeNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const DTypeEntry &e : kDTypes)
+      out.push_back(e.name);
+    return out;
+  }();
+  return names;
+}
+
+const char *spaceName(Space s) {
+  switch (s) {
+  case Space::Host: return "host";
+  case Space::Global: return "cuda:global";
+  case Space::Shared: return "cuda:shared";
+  case Space::Register: return "cuda:register";
+  }
+  return "?";
+}
+
+std::string printShape(const std::vector<DimExpr> &shape, const SymbolTable &symbols) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += symbols.str(shape[i]);
+  }
+  return out + "]";
+}
+
+std::string printType(const Type &type, const SymbolTable &symbols) {
+  switch (type.kind) {
+  case Type::Error: return "<error>";
+  case Type::Unit: return "()";
+  case Type::Index: return "Index";
+  case Type::Bool: return "Bool";
+  case Type::Scalar: return dtypeName(type.scalar);
+  case Type::Splat: return std::string("fill ") + dtypeName(type.scalar);
+  case Type::DTypeName: return std::string("dtype ") + dtypeName(type.scalar);
+  case Type::Tensor: {
+    const TensorType &t = type.tensor;
+    return std::string(t.isTile ? "Tile[" : "Tensor[") + dtypeName(t.dtype) + ", " +
+           printShape(t.shape, symbols) + ", on=" + spaceName(t.space) + "]";
+  }
+  }
+  return "?";
+}
+
+} // namespace kina::sema

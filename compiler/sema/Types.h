@@ -1,0 +1,75 @@
+//===- Types.h - Kina semantic types ----------------------------*- C++ -*-===//
+//
+// Tensor and tile types carry the refinement axes of seed 003: element type,
+// symbolic shape (solver DimExprs), placement, and (per kernel) capability
+// requirements. Index values carry their symbolic value so bounds can be
+// proved. Types print in surface syntax: `Tile[F32, [64, 64], on=cuda:register]`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "sema/solver/DimExpr.h"
+#include "sema/solver/SymbolTable.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kina::sema {
+
+using solver::DimExpr;
+using solver::SymbolTable;
+
+enum class DType : uint8_t { F16, BF16, F32, F64, TF32, I8, U8, I32, I64, E4M3, E5M2, Bool };
+
+std::optional<DType> parseDType(std::string_view name);
+const char *dtypeName(DType t);
+unsigned dtypeBytes(DType t);
+bool isFloat(DType t);
+/// Every dtype name, for completion and "did you mean".
+const std::vector<std::string> &dtypeNames();
+
+enum class Space : uint8_t { Host, Global, Shared, Register };
+
+const char *spaceName(Space s); ///< `host`, `cuda:global`, ...
+
+struct TensorType {
+  DType dtype = DType::F32;
+  std::vector<DimExpr> shape;
+  Space space = Space::Global;
+  bool isTile = false;
+  bool writable = false; ///< kernel parameters declared `mut`, results, local tiles
+};
+
+struct Type {
+  enum Kind : uint8_t {
+    Error,  ///< already reported; suppresses follow-on errors
+    Unit,   ///< statements
+    Index,  ///< an integer index/dimension value (symbolic value in `index`)
+    Scalar, ///< a scalar of `scalar` dtype (float literal, scalar parameter)
+    Splat,  ///< `fill v`: a scalar that adopts the shape of its destination
+    Bool,   ///< comparisons
+    Tensor, ///< tensors and tiles (and views of them)
+    DTypeName, ///< `F16` used as an argument of `convert`
+  };
+  Kind kind = Error;
+  TensorType tensor;
+  DimExpr index;
+  DType scalar = DType::F32;
+
+  static Type error() { return {}; }
+  static Type unit() { Type t; t.kind = Unit; return t; }
+  static Type indexValue(DimExpr v) { Type t; t.kind = Index; t.index = std::move(v); return t; }
+  static Type scalarOf(DType d) { Type t; t.kind = Scalar; t.scalar = d; return t; }
+  static Type tensorOf(TensorType tt) { Type t; t.kind = Tensor; t.tensor = std::move(tt); return t; }
+  bool isError() const { return kind == Error; }
+  bool isTensor() const { return kind == Tensor; }
+};
+
+/// `[64, 16]` or `[M, K]`.
+std::string printShape(const std::vector<DimExpr> &shape, const SymbolTable &symbols);
+/// `Tile[F32, [64, 64], on=cuda:register]`.
+std::string printType(const Type &type, const SymbolTable &symbols);
+
+} // namespace kina::sema

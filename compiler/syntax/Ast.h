@@ -1,0 +1,165 @@
+//===- Ast.h - The Kina abstract syntax tree --------------------*- C++ -*-===//
+//
+// The AST is lowered from tree-sitter's CST (grammar/grammar.js is the one
+// syntax definition). Nodes live in arenas owned by a Module and refer to each
+// other by index, so a 50,000-line file lowers without per-node allocation
+// churn. Every node keeps its exact byte span. Nodes that the parser could not
+// build are represented as Error expressions/statements so later layers can
+// keep going and report every independent problem.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "diag/Source.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kina::syntax {
+
+using ExprId = uint32_t;
+using StmtId = uint32_t;
+constexpr uint32_t kNone = UINT32_MAX;
+
+struct Ident {
+  std::string name;
+  Span span;
+  bool valid() const { return !name.empty(); }
+};
+
+enum class ExprKind : uint8_t {
+  Name,        ///< identifier
+  Integer,     ///< 128
+  Float,       ///< 0.0
+  Paren,       ///< ( e )
+  Index,       ///< base[i, j]  (children: base, indices...)
+  Slice,       ///< start ..+ length (only inside Index)
+  Application, ///< f x y (name = f, children: arguments)
+  Negate,      ///< -e
+  Binary,      ///< a op b
+  Error,       ///< unparsable expression
+};
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge };
+
+const char *binaryOpSpelling(BinaryOp op);
+
+struct Expr {
+  ExprKind kind = ExprKind::Error;
+  BinaryOp op = BinaryOp::Add;
+  Span span;
+  Ident name;                  ///< Name and Application (function name)
+  int64_t intValue = 0;        ///< Integer
+  double floatValue = 0;       ///< Float
+  std::vector<ExprId> children;
+};
+
+enum class StmtKind : uint8_t {
+  BlockGrid,  ///< block_grid [shape] { body }
+  WarpGrid,   ///< warp_grid [shape] { body }
+  Let,        ///< let name = value in
+  Shared,     ///< shared name : type
+  Register,   ///< register name : type
+  For,        ///< for name in (start .. end) { body }
+  If,         ///< if cond { body } else { elseBody }
+  CpAsync,    ///< cp_async target <- value
+  Commit,     ///< cp_async_commit
+  WaitAll,    ///< cp_async_wait_all
+  WaitGroup,  ///< cp_async_wait_group count
+  BlockSync,  ///< block_sync
+  Assign,     ///< target <- value
+  Return,     ///< return value
+  Error,
+};
+
+enum class PlacementKind : uint8_t { None, Host, Global, Shared, Register };
+
+struct Placement {
+  PlacementKind kind = PlacementKind::None;
+  Span span;
+  ExprId device = kNone; ///< cuda:global(d)
+};
+
+enum class TypeKind : uint8_t { Tensor, Tile, Scalar, Error };
+
+struct TypeRef {
+  TypeKind kind = TypeKind::Error;
+  Span span;
+  Ident dtype;
+  std::vector<ExprId> shape;
+  Span shapeSpan;
+  Placement placement;
+};
+
+using TypeId = uint32_t;
+
+struct Stmt {
+  StmtKind kind = StmtKind::Error;
+  Span span;
+  Span keywordSpan;
+  Ident name;                 ///< Let, Shared, Register, For
+  TypeId type = kNone;        ///< Shared, Register
+  ExprId target = kNone;      ///< Assign, CpAsync
+  ExprId value = kNone;       ///< Let, Assign, CpAsync, Return, If (condition), For (start)
+  ExprId end = kNone;         ///< For (end)
+  int64_t count = 0;          ///< WaitGroup
+  Span countSpan;             ///< WaitGroup
+  std::vector<ExprId> shape;  ///< BlockGrid, WarpGrid
+  Span shapeSpan;
+  std::vector<StmtId> body;   ///< grids, For, If
+  std::vector<StmtId> elseBody;
+  bool hasElse = false;
+  Span bodySpan;
+};
+
+struct Requirement {
+  Span span;
+  bool isCapability = false;
+  ExprId condition = kNone;        ///< requires ( condition )
+  Ident target;                    ///< requires capability(target, caps...)
+  std::vector<Ident> capabilities;
+};
+
+struct Param {
+  Span span;
+  Ident name;
+  bool isMutable = false;
+  Span mutSpan;
+  TypeId type = kNone;
+};
+
+enum class ItemKind : uint8_t { Kernel, TileFunction, HostFunction };
+
+struct Item {
+  ItemKind kind = ItemKind::Kernel;
+  Span span;
+  Span keywordSpan;
+  Ident name;
+  std::vector<Ident> dims;
+  Span dimsSpan;
+  std::vector<Requirement> requirements;
+  std::vector<Param> params;
+  TypeId result = kNone;
+  Ident resultName;   ///< `: (c : Tensor[...])`; empty for an unnamed result
+  Span resultSpan;
+  std::vector<StmtId> body;
+  Span bodySpan;
+};
+
+/// One parsed file. Arenas own every node; ids index into them.
+struct Module {
+  std::vector<Item> items;
+  std::vector<Expr> exprs;
+  std::vector<Stmt> stmts;
+  std::vector<TypeRef> types;
+
+  const Expr &expr(ExprId id) const { return exprs[id]; }
+  const Stmt &stmt(StmtId id) const { return stmts[id]; }
+  const TypeRef &type(TypeId id) const { return types[id]; }
+};
+
+/// Renders an expression back to canonical Kina text (`block_m * 128 + 64`).
+std::string printExpr(const Module &module, ExprId id);
+
+} // namespace kina::syntax

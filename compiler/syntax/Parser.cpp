@@ -1,0 +1,437 @@
+//===- Parser.cpp - Parse, lower, and explain syntax errors ---------------===//
+//
+// tree-sitter gives a tree with ERROR and MISSING nodes; this file turns them
+// into specific messages ("expected `in` after the `let` binding", "unclosed
+// `[`", "unknown keyword `kernal`"). A lexical delimiter scan supplies the
+// opener of an unclosed bracket, which the CST alone does not locate well.
+//
+//===----------------------------------------------------------------------===//
+#include "syntax/Parser.h"
+#include "syntax/Lower.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tree_sitter/api.h>
+
+namespace kina::syntax {
+namespace {
+
+constexpr size_t kMaxFileBytes = 64u << 20;
+constexpr size_t kMaxSyntaxErrors = 100;
+
+struct Delimiter {
+  char open;
+  uint32_t offset;
+};
+
+char closerOf(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
+
+/// Finds unclosed openers and unmatched closers, skipping comments.
+/// Also measures the deepest nesting.
+struct DelimiterScan {
+  std::vector<Delimiter> unclosed;
+  std::vector<Delimiter> unmatched; ///< `open` holds the closing char here
+  unsigned maxDepth = 0;
+  uint32_t deepestOffset = 0;
+
+  explicit DelimiterScan(std::string_view text) {
+    std::vector<Delimiter> stack;
+    for (uint32_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+        while (i < text.size() && text[i] != '\n')
+          ++i;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') {
+        stack.push_back({c, i});
+        if (stack.size() > maxDepth) {
+          maxDepth = static_cast<unsigned>(stack.size());
+          deepestOffset = i;
+        }
+      } else if (c == ')' || c == ']' || c == '}') {
+        // Pop to the nearest matching opener; openers skipped over are unclosed.
+        auto match = std::find_if(stack.rbegin(), stack.rend(),
+                                  [&](const Delimiter &d) { return closerOf(d.open) == c; });
+        if (match == stack.rend()) {
+          unmatched.push_back({c, i});
+          continue;
+        }
+        size_t keep = static_cast<size_t>(stack.rend() - match) - 1;
+        for (size_t k = keep + 1; k < stack.size(); ++k)
+          unclosed.push_back(stack[k]);
+        stack.resize(keep);
+      }
+    }
+    unclosed.insert(unclosed.end(), stack.begin(), stack.end());
+    std::sort(unclosed.begin(), unclosed.end(),
+              [](const Delimiter &a, const Delimiter &b) { return a.offset < b.offset; });
+  }
+};
+
+const std::vector<std::string> &statementKeywords() {
+  static const std::vector<std::string> words = {
+      "block_grid", "warp_grid",  "let",           "shared",          "register",
+      "for",        "if",         "cp_async",      "cp_async_commit", "cp_async_wait_all",
+      "block_sync", "return",     "else",          "cp_async_wait_group"};
+  return words;
+}
+
+const std::vector<std::string> &itemKeywords() {
+  static const std::vector<std::string> words = {"kernel", "tile", "fn", "requires", "capability"};
+  return words;
+}
+
+unsigned editDistance(std::string_view a, std::string_view b) {
+  std::vector<unsigned> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = static_cast<unsigned>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<unsigned>(i);
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// The closest keyword within a small edit distance, or empty.
+std::string closestKeyword(std::string_view word, const std::vector<std::string> &candidates) {
+  std::string best;
+  unsigned bestDistance = word.size() <= 4 ? 1 : 2;
+  for (const std::string &k : candidates) {
+    unsigned d = editDistance(word, k);
+    if (d <= bestDistance && d > 0 && (best.empty() || d < bestDistance)) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/// Human description of the construct a CST node kind stands for.
+std::string describeContext(std::string_view kind) {
+  static const std::pair<const char *, const char *> table[] = {
+      {"let_binding", "the `let` binding"},
+      {"kernel_definition", "the kernel signature"},
+      {"tile_function", "the tile function signature"},
+      {"host_function", "the function signature"},
+      {"requires_clause", "the `requires` clause"},
+      {"capability_requirement", "`capability(...)`"},
+      {"parameter", "the parameter"},
+      {"named_result", "the result"},
+      {"tensor_type", "the `Tensor[...]` type"},
+      {"tile_type", "the `Tile[...]` type"},
+      {"shape", "the shape"},
+      {"placement", "the placement"},
+      {"block_grid", "`block_grid`"},
+      {"warp_grid", "`warp_grid`"},
+      {"shared_declaration", "the `shared` declaration"},
+      {"register_declaration", "the `register` declaration"},
+      {"for_statement", "the `for` loop"},
+      {"range", "the range"},
+      {"if_statement", "the `if` statement"},
+      {"cp_async_statement", "`cp_async`"},
+      {"cp_async_wait_group", "`cp_async_wait_group`"},
+      {"assignment", "the assignment"},
+      {"return_statement", "`return`"},
+      {"index_expression", "the index"},
+      {"slice", "the slice"},
+      {"application", "the application"},
+      {"binary_expression", "the operator"},
+      {"parenthesized_expression", "the parenthesized expression"},
+      {"block", "the block"},
+      {"dim_params", "the dimension list"},
+  };
+  for (auto &[k, d] : table)
+    if (kind == k)
+      return d;
+  return "this construct";
+}
+
+std::string describeMissing(std::string_view kind) {
+  if (kind == "identifier")
+    return "a name";
+  if (kind == "integer")
+    return "an integer";
+  if (kind == "_expression" || kind == "binary_expression")
+    return "an expression";
+  return "`" + std::string(kind) + "`";
+}
+
+bool isPunctuation(std::string_view kind) {
+  return !kind.empty() && !std::isalpha(static_cast<unsigned char>(kind[0])) && kind[0] != '_';
+}
+
+class SyntaxErrorReporter {
+public:
+  SyntaxErrorReporter(const SourceFile &file, std::vector<Diagnostic> &out,
+                      const DelimiterScan &scan)
+      : file_(file), out_(out), scan_(scan) {}
+
+  void visit(TSNode root) {
+    // Iterative walk: the tree may be 10,000 levels deep.
+    std::vector<TSNode> stack{root};
+    while (!stack.empty() && count_ < kMaxSyntaxErrors) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (ts_node_is_missing(n)) {
+        reportMissing(n);
+        continue;
+      }
+      if (ts_node_symbol(n) == static_cast<TSSymbol>(-1)) {
+        reportError(n);
+        continue;
+      }
+      if (!ts_node_has_error(n))
+        continue;
+      uint32_t count = ts_node_child_count(n);
+      for (uint32_t i = count; i-- > 0;)
+        stack.push_back(ts_node_child(n, i));
+    }
+  }
+
+private:
+  const SourceFile &file_;
+  std::vector<Diagnostic> &out_;
+  const DelimiterScan &scan_;
+  size_t count_ = 0;
+
+  static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+  std::string text(TSNode n) const { return std::string(file_.slice(span(n))); }
+
+  Diagnostic &report(DiagId id, Span s, std::string message) {
+    ++count_;
+    out_.push_back(Diagnostic{id, s, std::move(message), {}, {}, {}});
+    return out_.back();
+  }
+
+  /// The last leaf token ending at or before `offset`.
+  TSNode previousLeaf(TSNode n) const {
+    TSNode prev = ts_node_prev_sibling(n);
+    TSNode up = n;
+    while (ts_node_is_null(prev)) {
+      up = ts_node_parent(up);
+      if (ts_node_is_null(up))
+        return prev;
+      prev = ts_node_prev_sibling(up);
+    }
+    while (ts_node_child_count(prev) > 0)
+      prev = ts_node_child(prev, ts_node_child_count(prev) - 1);
+    return prev;
+  }
+
+  bool delimiterIssueCovers(std::string_view missingKind) const {
+    if (missingKind != ")" && missingKind != "]" && missingKind != "}")
+      return false;
+    return !scan_.unclosed.empty();
+  }
+
+  void reportMissing(TSNode n) {
+    std::string kind = ts_node_type(n);
+    if (delimiterIssueCovers(kind))
+      return; // the delimiter scan reports it with the opener's location
+    TSNode parent = ts_node_parent(n);
+    std::string context = ts_node_is_null(parent) ? "" : ts_node_type(parent);
+    TSNode prev = previousLeaf(n);
+    uint32_t at = ts_node_start_byte(n);
+    Span s{at, at};
+    std::string after;
+    if (!ts_node_is_null(prev)) {
+      after = text(prev);
+      s = span(prev);
+    }
+    if (kind == "identifier" && context == "slice") {
+      reportSliceWithoutLength(s);
+      return;
+    }
+    std::string message = "expected " + describeMissing(kind);
+    if (context == "let_binding" && kind == "in")
+      message += " after the `let` binding";
+    else if (!after.empty())
+      message += " after `" + after + "` in " + describeContext(context);
+    auto &d = report(DiagId::MissingToken, s, message);
+    if (isPunctuation(kind) || kind == "in")
+      d.fix(Span{s.end, s.end}, (kind == "in" ? " " : "") + kind,
+            "insert `" + kind + "`");
+  }
+
+  void reportSliceWithoutLength(Span s) {
+    report(DiagId::SliceWithoutLength, s, "expected a length after `..+` in the slice")
+        .note("a slice is written `start ..+ length`, e.g. `k * 16 ..+ 16`");
+  }
+
+  void reportError(TSNode n) {
+    Span s = span(n);
+    TSNode parent = ts_node_parent(n);
+    std::string context = ts_node_is_null(parent) ? "source_file" : ts_node_type(parent);
+    // First and last leaves inside the error.
+    TSNode first = n;
+    while (ts_node_child_count(first) > 0)
+      first = ts_node_child(first, 0);
+    TSNode last = n;
+    while (ts_node_child_count(last) > 0)
+      last = ts_node_child(last, ts_node_child_count(last) - 1);
+    std::string firstText = text(first);
+    std::string lastType = ts_node_type(last);
+
+    if (lastType == "..+") {
+      reportSliceWithoutLength(span(last));
+      return;
+    }
+    // A closing delimiter that closes nothing is reported by the scan.
+    if (firstText.size() == 1 && std::strchr(")]}", firstText[0])) {
+      for (const Delimiter &d : scan_.unmatched)
+        if (d.offset == ts_node_start_byte(first))
+          return;
+    }
+    if (ts_node_symbol(first) == CstIds::get().identifier || std::isalpha(
+            static_cast<unsigned char>(firstText.empty() ? ' ' : firstText[0]))) {
+      bool atItemLevel = context == "source_file";
+      const auto &candidates = atItemLevel ? itemKeywords() : statementKeywords();
+      std::string suggestion = closestKeyword(firstText, candidates);
+      if (suggestion.empty())
+        suggestion = closestKeyword(firstText, atItemLevel ? statementKeywords() : itemKeywords());
+      if (!suggestion.empty()) {
+        report(DiagId::MisspelledKeyword, span(first),
+               "unknown keyword `" + firstText + "`; did you mean `" + suggestion + "`?")
+            .fix(span(first), suggestion, "replace with `" + suggestion + "`");
+        return;
+      }
+      if (atItemLevel) {
+        report(DiagId::ExpectedItem, span(first),
+               "expected `kernel`, `tile` or `fn` at the top level, found `" + firstText + "`");
+        return;
+      }
+    }
+    std::string shown = firstText.size() > 40 ? firstText.substr(0, 40) + "…" : firstText;
+    std::string message = "unexpected `" + shown + "`";
+    if (context == "source_file")
+      message += " at the top level; expected `kernel`, `tile` or `fn`";
+    else
+      message += " in " + describeContext(context);
+    report(DiagId::UnexpectedToken, Span{s.begin, std::max(s.begin + 1, ts_node_end_byte(first))},
+           message);
+  }
+};
+
+void reportDelimiters(const DelimiterScan &scan, const SourceFile &file,
+                      std::vector<Diagnostic> &out) {
+  uint32_t eof = static_cast<uint32_t>(file.text().size());
+  // Only the innermost few unclosed openers matter; report the last one first
+  // seen from the end, plus the outermost, to avoid cascades.
+  size_t reported = 0;
+  for (auto it = scan.unclosed.rbegin(); it != scan.unclosed.rend() && reported < 3;
+       ++it, ++reported) {
+    std::string open(1, it->open);
+    std::string close(1, closerOf(it->open));
+    Diagnostic d{DiagId::UnclosedDelimiter, Span{it->offset, it->offset + 1},
+                 "unclosed `" + open + "`: no matching `" + close + "` before the end of the file",
+                 {}, {}, {}};
+    d.label(Span{eof, eof}, "the file ends here");
+    d.fix(Span{eof, eof}, close, "insert `" + close + "` at the end of the file");
+    out.push_back(std::move(d));
+  }
+  for (const Delimiter &d : scan.unmatched) {
+    std::string c(1, d.open);
+    out.push_back(Diagnostic{DiagId::UnmatchedClosing, Span{d.offset, d.offset + 1},
+                             "unmatched `" + c + "`: it closes nothing",
+                             {},
+                             {},
+                             {FixIt{Span{d.offset, d.offset + 1}, "", "remove `" + c + "`"}}});
+  }
+}
+
+} // namespace
+
+ParseResult parse(const SourceFile &file, const ParseOptions &options) {
+  ParseResult result;
+  const std::string &text = file.text();
+  if (text.size() > kMaxFileBytes) {
+    result.diagnostics.push_back(Diagnostic{DiagId::FileTooLarge, Span{0, 0},
+                                            "file is " + std::to_string(text.size() >> 20) +
+                                                " MiB; the limit for one source file is 64 MiB",
+                                            {}, {}, {}});
+    return result;
+  }
+
+  // Invalid UTF-8: report the first bad byte, then parse a sanitized copy so the
+  // rest of the file still gets checked (byte offsets are unchanged).
+  std::string sanitized;
+  const std::string *parseText = &text;
+  uint32_t badOffset = 0;
+  if (!isValidUtf8(text, &badOffset)) {
+    char hex[8];
+    snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[badOffset]));
+    result.diagnostics.push_back(
+        Diagnostic{DiagId::InvalidUtf8, Span{badOffset, badOffset + 1},
+                   std::string("invalid UTF-8 byte ") + hex + "; Kina source files must be UTF-8",
+                   {}, {}, {}});
+    sanitized = text;
+    for (size_t i = 0; i < sanitized.size(); ++i)
+      if (static_cast<unsigned char>(sanitized[i]) >= 0x80)
+        sanitized[i] = ' ';
+    parseText = &sanitized;
+  }
+
+  DelimiterScan scan(*parseText);
+  std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
+  ts_parser_set_language(parser.get(), tree_sitter_kina());
+  TSTree *tree = ts_parser_parse_string(parser.get(), options.oldTree, parseText->data(),
+                                        static_cast<uint32_t>(parseText->size()));
+  result.tree = TreeHandle(tree, ts_tree_delete);
+  TSNode root = ts_tree_root_node(tree);
+
+  LowerResult lowered = lowerTree(root, file, result.module, options.maxNesting);
+
+  if (scan.maxDepth > options.maxNesting || lowered.nestingExceeded) {
+    uint32_t at = scan.maxDepth > options.maxNesting ? scan.deepestOffset
+                                                     : lowered.deepestSpan.begin;
+    result.diagnostics.push_back(Diagnostic{
+        DiagId::NestingTooDeep, Span{at, at + 1},
+        "nesting is " + std::to_string(scan.maxDepth) + " levels deep here; at most " +
+            std::to_string(options.maxNesting) + " levels are accepted",
+        {}, {}, {}});
+  } else {
+    reportDelimiters(scan, file, result.diagnostics);
+    SyntaxErrorReporter reporter(file, result.diagnostics, scan);
+    reporter.visit(root);
+  }
+  for (Span s : lowered.invalidLiterals)
+    result.diagnostics.push_back(Diagnostic{DiagId::InvalidLiteral, s,
+                                            "integer literal `" + std::string(file.slice(s)) +
+                                                "` does not fit in 64 bits",
+                                            {}, {}, {}});
+  if (result.module.items.empty() && result.diagnostics.empty()) {
+    bool blank = std::all_of(text.begin(), text.end(),
+                             [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+    result.diagnostics.push_back(Diagnostic{
+        DiagId::EmptyFile, Span{0, 0},
+        blank ? "the file is empty: it defines no kernel, tile function or host function"
+              : "the file defines no kernel, tile function or host function",
+        {}, {}, {}});
+  }
+  sortDiagnostics(result.diagnostics);
+  return result;
+}
+
+const std::vector<std::string> &keywords() {
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> out;
+    const TSLanguage *lang = tree_sitter_kina();
+    uint32_t n = ts_language_symbol_count(lang);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeAnonymous)
+        continue;
+      std::string name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      if (!name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+        out.push_back(name);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }();
+  return words;
+}
+
+} // namespace kina::syntax

@@ -1,0 +1,317 @@
+/**
+ * tree-sitter-kina: the one definition of Kina's syntax.
+ *
+ * Kina is a GPU kernel language whose types know CUDA (seed 003 §3.3).
+ * The compiler links the generated parser (src/parser.c) and lowers the CST
+ * to its AST; editors use the same parser and queries/*.scm.
+ */
+
+// Precedence table, loosest first.
+const PREC = {
+  slice: 1, // a ..+ n
+  compare: 2, // = != < <= > >=
+  additive: 3, // + -
+  multiplicative: 4, // * / mod
+  unary: 5, // -x
+  application: 6, // f x y
+  postfix: 7, // x[...]
+};
+
+function commaSep1(rule) {
+  return seq(rule, repeat(seq(',', rule)), optional(','));
+}
+
+function commaSep(rule) {
+  return optional(commaSep1(rule));
+}
+
+module.exports = grammar({
+  name: 'kina',
+
+  extras: $ => [/\s/, $.comment],
+
+  word: $ => $.identifier,
+
+  conflicts: $ => [
+    // `f x` then `y[0] <- v` on the next line: `y[0]` is another argument of
+    // `f` or the start of the next statement; the token after it decides.
+    [$.application],
+    [$._atom, $.application],
+  ],
+
+  rules: {
+    source_file: $ => repeat($._item),
+
+    _item: $ => choice($.kernel_definition, $.tile_function, $.host_function),
+
+    comment: _ => token(seq('//', /[^\n]*/)),
+
+    // ---------------------------------------------------------------- items
+
+    kernel_definition: $ => seq(
+      'kernel',
+      field('name', $.identifier),
+      optional(field('dims', $.dim_params)),
+      repeat(field('requires', $.requires_clause)),
+      repeat1(field('parameter', $.parameter)),
+      ':',
+      field('result', choice($._type, $.named_result)),
+      field('body', $.block),
+    ),
+
+    tile_function: $ => seq(
+      'tile',
+      field('name', $.identifier),
+      optional(field('dims', $.dim_params)),
+      repeat(field('requires', $.requires_clause)),
+      repeat1(field('parameter', $.parameter)),
+      ':',
+      field('result', $._type),
+      field('body', $.block),
+    ),
+
+    host_function: $ => seq(
+      'fn',
+      field('name', $.identifier),
+      optional(field('dims', $.dim_params)),
+      repeat(field('requires', $.requires_clause)),
+      repeat(field('parameter', $.parameter)),
+      ':',
+      field('result', $._type),
+      field('body', $.block),
+    ),
+
+    dim_params: $ => seq('[', commaSep1(field('dim', $.identifier)), ']'),
+
+    requires_clause: $ => seq(
+      'requires',
+      choice(
+        seq('(', field('condition', $._expression), ')'),
+        field('capability', $.capability_requirement),
+      ),
+    ),
+
+    capability_requirement: $ => seq(
+      'capability',
+      '(',
+      field('target', $.identifier),
+      repeat(seq(',', field('capability', $.identifier))),
+      optional(','),
+      ')',
+    ),
+
+    parameter: $ => seq(
+      '(',
+      field('name', $.identifier),
+      ':',
+      optional(field('mutable', $.mut)),
+      field('type', $._type),
+      ')',
+    ),
+
+    mut: _ => 'mut',
+
+    named_result: $ => seq(
+      '(',
+      field('name', $.identifier),
+      ':',
+      field('type', $._type),
+      ')',
+    ),
+
+    // ---------------------------------------------------------------- types
+
+    _type: $ => choice($.tensor_type, $.tile_type, $.scalar_type),
+
+    tensor_type: $ => seq('Tensor', '[', $._type_arguments, ']'),
+
+    tile_type: $ => seq('Tile', '[', $._type_arguments, ']'),
+
+    _type_arguments: $ => seq(
+      field('dtype', $.dtype),
+      ',',
+      field('shape', $.shape),
+      optional(seq(',', 'on', '=', field('placement', $.placement))),
+      optional(','),
+    ),
+
+    scalar_type: $ => field('dtype', $.dtype),
+
+    dtype: $ => $.identifier,
+
+    shape: $ => seq('[', commaSep(field('dim', $._expression)), ']'),
+
+    placement: $ => choice(
+      $.host_placement,
+      seq('cuda', ':', choice(
+        $.global_placement,
+        $.shared_placement,
+        $.register_placement,
+      )),
+    ),
+
+    host_placement: _ => 'host',
+    global_placement: $ => seq('global', optional(seq('(', field('device', $._expression), ')'))),
+    shared_placement: _ => 'shared',
+    register_placement: _ => 'register',
+
+    // ----------------------------------------------------------- statements
+
+    block: $ => seq('{', repeat($._statement), '}'),
+
+    _statement: $ => choice(
+      $.block_grid,
+      $.warp_grid,
+      $.let_binding,
+      $.shared_declaration,
+      $.register_declaration,
+      $.for_statement,
+      $.if_statement,
+      $.cp_async_statement,
+      $.cp_async_commit,
+      $.cp_async_wait_all,
+      $.cp_async_wait_group,
+      $.block_sync,
+      $.assignment,
+      $.return_statement,
+    ),
+
+    block_grid: $ => seq('block_grid', field('shape', $.shape), field('body', $.block)),
+
+    warp_grid: $ => seq('warp_grid', field('shape', $.shape), field('body', $.block)),
+
+    let_binding: $ => seq(
+      'let',
+      field('name', $.identifier),
+      '=',
+      field('value', $._value),
+      'in',
+    ),
+
+    shared_declaration: $ => seq(
+      'shared',
+      field('name', $.identifier),
+      ':',
+      field('type', $._type),
+    ),
+
+    register_declaration: $ => seq(
+      'register',
+      field('name', $.identifier),
+      ':',
+      field('type', $._type),
+    ),
+
+    for_statement: $ => seq(
+      'for',
+      field('variable', $.identifier),
+      'in',
+      field('range', $.range),
+      field('body', $.block),
+    ),
+
+    range: $ => seq('(', field('start', $._expression), '..', field('end', $._expression), ')'),
+
+    if_statement: $ => seq(
+      'if',
+      field('condition', $._expression),
+      field('consequence', $.block),
+      optional(seq('else', field('alternative', choice($.block, $.if_statement)))),
+    ),
+
+    cp_async_statement: $ => seq(
+      'cp_async',
+      field('destination', $._place),
+      '<-',
+      field('source', $._expression),
+    ),
+
+    cp_async_commit: _ => 'cp_async_commit',
+    cp_async_wait_all: _ => 'cp_async_wait_all',
+    cp_async_wait_group: $ => seq('cp_async_wait_group', field('count', $.integer)),
+    block_sync: _ => 'block_sync',
+
+    assignment: $ => seq(
+      field('target', $._place),
+      '<-',
+      field('value', $._value),
+    ),
+
+    return_statement: $ => seq('return', field('value', $._expression)),
+
+    _place: $ => choice($.identifier, $.index_expression),
+
+    // ---------------------------------------------------------- expressions
+
+    _expression: $ => choice(
+      $.binary_expression,
+      $.application,
+      $._atom,
+    ),
+
+    // Negation stands only where no `<-` can precede it: first in parentheses
+    // and as a whole right-hand side, so `x <- v` never reads as `x < -v`.
+    _value: $ => choice($._expression, $.unary_expression),
+
+    _atom: $ => choice(
+      $.identifier,
+      $.integer,
+      $.float,
+      $.parenthesized_expression,
+      $.index_expression,
+    ),
+
+    parenthesized_expression: $ => seq('(', field('expression', $._value), ')'),
+
+    index_expression: $ => prec(PREC.postfix, seq(
+      field('base', $._atom),
+      '[',
+      commaSep1(field('index', choice($.slice, $._expression))),
+      ']',
+    )),
+
+    slice: $ => prec.left(PREC.slice, seq(
+      field('start', $._expression),
+      '..+',
+      field('length', $._expression),
+    )),
+
+    // Juxtaposition, as in `wmma_mma c a b`; arguments may continue on the
+    // next lines (seed 003 §3.3).
+    application: $ => prec.dynamic(1, seq(
+      field('function', $.identifier),
+      repeat1(field('argument', $._atom)),
+    )),
+
+    unary_expression: $ => prec(PREC.unary, seq(
+      field('operator', '-'),
+      field('operand', choice($.binary_expression, $.application, $._atom)),
+    )),
+
+    binary_expression: $ => {
+      const table = [
+        [PREC.compare, choice('=', '!=', '<', '<=', '>', '>=')],
+        [PREC.additive, choice('+', '-')],
+        [PREC.multiplicative, choice('*', '/', 'mod')],
+      ];
+      return choice(...table.map(([precedence, operator]) =>
+        prec.left(precedence, seq(
+          field('left', $._expression),
+          field('operator', operator),
+          field('right', $._expression),
+        )),
+      ));
+    },
+
+    // -------------------------------------------------------------- tokens
+
+    identifier: _ => /[A-Za-z_][A-Za-z0-9_]*/,
+
+    integer: _ => token(choice(/[0-9][0-9_]*/, /0x[0-9a-fA-F_]+/)),
+
+    float: _ => token(choice(
+      /[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9]+)?/,
+      /[0-9][0-9_]*[eE][+-]?[0-9]+/,
+    )),
+  },
+});
