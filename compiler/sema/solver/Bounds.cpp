@@ -139,7 +139,7 @@ Interval Context::atomRange(AtomId A) {
 }
 
 Interval Context::computeAtomRange(AtomId A) {
-  AtomInfo Info = Syms.info(A); // copy: the table may grow below
+  const AtomInfo &Info = Syms.info(A);
   Interval R;
   switch (Info.Kind) {
   case AtomKind::Symbol:
@@ -237,7 +237,7 @@ int64_t Context::knownDivisor(const DimExpr &E) {
 }
 
 int64_t Context::computeAtomDivisor(AtomId A) {
-  AtomInfo Info = Syms.info(A); // copy: the table may grow below
+  const AtomInfo &Info = Syms.info(A);
   switch (Info.Kind) {
   case AtomKind::Symbol: {
     int64_t D = 1;

@@ -73,11 +73,7 @@ int64_t termContent(const DimExpr &E) {
 }
 
 DimExpr divideTerms(const DimExpr &E, int64_t G, int64_t NewConst) {
-  std::vector<Term> Terms;
-  Terms.reserve(E.terms().size());
-  for (const Term &T : E.terms())
-    Terms.push_back({T.Atom, T.Coeff / G});
-  return DimExpr::fromTerms(NewConst, std::move(Terms));
+  return E.termsDividedBy(G, NewConst);
 }
 } // namespace
 

@@ -44,7 +44,6 @@
 
 #include <functional>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 namespace kina::sema::solver {
@@ -135,9 +134,12 @@ private:
   };
   /// State of one bounds search (ProveBounds.cpp).
   struct Search {
-    unsigned Budget;
-    std::unordered_set<DimExpr, DimExprHash> Seen;
-    std::optional<DimExpr> Residual; ///< smallest stuck goal over dims only
+    unsigned Budget = 0;
+    unsigned DepthLimit = 0;
+    bool HitLimit = false;
+    std::vector<size_t> Seen; ///< hashes of the goals expanded in this round
+    /// Stuck goals over dims only, best first, with their scores.
+    std::vector<std::pair<unsigned, DimExpr>> Residuals;
   };
 
   void addFact(Fact F);
@@ -157,11 +159,17 @@ private:
   Interval exprRange(const DimExpr &E, std::optional<AtomId> Skip = std::nullopt);
 
   // ProveBounds.cpp
-  bool nonNegative(const DimExpr &E, unsigned Budget, std::optional<DimExpr> *Residual);
+  bool nonNegative(const DimExpr &E, unsigned Budget, std::vector<DimExpr> *Residuals);
   bool searchNonNegative(DimExpr G, Search &S, unsigned Depth);
-  void factsOf(AtomId X, std::vector<Fact> &Out);
+  void noteResidual(const DimExpr &G, unsigned Depth, Search &S);
+  /// Facts usable to cancel a term of atom X: pointers into Facts, and in
+  /// Implicit the facts X's kind implies.
+  void factsOf(AtomId X, std::vector<const Fact *> &Explicit, std::vector<Fact> &Implicit);
+  /// Substitutes the exact divisions (and zero `mod`s) of G by their operands.
+  DimExpr eliminateExact(DimExpr G);
   unsigned rank(AtomId A) const;
-  Proof boundsProof(const DimExpr &E, std::string Goal, const ProofOptions &O);
+  Proof boundsProof(const DimExpr &E, const std::function<std::string()> &Goal,
+                    const ProofOptions &O);
 
   // ProveDivisibility.cpp
   enum class Tri : uint8_t { Yes, No, Maybe };
@@ -169,8 +177,10 @@ private:
   bool divisibleByTerms(const DimExpr &E, int64_t N, DimExpr &Rest);
 
   // Suggest.cpp
-  void suggestForBounds(const std::vector<DimExpr> &Goals, const std::optional<DimExpr> &Residual,
+  void suggestForBounds(const std::vector<DimExpr> &Goals, const std::vector<DimExpr> &Residuals,
                         unsigned Budget, Proof &P);
+  /// False when F contradicts the facts in scope (it would prove anything).
+  bool consistentWith(const Fact &F, unsigned Budget);
   void suggestForDivisibility(const DimExpr &G, const DimExpr &Rest, int64_t N, Proof &P);
   bool provesWith(const std::vector<Fact> &Extra, const std::function<bool()> &Query);
   void addSuggestion(Proof &P, std::vector<Fact> Facts);

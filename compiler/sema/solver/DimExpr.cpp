@@ -14,6 +14,48 @@ namespace kina::sema::solver {
 
 using namespace detail;
 
+void TermList::reserve(size_t N) {
+  if (N <= Cap)
+    return;
+  Term *New = new Term[N];
+  std::copy(begin(), end(), New);
+  delete[] Heap;
+  Heap = New;
+  Cap = uint32_t(N);
+}
+
+void TermList::assign(const TermList &O) {
+  reserve(O.Size);
+  std::copy(O.begin(), O.end(), data());
+  Size = O.Size;
+}
+
+void TermList::steal(TermList &O) {
+  if (O.Heap) {
+    Heap = O.Heap;
+    Cap = O.Cap;
+    O.Heap = nullptr;
+    O.Cap = kInline;
+  } else {
+    Heap = nullptr;
+    Cap = kInline;
+    std::copy(O.begin(), O.end(), Inline);
+  }
+  Size = O.Size;
+  O.Size = 0;
+}
+
+void TermList::release() {
+  delete[] Heap;
+  Heap = nullptr;
+  Cap = kInline;
+  Size = 0;
+}
+
+bool operator==(const TermList &A, const TermList &B) {
+  return A.Size == B.Size && std::equal(A.begin(), A.end(), B.begin());
+}
+
 DimExpr DimExpr::constant(int64_t C) {
   DimExpr E;
   E.Const = C;
@@ -94,6 +136,16 @@ DimExpr DimExpr::scaled(int64_t K) const {
       return invalid();
     E.Terms.push_back({T.Atom, C});
   }
+  return E;
+}
+
+DimExpr DimExpr::termsDividedBy(int64_t D, int64_t C) const {
+  if (!Valid)
+    return invalid();
+  DimExpr E = *this;
+  E.Const = C;
+  for (Term &T : E.Terms)
+    T.Coeff /= D;
   return E;
 }
 

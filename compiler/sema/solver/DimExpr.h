@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace kina::sema::solver {
@@ -35,6 +36,61 @@ struct Term {
   friend bool operator==(const Term &A, const Term &B) {
     return A.Atom == B.Atom && A.Coeff == B.Coeff;
   }
+};
+
+/// The term list of a DimExpr: a small vector that keeps up to kInline terms
+/// without allocating (most dimension expressions have one to three).
+class TermList {
+public:
+  static constexpr uint32_t kInline = 3;
+  TermList() = default;
+  TermList(const TermList &O) { assign(O); }
+  TermList(TermList &&O) noexcept { steal(O); }
+  TermList &operator=(const TermList &O) {
+    if (this != &O) {
+      Size = 0;
+      assign(O);
+    }
+    return *this;
+  }
+  TermList &operator=(TermList &&O) noexcept {
+    if (this != &O) {
+      release();
+      steal(O);
+    }
+    return *this;
+  }
+  ~TermList() { release(); }
+
+  uint32_t size() const { return Size; }
+  bool empty() const { return Size == 0; }
+  Term *begin() { return data(); }
+  Term *end() { return data() + Size; }
+  const Term *begin() const { return data(); }
+  const Term *end() const { return data() + Size; }
+  Term &operator[](size_t I) { return data()[I]; }
+  const Term &operator[](size_t I) const { return data()[I]; }
+  Term &back() { return data()[Size - 1]; }
+  void pop_back() { --Size; }
+  void push_back(const Term &T) {
+    if (Size == Cap)
+      reserve(Cap * 2);
+    data()[Size++] = T;
+  }
+  void reserve(size_t N);
+  friend bool operator==(const TermList &A, const TermList &B);
+
+private:
+  Term *data() { return Heap ? Heap : Inline; }
+  const Term *data() const { return Heap ? Heap : Inline; }
+  void assign(const TermList &O);
+  void steal(TermList &O);
+  void release();
+
+  Term Inline[kInline];
+  Term *Heap = nullptr;
+  uint32_t Size = 0;
+  uint32_t Cap = kInline;
 };
 
 class DimExpr {
@@ -58,7 +114,7 @@ public:
   /// The constant term c0 (0 for invalid expressions).
   int64_t constantTerm() const { return Const; }
   /// The non-constant terms, sorted by atom id.
-  const std::vector<Term> &terms() const { return Terms; }
+  std::span<const Term> terms() const { return {Terms.begin(), Terms.size()}; }
   /// Coefficient of `A` (0 when absent).
   int64_t coeffOf(AtomId A) const;
   /// True when the expression is exactly `1 · A`.
@@ -70,6 +126,9 @@ public:
 
   /// `this * K`.
   DimExpr scaled(int64_t K) const;
+  /// Every coefficient divided by D (which must divide them all), with the
+  /// constant term replaced by C.
+  DimExpr termsDividedBy(int64_t D, int64_t C) const;
   size_t hash() const;
 
   friend DimExpr operator+(const DimExpr &A, const DimExpr &B);
@@ -91,7 +150,7 @@ public:
 
 private:
   int64_t Const = 0;
-  std::vector<Term> Terms;
+  TermList Terms;
   bool Valid = true;
 };
 

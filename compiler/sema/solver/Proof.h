@@ -67,6 +67,7 @@ enum class Verdict : uint8_t {
 struct Proof {
   Verdict Result = Verdict::Unknown;
   /// The claim in Kina syntax, e.g. `k * 16 + 16 <= K` or `M mod 128 = 0`.
+  /// Filled only when the proof fails (printing costs more than most proofs).
   std::string Goal;
   /// Empty when proved; otherwise e.g. `cannot prove k * 16 + 16 <= K`.
   std::string Message;
@@ -83,7 +84,7 @@ struct ProofOptions {
   /// Search for missing facts when the proof fails (costs a few more proofs).
   bool Suggest = true;
   /// Nodes the bounds search may visit; more proves more, slower.
-  unsigned Budget = 64;
+  unsigned Budget = 192;
 };
 
 } // namespace kina::sema::solver

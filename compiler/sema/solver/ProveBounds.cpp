@@ -19,6 +19,7 @@ using namespace detail;
 
 namespace {
 constexpr unsigned kMaxDepth = 12;
+constexpr size_t kMaxResiduals = 3;
 
 /// Σ g·ti + c >= 0  <=>  Σ ti + floor(c / g) >= 0 over the integers.
 DimExpr tighten(const DimExpr &G) {
@@ -29,10 +30,7 @@ DimExpr tighten(const DimExpr &G) {
     D = gcd64(D, T.Coeff);
   if (D <= 1)
     return G;
-  std::vector<Term> Terms;
-  for (const Term &T : G.terms())
-    Terms.push_back({T.Atom, T.Coeff / D});
-  return DimExpr::fromTerms(floorDiv(G.constantTerm(), D), std::move(Terms));
+  return G.termsDividedBy(D, floorDiv(G.constantTerm(), D));
 }
 
 int sign(int64_t V) { return V > 0 ? 1 : (V < 0 ? -1 : 0); }
@@ -47,19 +45,21 @@ unsigned Context::rank(AtomId A) const {
   return Info.Kind == AtomKind::Symbol ? 2 * Max : 2 * Max + 1;
 }
 
-void Context::factsOf(AtomId X, std::vector<Fact> &Out) {
+void Context::factsOf(AtomId X, std::vector<const Fact *> &Explicit,
+                      std::vector<Fact> &Implicit) {
   if (X < ByAtom.size())
     for (uint32_t I : ByAtom[X])
       if (Facts[I].K != Fact::Kind::Divisible)
-        Out.push_back(Facts[I]);
-  AtomInfo Info = Syms.info(X); // copy: the table may grow below
+        Explicit.push_back(&Facts[I]);
+  const AtomInfo &Info = Syms.info(X);
   DimExpr Xe = DimExpr::atom(X);
   int64_t N = Info.Divisor;
   const DimExpr &E = Info.Operand;
+  auto Add = [&](Fact F) { Implicit.push_back(std::move(F)); };
   switch (Info.Kind) {
   case AtomKind::Symbol:
     if (Info.SymKind == SymbolKind::Dim)
-      Out.push_back(Fact::nonNegative(Xe - 1));
+      Add(Fact::nonNegative(Xe - 1));
     break;
   case AtomKind::Product:
     break;
@@ -68,73 +68,140 @@ void Context::factsOf(AtomId X, std::vector<Fact> &Out) {
   case AtomKind::CeilDiv:
     // n | E makes every rounding exact: n·x = E.
     if (divisible(E, N, nullptr) == Tri::Yes) {
-      Out.push_back(Fact::zero(Xe.scaled(N) - E));
+      Add(Fact::zero(Xe.scaled(N) - E));
       break;
     }
     if (Info.Kind == AtomKind::CeilDiv) {
-      Out.push_back(Fact::nonNegative(Xe.scaled(N) - E));
-      Out.push_back(Fact::nonNegative(E + (N - 1) - Xe.scaled(N)));
+      Add(Fact::nonNegative(Xe.scaled(N) - E));
+      Add(Fact::nonNegative(E + (N - 1) - Xe.scaled(N)));
       break;
     }
     // Floor division, and exact division whose exactness is not proved.
-    Out.push_back(Fact::nonNegative(E - Xe.scaled(N)));
-    Out.push_back(Fact::nonNegative(Xe.scaled(N) + (N - 1) - E));
+    Add(Fact::nonNegative(E - Xe.scaled(N)));
+    Add(Fact::nonNegative(Xe.scaled(N) + (N - 1) - E));
     break;
   case AtomKind::Mod:
     if (divisible(E, N, nullptr) == Tri::Yes) {
-      Out.push_back(Fact::zero(Xe));
+      Add(Fact::zero(Xe));
       break;
     }
-    Out.push_back(Fact::nonNegative(Xe));
-    Out.push_back(Fact::nonNegative(DimExpr::constant(N - 1) - Xe));
+    Add(Fact::nonNegative(Xe));
+    Add(Fact::nonNegative(DimExpr::constant(N - 1) - Xe));
     if (exprRange(E).Lo >= 0)
-      Out.push_back(Fact::nonNegative(E - Xe));
+      Add(Fact::nonNegative(E - Xe));
     break;
   }
 }
 
+DimExpr Context::eliminateExact(DimExpr G) {
+  // n·(E / n) = E and (E mod n) = 0 when n | E: equalities, so substituting
+  // them loses nothing. Operands are smaller than their atom: this ends.
+  for (unsigned Round = 0; Round < 16 && G.isValid(); ++Round) {
+    bool Changed = false;
+    for (const Term &T : G.terms()) {
+      const AtomInfo &Info = Syms.info(T.Atom);
+      if (Info.Kind == AtomKind::Symbol || Info.Kind == AtomKind::Product)
+        continue;
+      if (divisible(Info.Operand, Info.Divisor, nullptr) != Tri::Yes)
+        continue;
+      int64_t C = T.Coeff;
+      if (Info.Kind == AtomKind::Mod) {
+        G = G - DimExpr::atom(T.Atom, C);
+      } else {
+        // K·G - L·(n·x - E) with K·c = L·n.
+        int64_t D = gcd64(C, Info.Divisor);
+        int64_t K = Info.Divisor / D, L = C / D;
+        G = DimExpr::combine(K, G, -L, DimExpr::atom(T.Atom, Info.Divisor) - Info.Operand);
+      }
+      Changed = true;
+      break;
+    }
+    if (!Changed)
+      break;
+    G = tighten(G);
+  }
+  return G;
+}
+
+void Context::noteResidual(const DimExpr &G, unsigned Depth, Search &S) {
+  if (G.isConstant() || !Syms.onlyDims(G))
+    return;
+  // Prefer residuals over plain dims (`K >= N`, not `K >= (N / 128) * 128`),
+  // then the least weakened (shallowest) ones.
+  unsigned Opaque = 0;
+  for (const Term &T : G.terms())
+    Opaque += !Syms.isSymbol(T.Atom);
+  unsigned Score = Opaque * 64 + Depth;
+  for (const auto &R : S.Residuals)
+    if (R.second == G)
+      return;
+  S.Residuals.push_back({Score, G});
+  std::stable_sort(S.Residuals.begin(), S.Residuals.end(),
+                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  if (S.Residuals.size() > kMaxResiduals)
+    S.Residuals.pop_back();
+}
+
 bool Context::searchNonNegative(DimExpr G, Search &S, unsigned Depth) {
-  G = tighten(G);
+  G = eliminateExact(tighten(G));
   if (!G.isValid())
     return false;
   if (exprRange(G).Lo >= 0)
     return true;
-  if (G.isConstant() || S.Budget == 0 || Depth >= kMaxDepth)
+  if (G.isConstant() || S.Budget == 0)
     return false;
+  if (Depth >= S.DepthLimit) {
+    S.HitLimit = true;
+    return false;
+  }
   --S.Budget;
-  if (!S.Seen.insert(G).second)
+  // Seen goals, by hash: a collision only skips a goal (incompleteness).
+  size_t H = G.hash();
+  if (std::find(S.Seen.begin(), S.Seen.end(), H) != S.Seen.end())
     return false;
-  if (Syms.onlyDims(G) && (!S.Residual || G.terms().size() < S.Residual->terms().size()))
-    S.Residual = G;
+  S.Seen.push_back(H);
+  noteResidual(G, Depth, S);
 
   // Every way to cancel one term of G with one fact.
   struct Step {
     unsigned Rank;
-    int64_t C;  ///< coefficient of the term in G
-    int64_t Ca; ///< coefficient of the term in P
-    DimExpr P;  ///< P >= 0 (or P = 0 when Equality)
+    int64_t C;        ///< coefficient of the term in G
+    int64_t Ca;       ///< coefficient of the term in P
+    const DimExpr *P; ///< P >= 0 (or P = 0 when Equality); null: Local[LocalIndex]
+    uint32_t LocalIndex;
     bool Equality;
   };
   std::vector<Step> Steps;
-  std::vector<Fact> Fs;
-  auto Consider = [&](unsigned Rank, const Term &T, const Fact &F, const DimExpr &P) {
-    int64_t Ca = P.coeffOf(T.Atom);
-    bool Eq = F.K == Fact::Kind::Zero;
-    if (Ca != 0 && P.isValid() && (Eq || sign(Ca) == sign(T.Coeff)))
-      Steps.push_back({Rank, T.Coeff, Ca, P, Eq});
+  std::vector<const Fact *> Fs;
+  std::vector<Fact> Implicit;
+  std::vector<DimExpr> Local; // implicit facts and p·r products of this node
+  auto Consider = [&](unsigned Rank, const Term &T, bool Eq, const DimExpr *P, DimExpr &&Own) {
+    const DimExpr &E = P ? *P : Own;
+    int64_t Ca = E.coeffOf(T.Atom);
+    if (Ca == 0 || !E.isValid() || !(Eq || sign(Ca) == sign(T.Coeff)))
+      return;
+    uint32_t Index = 0;
+    if (!P) {
+      Index = uint32_t(Local.size());
+      Local.push_back(std::move(Own));
+    }
+    Steps.push_back({Rank, T.Coeff, Ca, P, Index, Eq});
   };
-  std::vector<Term> Terms = G.terms();
-  for (const Term &T : Terms) {
-    if (Syms.info(T.Atom).Kind != AtomKind::Product) {
+  for (const Term &T : G.terms()) {
+    const AtomInfo &Info = Syms.info(T.Atom);
+    if (Info.Kind != AtomKind::Product) {
       Fs.clear();
-      factsOf(T.Atom, Fs);
+      Implicit.clear();
+      factsOf(T.Atom, Fs, Implicit);
       unsigned R = rank(T.Atom);
-      for (const Fact &F : Fs)
-        Consider(R, T, F, F.E);
+      for (const Fact *F : Fs)
+        Consider(R, T, F->K == Fact::Kind::Zero, &F->E, DimExpr());
+      for (Fact &F : Implicit)
+        Consider(R, T, F.K == Fact::Kind::Zero, nullptr, std::move(F.E));
       continue;
     }
     // c·x·r: use p·r (or p·(-r)) for facts p about x, when r has a known sign.
-    std::vector<AtomId> Factors = Syms.info(T.Atom).Factors;
+    const std::vector<AtomId> &Factors = Info.Factors;
     for (size_t I = 0; I < Factors.size(); ++I) {
       AtomId X = Factors[I];
       if ((I > 0 && Factors[I - 1] == X) || (I + 1 < Factors.size() && Factors[I + 1] == X))
@@ -148,10 +215,14 @@ bool Context::searchNonNegative(DimExpr G, Search &S, unsigned Depth) {
       if (Sign == 0)
         continue;
       Fs.clear();
-      factsOf(X, Fs);
+      Implicit.clear();
+      factsOf(X, Fs, Implicit);
       unsigned R = rank(X);
-      for (const Fact &F : Fs)
-        Consider(R, T, F, Syms.mul(F.E, Cof.scaled(Sign)));
+      DimExpr SignedCof = Cof.scaled(Sign);
+      for (const Fact *F : Fs)
+        Consider(R, T, F->K == Fact::Kind::Zero, nullptr, Syms.mul(F->E, SignedCof));
+      for (const Fact &F : Implicit)
+        Consider(R, T, F.K == Fact::Kind::Zero, nullptr, Syms.mul(F.E, SignedCof));
     }
   }
   std::stable_sort(Steps.begin(), Steps.end(),
@@ -167,34 +238,54 @@ bool Context::searchNonNegative(DimExpr G, Search &S, unsigned Depth) {
     int64_t L = An < 0 ? -Cn : Cn;
     if (!St.Equality && L < 0)
       continue;
-    DimExpr Next = DimExpr::combine(K, G, -L, St.P);
+    DimExpr Next = DimExpr::combine(K, G, -L, St.P ? *St.P : Local[St.LocalIndex]);
     if (searchNonNegative(std::move(Next), S, Depth + 1))
       return true;
   }
   return false;
 }
 
-bool Context::nonNegative(const DimExpr &E, unsigned Budget, std::optional<DimExpr> *Residual) {
-  Search S{Budget, {}, std::nullopt};
-  bool Ok = searchNonNegative(E, S, 0);
-  if (Residual)
-    *Residual = std::move(S.Residual);
+bool Context::nonNegative(const DimExpr &E, unsigned Budget, std::vector<DimExpr> *Residuals) {
+  // Iterative deepening: short proofs are found before long detours are
+  // explored, and the node budget bounds the total work.
+  Search S;
+  S.Budget = Budget;
+  bool Ok = false;
+  for (unsigned Limit = 1; Limit <= kMaxDepth && !Ok; ++Limit) {
+    S.DepthLimit = Limit;
+    S.Seen.clear();
+    unsigned Before = S.Budget;
+    Ok = searchNonNegative(E, S, 0);
+    if (S.Budget == 0 || S.Budget == Before)
+      break; // out of budget, or nothing left to expand
+    // A search that never reached the depth limit cannot gain from a deeper one.
+    if (!S.HitLimit)
+      break;
+    S.HitLimit = false;
+  }
+  if (Residuals) {
+    Residuals->clear();
+    for (auto &R : S.Residuals)
+      Residuals->push_back(std::move(R.second));
+  }
   return Ok;
 }
 
-Proof Context::boundsProof(const DimExpr &E, std::string Goal, const ProofOptions &O) {
+Proof Context::boundsProof(const DimExpr &E, const std::function<std::string()> &Goal,
+                           const ProofOptions &O) {
   Proof P;
-  P.Goal = std::move(Goal);
   DimExpr G = expand(E);
   if (!G.isValid()) {
+    P.Goal = Goal();
     P.Message = "cannot prove " + P.Goal + ": the dimension arithmetic overflows";
     return P;
   }
-  std::optional<DimExpr> Residual;
-  if (nonNegative(G, O.Budget, &Residual)) {
+  std::vector<DimExpr> Residuals;
+  if (nonNegative(G, O.Budget, &Residuals)) {
     P.Result = Verdict::Proved;
     return P;
   }
+  P.Goal = Goal();
   if (exprRange(tighten(G)).Hi < 0) {
     P.Result = Verdict::Disproved;
     P.Message = P.Goal + " does not hold";
@@ -202,26 +293,30 @@ Proof Context::boundsProof(const DimExpr &E, std::string Goal, const ProofOption
   }
   P.Message = "cannot prove " + P.Goal;
   if (O.Suggest)
-    suggestForBounds({G}, Residual, O.Budget, P);
+    suggestForBounds({G}, Residuals, O.Budget, P);
   return P;
 }
 
 Proof Context::proveNonNegative(const DimExpr &E, const ProofOptions &O) {
-  return boundsProof(E, Syms.str(E) + " >= 0", O);
+  return boundsProof(E, [&] { return Syms.str(E) + " >= 0"; }, O);
 }
 
 Proof Context::proveLessEqual(const DimExpr &A, const DimExpr &B, const ProofOptions &O) {
-  return boundsProof(B - A, Syms.str(A) + " <= " + Syms.str(B), O);
+  return boundsProof(B - A, [&] { return Syms.str(A) + " <= " + Syms.str(B); }, O);
 }
 
 Proof Context::proveLess(const DimExpr &A, const DimExpr &B, const ProofOptions &O) {
-  return boundsProof(B - A - 1, Syms.str(A) + " < " + Syms.str(B), O);
+  return boundsProof(B - A - 1, [&] { return Syms.str(A) + " < " + Syms.str(B); }, O);
 }
 
 Proof Context::proveEqual(const DimExpr &A, const DimExpr &B, const ProofOptions &O) {
   Proof P;
-  P.Goal = Syms.str(A) + " = " + Syms.str(B);
   DimExpr X = expand(A), Y = expand(B);
+  if (X == Y && X.isValid()) {
+    P.Result = Verdict::Proved;
+    return P;
+  }
+  P.Goal = Syms.str(A) + " = " + Syms.str(B);
   if (!X.isValid() || !Y.isValid()) {
     P.Message = "cannot prove " + P.Goal + ": the dimension arithmetic overflows";
     return P;
@@ -231,7 +326,7 @@ Proof Context::proveEqual(const DimExpr &A, const DimExpr &B, const ProofOptions
     return P;
   }
   DimExpr Up = X - Y, Down = Y - X;
-  std::optional<DimExpr> R1, R2;
+  std::vector<DimExpr> R1, R2;
   bool Ok1 = nonNegative(Up, O.Budget, &R1);
   bool Ok2 = Ok1 && nonNegative(Down, O.Budget, &R2);
   if (Ok1 && Ok2) {

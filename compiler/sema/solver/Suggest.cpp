@@ -29,11 +29,32 @@ constexpr size_t kMaxSuggestions = 3;
 constexpr size_t kMaxRelatedAtoms = 64;
 } // namespace
 
+bool Context::consistentWith(const Fact &F, unsigned Budget) {
+  // A fact whose negation is provable would make every query succeed.
+  if (F.K == Fact::Kind::NonNegative && nonNegative(-F.E - 1, Budget, nullptr))
+    return false;
+  if (F.K == Fact::Kind::Zero &&
+      (nonNegative(F.E - 1, Budget, nullptr) || nonNegative(-F.E - 1, Budget, nullptr)))
+    return false;
+  return true;
+}
+
 bool Context::provesWith(const std::vector<Fact> &Extra, const std::function<bool()> &Query) {
+  for (const Fact &F : Extra)
+    if (!consistentWith(F, 64))
+      return false;
   push();
   for (const Fact &F : Extra)
     assume(F);
-  bool Ok = !Contradiction && Query();
+  bool Ok = !Contradiction;
+  // Empty ranges also betray a contradiction (e.g. `1 <= K <= 15` and
+  // `K mod 16 = 0`).
+  for (size_t I = Facts.size(); Ok && I-- > Marks.back().Facts;)
+    for (const Term &T : Facts[I].E.terms()) {
+      Interval R = atomRange(T.Atom);
+      Ok &= R.Lo <= R.Hi;
+    }
+  Ok = Ok && Query();
   pop();
   return Ok;
 }
@@ -53,7 +74,7 @@ void Context::addSuggestion(Proof &P, std::vector<Fact> Fs) {
 }
 
 void Context::suggestForBounds(const std::vector<DimExpr> &Goals,
-                               const std::optional<DimExpr> &Residual, unsigned Budget, Proof &P) {
+                               const std::vector<DimExpr> &Residuals, unsigned Budget, Proof &P) {
   // Dims and constants related to the goals.
   std::vector<AtomId> Dims, Work;
   std::vector<int64_t> Consts;
@@ -78,7 +99,7 @@ void Context::suggestForBounds(const std::vector<DimExpr> &Goals,
   for (const DimExpr &G : Goals)
     AddExpr(G);
   for (size_t I = 0; I < Work.size() && I < kMaxRelatedAtoms; ++I) {
-    AtomInfo Info = Syms.info(Work[I]);
+    const AtomInfo &Info = Syms.info(Work[I]);
     switch (Info.Kind) {
     case AtomKind::Symbol:
       if (Info.SymKind == SymbolKind::Dim) {
@@ -99,7 +120,8 @@ void Context::suggestForBounds(const std::vector<DimExpr> &Goals,
       break;
     }
   }
-  std::sort(Consts.rbegin(), Consts.rend());
+  // The weakest fact that works is the best suggestion: small divisors first.
+  std::sort(Consts.begin(), Consts.end());
 
   auto Query = [&] {
     for (const DimExpr &G : Goals)
@@ -130,10 +152,12 @@ void Context::suggestForBounds(const std::vector<DimExpr> &Goals,
         break;
       }
     }
-  if (Residual && !Residual->isConstant() && Syms.onlyDims(*Residual)) {
-    std::vector<Fact> Fs{Fact::nonNegative(*Residual)};
-    if (provesWith(Fs, Query))
+  for (const DimExpr &R : Residuals) {
+    std::vector<Fact> Fs{Fact::nonNegative(R)};
+    if (provesWith(Fs, Query)) {
       addSuggestion(P, std::move(Fs));
+      break;
+    }
   }
 }
 

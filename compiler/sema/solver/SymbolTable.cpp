@@ -169,12 +169,7 @@ int64_t contentWith(const DimExpr &E, int64_t N) {
 
 /// E / G for G dividing every coefficient and the constant.
 DimExpr divideContent(const DimExpr &E, int64_t G) {
-  if (G == 1)
-    return E;
-  std::vector<Term> Terms;
-  for (const Term &T : E.terms())
-    Terms.push_back({T.Atom, T.Coeff / G});
-  return DimExpr::fromTerms(E.constantTerm() / G, std::move(Terms));
+  return G == 1 ? E : E.termsDividedBy(G, E.constantTerm() / G);
 }
 } // namespace
 

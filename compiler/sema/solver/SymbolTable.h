@@ -33,6 +33,7 @@
 
 #include "sema/solver/DimExpr.h"
 
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,7 @@ public:
     return DimExpr::atom(newSymbol(Name, Kind));
   }
 
+  /// Stays valid for the table's lifetime (atoms are never removed).
   const AtomInfo &info(AtomId A) const { return Atoms[A]; }
   size_t size() const { return Atoms.size(); }
   bool isSymbol(AtomId A) const { return Atoms[A].Kind == AtomKind::Symbol; }
@@ -121,7 +123,8 @@ private:
   struct KeyHash {
     size_t operator()(const std::vector<int64_t> &K) const;
   };
-  std::vector<AtomInfo> Atoms;
+  /// A deque: references returned by info() stay valid as atoms are added.
+  std::deque<AtomInfo> Atoms;
   std::unordered_map<std::vector<int64_t>, AtomId, KeyHash> Interned;
 };
 
