@@ -172,6 +172,8 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
   if (!ptx)
     return fail("translating kernel '" + req.kernel->name + "' to PTX failed");
   out.times.emitPTX = msSince(mark);
+  if (wantLLVM)
+    return true; // the PTX was a by-product of getting the optimized module
   out.ptx.assign(ptx->begin(), ptx->end());
   while (!out.ptx.empty() && out.ptx.back() == '\0')
     out.ptx.pop_back();

@@ -33,7 +33,7 @@ int count(const std::string &text, const std::string &needle) {
 }
 
 struct Param {
-  testing::NamedKernel kernel;
+  fixtures::NamedKernel kernel;
   std::string target;
 };
 
@@ -73,7 +73,7 @@ TEST_P(StdlibCompile, AssemblesWithPtxas) {
 
 static std::vector<Param> allParams() {
   std::vector<Param> ps;
-  for (const auto &k : testing::stdlibKernels())
+  for (const auto &k : fixtures::stdlibKernels())
     for (const char *t : {"sm_80", "sm_90a"})
       ps.push_back({k, t});
   return ps;
@@ -87,31 +87,31 @@ INSTANTIATE_TEST_SUITE_P(Kernels, StdlibCompile, ::testing::ValuesIn(allParams()
 TEST(GemmCodegen, InstructionCountsOfTheSeedGemm) {
   // 64x64 warp tile, BK = 16: per k step 4 A fetches, 4 B fetches, 4*8 mma.
   DiagnosticSink sink;
-  auto r = compile(ir::testing::seedGemm(), {}, Stage::PTX, sink);
+  auto r = compile(ir::fixtures::seedGemm(), {}, Stage::PTX, sink);
   ASSERT_TRUE(r.has_value()) << diagText(sink);
   EXPECT_EQ(count(r->ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), 32);
   EXPECT_EQ(count(r->ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 4);
   EXPECT_EQ(count(r->ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 4);
   // 128x16 + 16x128 halves = 512 chunks of 16 bytes over 128 threads.
   EXPECT_EQ(count(r->ptx, "cp.async.cg.shared.global"), 4);
-  // Stores of the accumulator are 8-byte vectors.
-  EXPECT_GT(count(r->ptx, "st.global.v2.f32"), 0);
+  // Stores of the accumulator are 8-byte vectors: 64x64 / 32 lanes / 2.
+  EXPECT_EQ(count(r->ptx, "st.global.v2.b32"), 64);
 }
 
 TEST(GemmCodegen, Bf16UsesBf16Mma) {
-  ir::testing::GemmConfig c;
+  ir::fixtures::GemmConfig c;
   c.input = ir::DType::BF16;
   DiagnosticSink sink;
-  auto r = compile(ir::testing::pipelinedGemm(c), {}, Stage::PTX, sink);
+  auto r = compile(ir::fixtures::pipelinedGemm(c), {}, Stage::PTX, sink);
   ASSERT_TRUE(r.has_value()) << diagText(sink);
   EXPECT_GT(count(r->ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 0);
 }
 
 TEST(GemmCodegen, FourStagesUseDynamicSharedMemory) {
-  ir::testing::GemmConfig c;
+  ir::fixtures::GemmConfig c;
   c.stages = 4;
   DiagnosticSink sink;
-  auto r = compile(ir::testing::pipelinedGemm(c), {}, Stage::PTX, sink);
+  auto r = compile(ir::fixtures::pipelinedGemm(c), {}, Stage::PTX, sink);
   ASSERT_TRUE(r.has_value()) << diagText(sink);
   EXPECT_EQ(r->launch.dynamicSharedBytes, 65536u);
   EXPECT_EQ(r->launch.staticSharedBytes, 0u);
@@ -120,11 +120,11 @@ TEST(GemmCodegen, FourStagesUseDynamicSharedMemory) {
 
 TEST(Codegen, StagesStopWhereAsked) {
   DiagnosticSink sink;
-  auto r = compile(ir::testing::elementwiseAddRelu(), {}, Stage::MLIR, sink);
+  auto r = compile(ir::fixtures::elementwiseAddRelu(), {}, Stage::MLIR, sink);
   ASSERT_TRUE(r.has_value()) << diagText(sink);
   EXPECT_NE(r->mlir.find("gpu.func @add_relu"), std::string::npos);
   EXPECT_TRUE(r->ptx.empty());
-  r = compile(ir::testing::elementwiseAddRelu(), {}, Stage::LLVM, sink);
+  r = compile(ir::fixtures::elementwiseAddRelu(), {}, Stage::LLVM, sink);
   ASSERT_TRUE(r.has_value()) << diagText(sink);
   EXPECT_NE(r->llvmIR.find("define ptx_kernel void @add_relu"), std::string::npos) << r->llvmIR;
   EXPECT_TRUE(r->ptx.empty());

@@ -39,45 +39,45 @@ CodegenOptions target(std::string t, std::string ptx = "") {
 } // namespace
 
 TEST(CodegenErrors, UnknownTarget) {
-  std::string e = firstError(ir::testing::seedGemm(), target("sm_08"));
+  std::string e = firstError(ir::fixtures::seedGemm(), target("sm_08"));
   EXPECT_EQ(e.rfind("K1101: ", 0), 0u) << e;
   EXPECT_NE(e.find("sm_80"), std::string::npos) << e;
 }
 
 TEST(CodegenErrors, PtxVersionTooOldForTarget) {
-  std::string e = firstError(ir::testing::seedGemm(), target("sm_90a", "7.0"));
+  std::string e = firstError(ir::fixtures::seedGemm(), target("sm_90a", "7.0"));
   EXPECT_EQ(e.rfind("K1102: ", 0), 0u) << e;
 }
 
 TEST(CodegenErrors, PtxVersionNewerThanKinaEmits) {
-  std::string e = firstError(ir::testing::seedGemm(), target("sm_80", "9.1"));
+  std::string e = firstError(ir::fixtures::seedGemm(), target("sm_80", "9.1"));
   EXPECT_EQ(e.rfind("K1102: ", 0), 0u) << e;
 }
 
 TEST(CodegenErrors, UnparsablePtxVersion) {
-  std::string e = firstError(ir::testing::seedGemm(), target("sm_80", "eighty"));
+  std::string e = firstError(ir::fixtures::seedGemm(), target("sm_80", "eighty"));
   EXPECT_EQ(e, "K1102: `eighty` is not a PTX ISA version (write e.g. 8.0)");
 }
 
 TEST(CodegenErrors, TargetWithoutCpAsync) {
-  std::string e = firstError(ir::testing::seedGemm(), target("sm_75"));
+  std::string e = firstError(ir::fixtures::seedGemm(), target("sm_75"));
   EXPECT_EQ(e.rfind("K1209: kernel 'gemm_tc' needs `", 0), 0u) << e;
   EXPECT_NE(e.find("sm_75 does not have"), std::string::npos) << e;
   EXPECT_NE(e.find("sm_80"), std::string::npos) << e;
 }
 
 TEST(CodegenErrors, MalformedIRIsRejectedBeforeLowering) {
-  ir::Kernel k = ir::testing::seedGemm();
+  ir::Kernel k = ir::fixtures::seedGemm();
   k.body.ops.push_back(ir::Op{ir::FillOp{77, 0.0}, {}});
   std::string e = firstError(k, target("sm_80"));
   EXPECT_EQ(e.rfind("K1201: ", 0), 0u) << e;
 }
 
 TEST(CodegenErrors, TooMuchSharedMemory) {
-  ir::testing::GemmConfig c;
+  ir::fixtures::GemmConfig c;
   c.stages = 8;
   c.blockK = 64; // 8 * (16 KiB + 16 KiB) = 256 KiB
-  std::string e = firstError(ir::testing::pipelinedGemm(c), target("sm_90a"));
+  std::string e = firstError(ir::fixtures::pipelinedGemm(c), target("sm_90a"));
   EXPECT_EQ(e.rfind("K1207: ", 0), 0u) << e;
   EXPECT_NE(e.find("the target allows 232448"), std::string::npos) << e;
 }
@@ -111,7 +111,7 @@ TEST(CodegenErrors, RegisterTileShapeCodegenCannotSpread) {
 TEST(CodegenErrors, MissingPtxasNamesTheTool) {
   CodegenOptions o = target("sm_80");
   o.ptxasPath = "/nonexistent/ptxas";
-  std::string e = firstError(ir::testing::seedGemm(), o, Stage::Cubin);
+  std::string e = firstError(ir::fixtures::seedGemm(), o, Stage::Cubin);
   EXPECT_EQ(e.rfind("K1103: ", 0), 0u) << e;
   EXPECT_NE(e.find("ptxas"), std::string::npos) << e;
 }
@@ -123,7 +123,7 @@ TEST(CodegenErrors, EveryTargetOrPtxComboIsADiagnosticNotAnAbort) {
                         "sm_100a", "sm_120", "sm_35", "sm_90b", ""})
     for (const char *ptx : {"", "6.0", "7.0", "7.8", "8.0", "8.7", "9.0", "9.1", "99.9"}) {
       DiagnosticSink sink;
-      auto r = compile(ir::testing::elementwiseAddRelu(), target(t, ptx), Stage::PTX, sink);
+      auto r = compile(ir::fixtures::elementwiseAddRelu(), target(t, ptx), Stage::PTX, sink);
       if (r) {
         EXPECT_FALSE(r->ptx.empty());
         continue;

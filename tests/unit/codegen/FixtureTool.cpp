@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
                              "launch"}));
   CLI11_PARSE(app, argc, argv);
 
-  for (const auto &k : codegen::testing::stdlibKernels()) {
+  for (const auto &k : codegen::fixtures::stdlibKernels()) {
     if (k.name != kernel)
       continue;
     ir::Kernel ir = k.make();
@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::cerr << "error: no fixture kernel named '" << kernel << "'; known:";
-  for (const auto &k : codegen::testing::stdlibKernels())
+  for (const auto &k : codegen::fixtures::stdlibKernels())
     std::cerr << " " << k.name;
   std::cerr << "\n";
   return 2;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kina::codegen::testing {
+namespace kina::codegen::fixtures {
 
 struct NamedKernel {
   std::string name;
@@ -16,7 +16,7 @@ struct NamedKernel {
 };
 
 inline std::vector<NamedKernel> stdlibKernels() {
-  using namespace ir::testing;
+  using namespace ir::fixtures;
   return {
       {"gemm_tc", seedGemm, true},
       {"gemm_pipelined_f16", [] { return pipelinedGemm(); }, true},
@@ -57,4 +57,4 @@ inline std::vector<NamedKernel> stdlibKernels() {
   };
 }
 
-} // namespace kina::codegen::testing
+} // namespace kina::codegen::fixtures

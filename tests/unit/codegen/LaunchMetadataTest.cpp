@@ -9,7 +9,7 @@ using namespace kina;
 using namespace kina::codegen;
 
 TEST(LaunchMetadata, SeedGemm) {
-  LaunchMetadata m = makeLaunchMetadata(ir::testing::seedGemm(), "sm_90a", "8.0", 36864, 0);
+  LaunchMetadata m = makeLaunchMetadata(ir::fixtures::seedGemm(), "sm_90a", "8.0", 36864, 0);
   auto j = toJson(m);
   EXPECT_EQ(j["schema"], "kina.launch/1");
   EXPECT_EQ(j["entry"], "gemm_tc");
@@ -27,7 +27,7 @@ TEST(LaunchMetadata, SeedGemm) {
 }
 
 TEST(LaunchMetadata, RoundTripAndEvaluate) {
-  LaunchMetadata m = makeLaunchMetadata(ir::testing::pipelinedGemm(), "sm_80", "7.0", 0, 65536);
+  LaunchMetadata m = makeLaunchMetadata(ir::fixtures::pipelinedGemm(), "sm_80", "7.0", 0, 65536);
   auto back = launchMetadataFromJson(toJsonText(m));
   ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(toJson(*back), toJson(m));

@@ -83,7 +83,7 @@ TEST(SharedLayout, ChunksStayContiguousAndStagesAreAligned) {
 }
 
 TEST(SharedLayout, PipelinedGemmArenaSize) {
-  KernelLayout l = planLayout(ir::testing::pipelinedGemm());
+  KernelLayout l = planLayout(ir::fixtures::pipelinedGemm());
   EXPECT_EQ(l.sharedBytes, 3u * (128 * 32 * 2 + 32 * 128 * 2)); // 48 KiB
 }
 
@@ -95,7 +95,7 @@ TEST(RegisterLayout, SlotCounts) {
 }
 
 TEST(KnownMultiple, UsesRequiresFacts) {
-  ir::Kernel k = ir::testing::seedGemm();
+  ir::Kernel k = ir::fixtures::seedGemm();
   using E = ir::IndexExpr;
   EXPECT_EQ(knownMultiple(k, E::dim(1)), 128);                    // N mod 128 = 0
   EXPECT_EQ(knownMultiple(k, E::dim(2)), 16);                     // K mod 16 = 0

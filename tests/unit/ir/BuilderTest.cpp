@@ -7,7 +7,7 @@
 using namespace kina::ir;
 
 TEST(TileIRBuilder, SeedGemmStructure) {
-  Kernel k = testing::seedGemm();
+  Kernel k = fixtures::seedGemm();
   EXPECT_EQ(k.name, "gemm_tc");
   ASSERT_EQ(k.dims.size(), 3u);
   ASSERT_EQ(k.params.size(), 3u);
@@ -30,7 +30,7 @@ TEST(TileIRBuilder, SeedGemmStructure) {
 }
 
 TEST(TileIRBuilder, EachCommitClosesItsOwnGroup) {
-  Kernel k = testing::pipelinedGemm();
+  Kernel k = fixtures::pipelinedGemm();
   // Two prologue commits plus the one in the loop.
   EXPECT_EQ(k.numTokens, 3u);
 }

@@ -7,7 +7,7 @@
 using namespace kina::ir;
 
 TEST(TileIRPrinter, SeedGemm) {
-  std::string text = print(testing::seedGemm());
+  std::string text = print(fixtures::seedGemm());
   const char *expected[] = {
       "kernel @gemm_tc [M, N, K]\n",
       "  param %a : tensor<F16, [M, K], cuda:global>\n",
@@ -34,7 +34,7 @@ TEST(TileIRPrinter, SeedGemm) {
 }
 
 TEST(TileIRPrinter, PrecedenceAndStages) {
-  std::string text = print(testing::pipelinedGemm());
+  std::string text = print(fixtures::pipelinedGemm());
   EXPECT_NE(text.find("cp_async %a_smem[%next mod 3, 0 ..+ 128, 0 ..+ 32] <- "
                       "%a[block_id 0 * 128 ..+ 128, %next * 32 ..+ 32]"),
             std::string::npos)

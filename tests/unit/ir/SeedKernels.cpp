@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 
-namespace kina::ir::testing {
+namespace kina::ir::fixtures {
 namespace {
 
 using E = IndexExpr;
@@ -222,4 +222,4 @@ Kernel rowSoftmax() {
   return finish(b);
 }
 
-} // namespace kina::ir::testing
+} // namespace kina::ir::fixtures

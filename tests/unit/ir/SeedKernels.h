@@ -12,7 +12,7 @@
 
 #include "ir/TileIR.h"
 
-namespace kina::ir::testing {
+namespace kina::ir::fixtures {
 
 /// Seed 003 §3.3 gemm_tc: 128x128 block tile, BK = 16, 2x2 warps of 64x64,
 /// F16 inputs, F32 result.
@@ -38,4 +38,4 @@ Kernel transposeShared();
 /// out = softmax over rows of a[M, 128] F32; 16 rows per warp.
 Kernel rowSoftmax();
 
-} // namespace kina::ir::testing
+} // namespace kina::ir::fixtures

@@ -41,15 +41,15 @@ Kernel build(KernelBuilder &b) {
 } // namespace
 
 TEST(TileIRVerifier, StdlibKernelsVerify) {
-  for (const Kernel &k : {testing::seedGemm(), testing::pipelinedGemm(),
-                          testing::pipelinedGemm({DType::BF16, DType::F16, 128, 128, 32, 2, 4, 4}),
-                          testing::elementwiseAddRelu(), testing::rowSum(),
-                          testing::transposeShared(), testing::rowSoftmax()})
+  for (const Kernel &k : {fixtures::seedGemm(), fixtures::pipelinedGemm(),
+                          fixtures::pipelinedGemm({DType::BF16, DType::F16, 128, 128, 32, 2, 4, 4}),
+                          fixtures::elementwiseAddRelu(), fixtures::rowSum(),
+                          fixtures::transposeShared(), fixtures::rowSoftmax()})
     EXPECT_EQ(check(k), std::vector<std::string>{}) << k.name;
 }
 
 TEST(TileIRVerifier, UndeclaredIdsAreReported) {
-  Kernel k = testing::seedGemm();
+  Kernel k = fixtures::seedGemm();
   k.body.ops.push_back(Op{FillOp{99, 0.0}, {}});
   k.body.ops.push_back(Op{LoadOp{0, Access::tensor(42)}, {}});
   auto d = check(k);
@@ -131,7 +131,7 @@ TEST(TileIRVerifier, AsyncGroupDiscipline) {
 
 TEST(TileIRVerifier, CopiesInsideIfCommittedAfterIt) {
   // `if c { cp_async ... } cp_async_commit` is the prologue pattern.
-  Kernel k = testing::pipelinedGemm();
+  Kernel k = fixtures::pipelinedGemm();
   EXPECT_EQ(check(k), std::vector<std::string>{});
 }
 

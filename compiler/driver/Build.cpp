@@ -1,0 +1,236 @@
+//===- Build.cpp - `kina build FILE --emit=... -o OUT --target sm_XX` -----===//
+//
+// Parses and checks the file, lowers each requested kernel to tile IR (the
+// frontend's lowerKernelToTileIR), and runs code generation as far as --emit
+// asks: tile-ir | mlir | llvm | ptx | cubin. The default target is sm_90a
+// (CommonOptions); the PTX ISA version is the target's default raised to
+// what the kernel needs, or the --ptx-version pin, validated before LLVM
+// runs. A cubin is written with its launch metadata beside it
+// (`X.cubin` -> `X.launch.json`, schema kina.launch/1).
+//
+// Output: text forms go to -o FILE, or stdout. A cubin goes to -o FILE, or
+// `<kernel>.cubin` in the current directory. With several kernels and -o,
+// text forms are concatenated and a cubin needs one kernel (--kernel).
+//
+// Exit codes (Commands.h): 1 errors in the program (syntax, type, shared
+// memory limits, instructions the target lacks), 2 usage (unknown target,
+// impossible PTX version, unknown kernel, bad --emit), 3 tools and internal
+// failures (ptxas missing or failing, MLIR/LLVM failures, I/O).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "diag/Render.h"
+#include "driver/Commands.h"
+#include "driver/DiagnosticJson.h"
+#include "driver/SourceLoader.h"
+#include "ir/Printer.h"
+#include "ir/TileIR.h"
+#include "sema/Frontend.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+
+namespace kina::driver {
+
+/// Lowers the checked kernel `kernel` of `analysis` to tile IR. Defined by
+/// the frontend (lead engineer); declared weak here so that `kina` links and
+/// reports a clear error until it lands.
+__attribute__((weak)) llvm::Expected<ir::Kernel>
+lowerKernelToTileIR(const sema::Analysis &analysis, std::string_view kernel);
+
+namespace {
+
+struct Emit {
+  bool tileIR = false;
+  codegen::Stage stage = codegen::Stage::Cubin;
+};
+
+std::optional<Emit> parseEmit(const std::string &s) {
+  if (s == "tile-ir")
+    return Emit{true, codegen::Stage::MLIR};
+  if (s == "mlir")
+    return Emit{false, codegen::Stage::MLIR};
+  if (s == "lowered-mlir")
+    return Emit{false, codegen::Stage::LoweredMLIR};
+  if (s == "llvm")
+    return Emit{false, codegen::Stage::LLVM};
+  if (s == "ptx")
+    return Emit{false, codegen::Stage::PTX};
+  if (s == "cubin")
+    return Emit{false, codegen::Stage::Cubin};
+  return std::nullopt;
+}
+
+int exitCodeFor(const std::vector<Diagnostic> &diags) {
+  int code = Success;
+  for (const Diagnostic &d : diags) {
+    if (d.severity() != Severity::Error)
+      continue;
+    switch (d.id) {
+    case DiagId::UnknownTarget:
+    case DiagId::InvalidTargetPtx: code = std::max<int>(code, UsageError); break;
+    case DiagId::ToolNotFound:
+    case DiagId::ToolFailed:
+    case DiagId::TargetUnsupportedByTool:
+    case DiagId::CodegenFailed: code = std::max<int>(code, ToolFailure); break;
+    default: code = std::max<int>(code, InputErrors); break;
+    }
+  }
+  return code;
+}
+
+bool writeFile(const std::string &path, llvm::StringRef data, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  os << data;
+  os.close();
+  if (os.has_error()) {
+    error = "cannot write '" + path + "': " + os.error().message();
+    os.clear_error();
+    return false;
+  }
+  return true;
+}
+
+std::string launchJsonPath(const std::string &cubinPath) {
+  llvm::SmallString<256> p(cubinPath);
+  if (llvm::sys::path::extension(p) == ".cubin")
+    llvm::sys::path::replace_extension(p, "");
+  return std::string(p) + ".launch.json";
+}
+
+} // namespace
+
+int runBuildCommand(const BuildOptions &options) {
+  auto emit = parseEmit(options.emit);
+  if (!emit) {
+    std::cerr << "kina: error: unknown --emit value '" << options.emit
+              << "' (expected tile-ir, mlir, llvm, ptx or cubin)\n";
+    return UsageError;
+  }
+  std::string error;
+  auto file = loadSource(options.file, error);
+  if (!file) {
+    std::cerr << "kina: error: " << error << "\n";
+    return UsageError;
+  }
+
+  std::vector<Diagnostic> diags;
+  RenderOptions render;
+  render.color = options.common.color;
+  auto flush = [&] {
+    if (options.common.format == DiagnosticsFormat::Json)
+      std::cout << fileDiagnosticsToJson(diags, *file).dump(2) << "\n";
+    else
+      for (const Diagnostic &d : diags)
+        std::cerr << renderDiagnostic(d, *file, render);
+    return exitCodeFor(diags);
+  };
+
+  sema::FrontendOptions fe;
+  fe.target = options.common.target;
+  sema::Analysis analysis = sema::analyze(*file, fe);
+  diags = analysis.diagnostics;
+  bool frontendErrors = false;
+  for (const Diagnostic &d : diags)
+    frontendErrors |= d.severity() == Severity::Error;
+  if (frontendErrors)
+    return flush();
+
+  std::vector<std::string> kernels;
+  for (const auto &k : analysis.program.kernels)
+    if (options.kernel.empty() || k.name == options.kernel)
+      kernels.push_back(k.name);
+  if (kernels.empty()) {
+    flush();
+    if (options.kernel.empty()) {
+      std::cerr << "kina: error: '" << options.file << "' has no kernel to build\n";
+    } else {
+      std::cerr << "kina: error: no kernel named '" << options.kernel << "' in '" << options.file
+                << "'";
+      if (!analysis.program.kernels.empty()) {
+        std::cerr << " (kernels:";
+        for (const auto &k : analysis.program.kernels)
+          std::cerr << " " << k.name;
+        std::cerr << ")";
+      }
+      std::cerr << "\n";
+    }
+    return UsageError;
+  }
+  if (emit->stage == codegen::Stage::Cubin && !emit->tileIR && kernels.size() > 1 &&
+      !options.output.empty()) {
+    std::cerr << "kina: error: -o names one cubin but '" << options.file << "' has "
+              << kernels.size() << " kernels; pick one with --kernel\n";
+    return UsageError;
+  }
+  if (!lowerKernelToTileIR) {
+    flush();
+    std::cerr << "kina: error: this build of kina has no tile IR lowering for checked kernels "
+                 "(driver::lowerKernelToTileIR is not linked in)\n";
+    return ToolFailure;
+  }
+
+  std::string text; // concatenated text output
+  for (const std::string &name : kernels) {
+    auto kernel = lowerKernelToTileIR(analysis, name);
+    if (!kernel) {
+      flush();
+      std::cerr << "kina: error: lowering kernel '" << name
+                << "' to tile IR failed: " << llvm::toString(kernel.takeError()) << "\n";
+      return ToolFailure;
+    }
+    if (emit->tileIR) {
+      text += ir::print(*kernel);
+      continue;
+    }
+    codegen::CodegenOptions co;
+    co.target = options.common.target;
+    co.ptxVersion = options.ptxVersion;
+    DiagnosticSink sink;
+    auto result = codegen::compile(*kernel, co, emit->stage, sink);
+    for (const Diagnostic &d : sink.diagnostics())
+      diags.push_back(d);
+    if (!result)
+      return flush();
+    switch (emit->stage) {
+    case codegen::Stage::MLIR: text += result->mlir; break;
+    case codegen::Stage::LoweredMLIR: text += result->loweredMlir; break;
+    case codegen::Stage::LLVM: text += result->llvmIR; break;
+    case codegen::Stage::PTX: text += result->ptx; break;
+    case codegen::Stage::Cubin: {
+      std::string path = options.output.empty() ? name + ".cubin" : options.output;
+      if (!writeFile(path, result->cubin, error) ||
+          !writeFile(launchJsonPath(path), codegen::toJsonText(result->launch), error)) {
+        flush();
+        std::cerr << "kina: error: " << error << "\n";
+        return ToolFailure;
+      }
+      break;
+    }
+    }
+  }
+  int code = flush();
+  if (emit->stage == codegen::Stage::Cubin && !emit->tileIR)
+    return code;
+  if (options.output.empty() || options.output == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return code;
+  }
+  if (!writeFile(options.output, text, error)) {
+    std::cerr << "kina: error: " << error << "\n";
+    return ToolFailure;
+  }
+  return code;
+}
+
+} // namespace kina::driver
