@@ -248,6 +248,12 @@ bool Context::searchNonNegative(DimExpr G, Search &S, unsigned Depth) {
 bool Context::nonNegative(const DimExpr &E, unsigned Budget, std::vector<DimExpr> *Residuals) {
   // Iterative deepening: short proofs are found before long detours are
   // explored, and the node budget bounds the total work.
+  if (Residuals)
+    Residuals->clear();
+  if (!E.isValid())
+    return false;
+  if (exprRange(E).Lo >= 0)
+    return true; // most slice starts and constant extents end here
   Search S;
   S.Budget = Budget;
   bool Ok = false;
@@ -264,7 +270,6 @@ bool Context::nonNegative(const DimExpr &E, unsigned Budget, std::vector<DimExpr
     S.HitLimit = false;
   }
   if (Residuals) {
-    Residuals->clear();
     for (auto &R : S.Residuals)
       Residuals->push_back(std::move(R.second));
   }

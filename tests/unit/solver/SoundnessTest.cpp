@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "SolverTestUtil.h"
 
+#include <cstdlib>
 #include <random>
 
 namespace kina::sema::solver::test {
@@ -18,15 +19,26 @@ namespace {
 
 using SoundnessTest = SolverTest;
 
+/// KINA_SOLVER_FUZZ_CASES=N multiplies the case counts (default 1) for
+/// longer local runs; KINA_SOLVER_FUZZ_SEED shifts the seeds.
+int scale() {
+  const char *V = std::getenv("KINA_SOLVER_FUZZ_CASES");
+  return V ? std::max(1, std::atoi(V)) : 1;
+}
+unsigned seedShift() {
+  const char *V = std::getenv("KINA_SOLVER_FUZZ_SEED");
+  return V ? unsigned(std::atoi(V)) : 0;
+}
+
 template <typename T> T pick(std::mt19937 &R, std::initializer_list<T> Xs) {
   return *(Xs.begin() + std::uniform_int_distribution<size_t>(0, Xs.size() - 1)(R));
 }
 
 TEST_F(SoundnessTest, RandomSliceBoundsAgainstBruteForce) {
-  std::mt19937 Rng(20240611);
+  std::mt19937 Rng(20240611 + seedShift());
   DimExpr M = dim("M"), K = dim("K"), k = var("k"), w = var("w", SymbolKind::WarpId);
   int Proved = 0, Disproved = 0, Checked = 0;
-  for (int Case = 0; Case < 300; ++Case) {
+  for (int Case = 0; Case < 300 * scale(); ++Case) {
     Context::Scope Kernel(C);
     int64_t DM = pick<int64_t>(Rng, {1, 2, 4, 8, 16}), DK = pick<int64_t>(Rng, {1, 4, 8, 16});
     int64_t MinK = pick<int64_t>(Rng, {0, 0, 8, 16});
@@ -92,11 +104,58 @@ TEST_F(SoundnessTest, RandomSliceBoundsAgainstBruteForce) {
   EXPECT_GT(Checked, 10000);
 }
 
+TEST_F(SoundnessTest, RandomNestedLoopsProductsAndLetsAgainstBruteForce) {
+  // for i in (0 .. M), for j in (0 .. i + c), let t = i * s + j, with an
+  // optional `requires (M <= K)`; goals mix t, i, j, products i * K and M * K.
+  std::mt19937 Rng(99 + seedShift());
+  DimExpr M = dim("M"), K = dim("K"), i = var("i"), j = var("j");
+  DimExpr t = var("t", SymbolKind::Let);
+  int Proved = 0;
+  for (int Case = 0; Case < 300 * scale(); ++Case) {
+    Context::Scope Kernel(C);
+    bool MleK = Rng() % 2;
+    if (MleK)
+      C.assumeLessEqual(M, K);
+    int64_t Ci = pick<int64_t>(Rng, {0, 1, 2}), Step = pick<int64_t>(Rng, {1, 2, 4});
+    range(i, cst(0), M);
+    range(j, cst(0), i + Ci);
+    C.define(id(t), i * Step + j);
+    DimExpr Lhs = t * pick<int64_t>(Rng, {0, 1, 1, 2}) + j * pick<int64_t>(Rng, {0, 0, 1, -1}) +
+                  S.mul(i, K) * pick<int64_t>(Rng, {0, 0, 1}) +
+                  std::uniform_int_distribution<int64_t>(-4, 8)(Rng);
+    DimExpr Rhs = M * pick<int64_t>(Rng, {0, 1, 2, 4, 5}) + K * pick<int64_t>(Rng, {0, 0, 1}) +
+                  S.mul(M, K) * pick<int64_t>(Rng, {0, 0, 1});
+    Proof P = C.proveLess(Lhs, Rhs, {Case % 10 == 0, 192});
+    if (P.Result == Verdict::Unknown)
+      continue;
+    Proved += P.proved();
+    for (int64_t Mv = 1; Mv <= 12; ++Mv)
+      for (int64_t Kv = 1; Kv <= 12; ++Kv) {
+        if (MleK && Mv > Kv)
+          continue;
+        Assignment A;
+        A.set(id(M), Mv);
+        A.set(id(K), Kv);
+        for (int64_t Iv = 0; Iv < Mv; ++Iv)
+          for (int64_t Jv = 0; Jv < Iv + Ci; ++Jv) {
+            A.set(id(i), Iv);
+            A.set(id(j), Jv);
+            A.set(id(t), Iv * Step + Jv);
+            int64_t L = *evaluate(S, Lhs, A).Value, R = *evaluate(S, Rhs, A).Value;
+            ASSERT_EQ(L < R, P.proved()) << "case " << Case << ": " << P.Goal << " M=" << Mv
+                                         << " K=" << Kv << " i=" << Iv << " j=" << Jv
+                                         << " Ci=" << Ci << " Step=" << Step << " MleK=" << MleK;
+          }
+      }
+  }
+  EXPECT_GT(Proved, 20);
+}
+
 TEST_F(SoundnessTest, RandomDivisibilityAgainstBruteForce) {
-  std::mt19937 Rng(7);
+  std::mt19937 Rng(7 + seedShift());
   DimExpr M = dim("M"), K = dim("K");
   int Proved = 0, Disproved = 0;
-  for (int Case = 0; Case < 400; ++Case) {
+  for (int Case = 0; Case < 400 * scale(); ++Case) {
     Context::Scope Kernel(C);
     int64_t DM = pick<int64_t>(Rng, {1, 2, 8, 16, 32}), DK = pick<int64_t>(Rng, {1, 4, 16, 64});
     C.assumeDivisible(M, DM);
