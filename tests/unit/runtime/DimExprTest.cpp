@@ -72,3 +72,20 @@ TEST(DimExpr, NamesAndShape) {
   EXPECT_TRUE(DimExpr::parse("M")->isName());
   EXPECT_EQ(DimExpr::constant(7).text(), "7");
 }
+
+TEST(DimExpr, RandomTextNeverCrashes) {
+  static const char alphabet[] = "MNK0129()+-*/ modcdivfloor";
+  std::uint64_t x = 7;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int len = int((x >> 33) % 24);
+    for (int c = 0; c < len; ++c) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text.push_back(alphabet[(x >> 33) % (sizeof alphabet - 1)]);
+    }
+    auto e = DimExpr::parse(text);
+    if (e)
+      (void)e->evaluate({{"M", 1 << 20}, {"N", 3}, {"K", 0}});
+  }
+}

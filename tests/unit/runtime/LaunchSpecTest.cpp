@@ -149,3 +149,26 @@ TEST(LaunchSpec, TreeFormErrorsNameThePath) {
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("requires[0].expr.lhs"), std::string::npos);
 }
+
+TEST(LaunchSpec, CorruptedTextNeverCrashes) {
+  const std::string good = kGemmTcCodegenJson;
+  std::uint64_t x = 99;
+  auto next = [&] {
+    x += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  static const char alphabet[] = "{}[]\":,0123456789-+ abcdefMNK/*modcdivtruefalsenull";
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = good;
+    int edits = 1 + int(next() % 3);
+    for (int e = 0; e < edits; ++e)
+      text[next() % text.size()] = alphabet[next() % (sizeof alphabet - 1)];
+    auto s = parseLaunchSpec(text, "fuzz");
+    if (s) { // whatever parses must also serialise and re-parse
+      EXPECT_TRUE(parseLaunchSpec(launchSpecToText(*s), "again")) << text;
+    }
+  }
+}

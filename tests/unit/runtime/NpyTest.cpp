@@ -158,3 +158,27 @@ TEST(Npy, MissingFileIsIoError) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().kind, ErrorKind::Io);
 }
+
+TEST(Npy, CorruptedImagesNeverCrash) {
+  HostTensor t(DType::F16, {3, 4});
+  fillRandom(t, 1, 0);
+  const std::vector<std::uint8_t> good = encodeNpy(t);
+  SplitMix64 rng(2024);
+  int parsed = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::vector<std::uint8_t> img = good;
+    int flips = 1 + int(rng.next() % 4);
+    for (int f = 0; f < flips; ++f)
+      img[rng.next() % 80] = std::uint8_t(rng.next()); // header region
+    if (rng.next() % 4 == 0)
+      img.resize(rng.next() % img.size());
+    auto r = parseNpy(img, "fuzz");
+    if (r) {
+      ++parsed;
+      EXPECT_EQ(r->byteSize(), r->numel() * dtypeSize(r->dtype));
+    } else {
+      EXPECT_EQ(r.error().kind, ErrorKind::InvalidNpy);
+    }
+  }
+  EXPECT_GT(parsed, 0); // some flips land in padding and still parse
+}
