@@ -70,6 +70,8 @@ public:
 
   /// Stays valid for the table's lifetime (atoms are never removed).
   const AtomInfo &info(AtomId A) const { return Atoms[A]; }
+  /// Gives a symbol a better display name (e.g. a grid id named by a `let`).
+  void renameSymbol(AtomId A, std::string_view Name) { Atoms[A].Name = std::string(Name); }
   size_t size() const { return Atoms.size(); }
   bool isSymbol(AtomId A) const { return Atoms[A].Kind == AtomKind::Symbol; }
   bool isDim(AtomId A) const {
