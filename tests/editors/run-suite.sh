@@ -40,7 +40,7 @@ KINA_LSP=$(realpath -m "$KINA_LSP")
 if [ ! -x "$KINA_LSP" ]; then
   say "warning: kina-lsp not found at $KINA_LSP; every check that needs the server will fail"
 fi
-export KINA_EDITOR_TIMEOUT_MS=${KINA_EDITOR_TIMEOUT_MS:-60000}
+export KINA_EDITOR_TIMEOUT_MS=${KINA_EDITOR_TIMEOUT_MS:-30000} KINA_EDITOR_FOLLOW_TIMEOUT_MS=${KINA_EDITOR_FOLLOW_TIMEOUT_MS:-15000}
 
 # ---- tools (idempotent; seconds when warm) ----
 t=$SECONDS

@@ -28,13 +28,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
 
+  const run = async (args?: KernelCommandArgs) => {
+    const target = await resolveKernel(args);
+    if (target) {
+      await runKernel(kina, runOutput, context.workspaceState, target.document, target.kernel);
+    }
+  };
   context.subscriptions.push(
-    vscode.commands.registerCommand('kina.runKernel', async (args?: KernelCommandArgs) => {
-      const target = await resolveKernel(args);
-      if (target) {
-        await runKernel(kina, runOutput, context.workspaceState, target.document, target.kernel);
-      }
-    }),
+    vscode.commands.registerCommand('kina.runKernel', run),
+    // The code lenses' command names, as docs/lsp-extensions.md gives them.
+    vscode.commands.registerCommand('kina.run', run),
+    vscode.commands.registerCommand('kina.registerReport', showArtifact(ARTIFACTS.report)),
     vscode.commands.registerCommand('kina.showPtx', showArtifact(ARTIFACTS.ptx)),
     vscode.commands.registerCommand('kina.showSass', showArtifact(ARTIFACTS.sass)),
     vscode.commands.registerCommand('kina.showTileIR', showArtifact(ARTIFACTS.tileIR)),

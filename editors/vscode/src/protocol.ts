@@ -29,14 +29,16 @@ export interface RunParams {
   workDoneToken?: string;
 }
 
+/** A failed run is answered with an error (RequestFailed); exitCode is optional. */
 export interface RunResult {
+  kernel?: string;
   output: string;
-  exitCode: number;
+  exitCode?: number;
 }
 
 export const runRequest = new RequestType<RunParams, RunResult, void>('kina/run');
 
-/** Arguments of the code lens commands kina.runKernel, kina.showPtx, kina.showRegisterReport. */
+/** Arguments of the code lens commands (kina.run, kina.showPtx, kina.registerReport) and of kina.runKernel, kina.showRegisterReport. */
 export interface KernelCommandArgs {
   uri: string;
   kernel: string;

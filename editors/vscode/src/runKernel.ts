@@ -82,8 +82,10 @@ export async function runKernel(
       try {
         const result = await client.sendRequest(runRequest, params, cancel);
         runOutput.append(result.output.endsWith('\n') || result.output === '' ? result.output : result.output + '\n');
-        runOutput.appendLine(`[exit code ${result.exitCode}]`);
-        if (result.exitCode !== 0) {
+        if (typeof result.exitCode === 'number') {
+          runOutput.appendLine(`[exit code ${result.exitCode}]`);
+        }
+        if (typeof result.exitCode === 'number' && result.exitCode !== 0) {
           void vscode.window.showWarningMessage(`Kina: ${kernel} exited with code ${result.exitCode}; see 'Kina Run'.`);
         }
       } catch (e) {

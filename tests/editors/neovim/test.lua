@@ -11,7 +11,10 @@ local LSP = os.getenv('KINA_LSP')
 local FIXTURES = os.getenv('KINA_FIXTURES')
 local RESULTS = os.getenv('KINA_RESULTS')
 local SCRATCH = os.getenv('KINA_SCRATCH')
-local TIMEOUT = tonumber(os.getenv('KINA_EDITOR_TIMEOUT_MS') or '60000')
+-- The first answers (attach, first diagnostics) may wait for a cold server;
+-- later checks talk to a warm one and wait less.
+local TIMEOUT = tonumber(os.getenv('KINA_EDITOR_TIMEOUT_MS') or '30000')
+local FOLLOW_TIMEOUT = tonumber(os.getenv('KINA_EDITOR_FOLLOW_TIMEOUT_MS') or '15000')
 local HAS_010 = vim.fn.has('nvim-0.10') == 1
 local LABEL = HAS_010 and 'nvim-0.10' or 'nvim-0.7'
 
@@ -111,12 +114,13 @@ local function run()
   check('tree-sitter parser and queries are registered and parse the seed', function()
     local ts = require('kina.treesitter')
     assert(ts.register(), tostring(ts.last_error))
+    assert(not ts.last_error, ts.last_error)
     local parser = vim.treesitter.get_parser(buf, 'kina')
     local root = parser:parse()[1]:root()
     assert(not root:has_error(), 'the seed gemm_tc parses with errors')
     local get = vim.treesitter.query.get or vim.treesitter.query.get_query
     for _, name in ipairs(ts.QUERIES) do
-      assert(get('kina', name), 'no ' .. name .. ' query for kina (grammar/queries/' .. name .. '.scm)')
+      assert(get('kina', name), 'no ' .. name .. ' query for kina (grammar/queries/' .. name .. '.scm): ' .. tostring(ts.last_error))
     end
     local keyword_captures = 0
     for id, node in get('kina', 'highlights'):iter_captures(root, buf, 0, -1) do
@@ -167,7 +171,7 @@ local function run()
         end
       end
     end
-    local ok = vim.wait(TIMEOUT, function()
+    local ok = vim.wait(FOLLOW_TIMEOUT, function()
       if float_text() then
         return true
       end
@@ -210,7 +214,7 @@ local function run()
         -- Hints are requested on redraw; headless has none, so ask again.
         vim.lsp.inlay_hint.enable(false, { bufnr = buf })
         vim.lsp.inlay_hint.enable(true, { bufnr = buf })
-      end)
+      end, FOLLOW_TIMEOUT)
     end)
   end
 
@@ -224,7 +228,7 @@ local function run()
       ptx = vim.fn.bufnr('kina://ptx/gemm_tc.kina/gemm_tc')
       return ptx ~= -1 and vim.fn.bufwinid(ptx) ~= -1
     end, 5000)
-    local ok = vim.wait(TIMEOUT, function()
+    local ok = vim.wait(2 * FOLLOW_TIMEOUT, function()
       return buffer_text(ptx):find('.visible .entry', 1, true) ~= nil
     end, 50)
     assert(ok, 'PTX buffer shows: ' .. buffer_text(ptx):sub(1, 300))
@@ -250,7 +254,7 @@ local function run()
     wait_for('the error naming `K mod 16 = 0`', function()
       diag = missing_fact()
       return diag
-    end)
+    end, FOLLOW_TIMEOUT)
     vim.api.nvim_win_set_cursor(0, { diag.lnum + 1, diag.col })
     -- The user picks the action that adds the fact from the code action menu.
     local offered = {}
@@ -271,7 +275,7 @@ local function run()
     local ok = pcall(vim.lsp.buf.code_action)
     wait_for('a code action adding the requires', function()
       return chose
-    end, TIMEOUT)
+    end, FOLLOW_TIMEOUT)
     vim.ui.select = real_select
     assert(ok, 'vim.lsp.buf.code_action failed')
     wait_for('the edit to apply', function()
@@ -279,7 +283,7 @@ local function run()
     end, 5000)
     wait_for('the `K mod 16` error to clear (actions offered: ' .. table.concat(offered, '; ') .. ')', function()
       return not missing_fact()
-    end)
+    end, FOLLOW_TIMEOUT)
   end)
 end
 

@@ -34,7 +34,9 @@ const CHROMIUM = env('KINA_CHROMIUM');
 const ARTIFACTS = env('KINA_EDITOR_ARTIFACTS');
 const { chromium } = createRequire(import.meta.url)(env('KINA_PLAYWRIGHT_CORE'));
 
-const SERVER_TIMEOUT_MS = Number(process.env.KINA_EDITOR_TIMEOUT_MS ?? 60000);
+// The first answer (diagnostics) may wait for a cold server; later checks talk to a warm one.
+const SERVER_TIMEOUT_MS = Number(process.env.KINA_EDITOR_TIMEOUT_MS ?? 30000);
+const FOLLOW_TIMEOUT_MS = Number(process.env.KINA_EDITOR_FOLLOW_TIMEOUT_MS ?? 15000);
 const CHECKS = [
   'vscode: kina.vsix installs into code-server',
   'vscode: extension activates on a .kina file',
@@ -297,7 +299,7 @@ async function main() {
     await check(CHECKS[4], async () => {
       await runCommand(page, 'View: Focus Problems');
       const rows = page.locator('.markers-panel .monaco-list-row');
-      await rows.first().waitFor({ state: 'visible', timeout: SERVER_TIMEOUT_MS });
+      await rows.first().waitFor({ state: 'visible', timeout: FOLLOW_TIMEOUT_MS });
       await page.waitForTimeout(500);
       const texts = (await rows.allInnerTexts()).map(text);
       await shot(page, '3-problems');
@@ -318,7 +320,7 @@ async function main() {
       await runCommand(page, 'Show or Focus Hover');
       const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'Tile[F32' }).first();
       try {
-        await hover.waitFor({ state: 'visible', timeout: SERVER_TIMEOUT_MS });
+        await hover.waitFor({ state: 'visible', timeout: FOLLOW_TIMEOUT_MS });
       } catch {
         const seen = await page.locator('.monaco-hover').allInnerTexts().catch(() => []);
         throw new Error(`no hover with the tile type; hovers seen: ${JSON.stringify(seen.map(text))}`);
@@ -336,7 +338,7 @@ async function main() {
     const sliceAt = locate(slice);
     await check(CHECKS[6], async () => {
       await goTo(page, sliceAt.line, 1);
-      const deadline = Date.now() + SERVER_TIMEOUT_MS;
+      const deadline = Date.now() + FOLLOW_TIMEOUT_MS;
       let line;
       while (Date.now() < deadline) {
         line = await renderedLine(page, 'a_smem[warp_m * 64');
@@ -357,7 +359,7 @@ async function main() {
       await runCommand(page, 'Kina: Show PTX');
       const tab = page.locator('.tab', { hasText: '.ptx' }).first();
       await tab.waitFor({ state: 'visible', timeout: 20000 });
-      const deadline = Date.now() + SERVER_TIMEOUT_MS;
+      const deadline = Date.now() + 2 * FOLLOW_TIMEOUT_MS;
       let found = false;
       let texts = [];
       while (Date.now() < deadline && !found) {

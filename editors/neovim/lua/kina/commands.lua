@@ -164,7 +164,9 @@ function M.run(fargs)
         for _, l in ipairs(vim.split(result.output or '', '\n', { plain = true })) do
           table.insert(lines, l)
         end
-        table.insert(lines, '[exit code ' .. tostring(result.exitCode) .. ']')
+        if result.exitCode ~= nil then
+          table.insert(lines, '[exit code ' .. tostring(result.exitCode) .. ']')
+        end
       end
       show()
     end)
@@ -243,6 +245,28 @@ function M.define()
     end,
     desc = 'Kina: select the target GPU',
   })
+  -- The code lenses' commands (docs/lsp-extensions.md): arguments {uri, kernel}.
+  local function lens(handler)
+    return function(command)
+      local arg = (command.arguments or {})[1] or {}
+      local src = arg.uri and vim.uri_to_bufnr(arg.uri) or vim.api.nvim_get_current_buf()
+      handler(src, arg.kernel or util.kernel_at_cursor(src))
+    end
+  end
+  vim.lsp.commands['kina.run'] = lens(function(src, kernel)
+    vim.api.nvim_buf_call(src, function()
+      M.run({ kernel })
+    end)
+  end)
+  vim.lsp.commands['kina.runKernel'] = vim.lsp.commands['kina.run']
+  vim.lsp.commands['kina.showPtx'] = lens(function(src, kernel)
+    M.show_artifact('ptx', src, kernel)
+  end)
+  vim.lsp.commands['kina.registerReport'] = lens(function(src, kernel)
+    M.show_artifact('report', src, kernel)
+  end)
+  vim.lsp.commands['kina.showRegisterReport'] = vim.lsp.commands['kina.registerReport']
+
   cmd('KinaRestart', function()
     lsp.restart()
   end, { desc = 'Kina: restart kina-lsp' })
