@@ -207,9 +207,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kina", help="path to the kina binary (omit to time only the anchors)")
     ap.add_argument("--stdlib", default=str(ROOT / "stdlib"))
-    ap.add_argument("--kernel-f16", default="gemm_pipelined_f16",
+    ap.add_argument("--kernel-f16", default="gemm_f16_pipelined",
                     help="Kina stdlib kernel for f16 (default %(default)s)")
-    ap.add_argument("--kernel-bf16", default="gemm_pipelined_bf16",
+    ap.add_argument("--kernel-bf16", default="gemm_bf16_pipelined",
                     help="Kina stdlib kernel for bf16 (default %(default)s)")
     ap.add_argument("--kina-arg", action="append", default=[],
                     help="extra argument for `kina run` (repeatable), e.g. --kina-arg=--target=auto")

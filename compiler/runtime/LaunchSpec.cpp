@@ -180,6 +180,40 @@ private:
   std::string label_;
 };
 
+/// Recognises a condition tree `eq(mod(e, m), r)` whose text reads
+/// "<e> mod <m> = <r>" and returns it as a modular fact, so refusals can show
+/// the remainder ("1000 mod 128 = 104").
+std::optional<RequiresFact> asModularFact(const DimExpr &cond, const std::set<std::string> &dims) {
+  using Op = DimExpr::Op;
+  const auto &n = cond.nodes();
+  const DimExpr::Node &root = n[std::size_t(cond.root())];
+  if (root.op != Op::Eq || root.lhs < 0 || root.rhs < 0)
+    return std::nullopt;
+  const DimExpr::Node &mod = n[std::size_t(root.lhs)];
+  const DimExpr::Node &rem = n[std::size_t(root.rhs)];
+  if (mod.op != Op::Mod || rem.op != Op::Const || mod.rhs < 0)
+    return std::nullopt;
+  const DimExpr::Node &m = n[std::size_t(mod.rhs)];
+  if (m.op != Op::Const || m.value <= 0 || rem.value < 0 || rem.value >= m.value)
+    return std::nullopt;
+  std::string suffix = " mod " + std::to_string(m.value) + " = " + std::to_string(rem.value);
+  const std::string &text = cond.text();
+  if (text.size() <= suffix.size() || text.compare(text.size() - suffix.size(), suffix.size(),
+                                                   suffix) != 0)
+    return std::nullopt;
+  auto expr = DimExpr::parse(text.substr(0, text.size() - suffix.size()));
+  if (!expr)
+    return std::nullopt;
+  for (const std::string &name : expr->names())
+    if (!dims.count(name))
+      return std::nullopt;
+  RequiresFact f;
+  f.expr = expr.take();
+  f.modulus = m.value;
+  f.remainder = rem.value;
+  return f;
+}
+
 } // namespace
 
 Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
@@ -394,6 +428,12 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
         RequiresFact f;
         const std::string &text = cond->text();
         f.source = text.rfind("requires", 0) == 0 ? text : "requires (" + text + ")";
+        if (auto mod = asModularFact(*cond, dimSet)) {
+          // `e mod m = r`: keep the modular form for the detailed message.
+          mod->source = f.source;
+          s.requirements.push_back(std::move(*mod));
+          continue;
+        }
         f.condition = cond.take();
         s.requirements.push_back(std::move(f));
         continue;

@@ -210,8 +210,24 @@ TEST(LaunchGuard, RefusesM1000WithCodegensConditionForm) {
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().kind, ErrorKind::RequiresFailed);
   EXPECT_EQ(plan.error().message,
-            "kernel `gemm_tc` cannot launch: requires (M mod 128 = 0) fails: M = 1000");
+            "kernel `gemm_tc` cannot launch: requires (M mod 128 = 0) fails: M = 1000, "
+            "1000 mod 128 = 104");
   auto ok = checkLaunch(*s, {{"M", 256}, {"N", 128}, {"K", 32}}, h200());
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(ok->config.grid, (Dim3{2, 1, 1}));
+}
+
+TEST(LaunchGuard, GeneralConditionFromCodegen) {
+  // `requires (K >= 64)` of the pipelined GEMMs arrives as a condition tree.
+  nlohmann::json j = nlohmann::json::parse(kGemmTcCodegenJson);
+  j["requires"].push_back(nlohmann::json::parse(
+      R"({"text": "K >= 64", "expr": {"op": "ge", "lhs": {"dim": "K"}, "rhs": {"const": 64}}})"));
+  auto s = launchSpecFromJson(j);
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_TRUE(s->requirements[3].condition);
+  auto plan = checkDims(*s, {{"M", 128}, {"N", 128}, {"K", 32}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().message,
+            "kernel `gemm_tc` cannot launch: requires (K >= 64) fails: K = 32");
+  EXPECT_TRUE(checkDims(*s, {{"M", 128}, {"N", 128}, {"K", 64}}));
 }

@@ -127,7 +127,10 @@ TEST(LaunchSpec, ReadsCodegensTreeForm) {
   EXPECT_EQ(s->params[2].role, ParamRole::Output);
   EXPECT_EQ(s->params[3].intBits, 32);
   ASSERT_EQ(s->requirements.size(), 3u);
-  ASSERT_TRUE(s->requirements[0].condition);
+  // `M mod 128 = 0` trees become modular facts (for the detailed message).
+  EXPECT_FALSE(s->requirements[0].condition);
+  EXPECT_EQ(s->requirements[0].modulus, 128);
+  EXPECT_EQ(s->requirements[0].expr.text(), "M");
   EXPECT_EQ(s->requirements[0].clause(), "requires (M mod 128 = 0)");
   // And it survives a round trip through our writer.
   auto again = parseLaunchSpec(launchSpecToText(*s), "again");
