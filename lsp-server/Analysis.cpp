@@ -49,13 +49,39 @@ struct Analysis::Impl {
   query::Input<std::string, int64_t> version{db, "fileVersion"};
   query::Input<std::string, std::string> target{db, "target"};
 
-  /// Lexical facts of one file. TODO(kina::syntax::parse): a `parse(uri)`
-  /// query beside it, then item signatures and per-kernel `check(kernel)`
-  /// queries, so that an edit in one kernel re-checks only that kernel.
+  // Lexical facts, item by item (rust-analyzer's pattern): the file is cut
+  // into top-level segments; a projection query per segment cuts off when
+  // that segment's text is unchanged, so an edit inside one kernel re-scans
+  // only that kernel. TODO(kina::syntax::parse): the same shape for
+  // parse(uri) → item signatures → per-kernel check(kernel).
+  query::Query<std::string, std::vector<Segment>> segments{
+      db, "segments", [this](query::QueryContext &ctx, const std::string &uri) {
+        auto t = ctx.get(text, uri);
+        return t ? splitItems(t->file->text()) : std::vector<Segment>{};
+      }};
+  using SegmentKey = std::pair<std::string, uint32_t>;
+  /// The text of segment i, plus whether it ends the file.
+  query::Query<SegmentKey, std::pair<std::string, bool>> segmentText{
+      db, "segmentText", [this](query::QueryContext &ctx, const SegmentKey &k) {
+        auto all = ctx.get(segments, k.first);
+        if (k.second >= all->size())
+          return std::pair<std::string, bool>{};
+        return std::pair<std::string, bool>{(*all)[k.second].text, k.second + 1 == all->size()};
+      }};
+  /// Segment-relative lexical summary.
+  query::Query<SegmentKey, LexicalSummary> segmentScan{
+      db, "segmentScan", [this](query::QueryContext &ctx, const SegmentKey &k) {
+        auto t = ctx.get(segmentText, k);
+        return scanLexically(SourceFile(k.first, t->first), t->second);
+      }};
+  /// The whole file's summary: the segments' summaries, shifted.
   query::Query<std::string, LexicalSummary> lexical{
       db, "lexical", [this](query::QueryContext &ctx, const std::string &uri) {
-        auto t = ctx.get(text, uri);
-        return t ? scanLexically(*t->file) : LexicalSummary{};
+        LexicalSummary out;
+        auto segs = ctx.get(segments, uri);
+        for (uint32_t i = 0; i < segs->size(); ++i)
+          appendShifted(out, *ctx.get(segmentScan, SegmentKey{uri, i}), (*segs)[i].begin);
+        return out;
       }};
 
   /// All diagnostics of one file, sorted.
@@ -73,7 +99,11 @@ struct AnalysisSnapshot::State {
   std::unique_ptr<query::Snapshot> snap;
 };
 
-Analysis::Analysis(AnalysisOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Analysis::Analysis(AnalysisOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  impl_->db.setRecordExecutions(impl_->options.recordQueryExecutions);
+}
+
+std::vector<std::string> Analysis::takeQueryExecutions() { return impl_->db.takeExecutions(); }
 Analysis::~Analysis() = default;
 
 void Analysis::setFile(const std::string &uri, std::shared_ptr<const SourceFile> file,
@@ -87,11 +117,22 @@ void Analysis::setFile(const std::string &uri, std::shared_ptr<const SourceFile>
 }
 
 void Analysis::closeFile(const std::string &uri) {
+  uint32_t segmentCount = 0;
+  try {
+    auto snap = impl_->db.snapshot();
+    segmentCount = static_cast<uint32_t>(snap->get(impl_->segments, uri)->size());
+  } catch (const query::Cancelled &) {
+  }
+  for (uint32_t i = 0; i < segmentCount; ++i) {
+    impl_->segmentText.evict({uri, i});
+    impl_->segmentScan.evict({uri, i});
+  }
   impl_->db.write([&](query::Revision) {
     bool a = impl_->text.remove(uri);
     bool b = impl_->version.remove(uri);
     return a || b;
   });
+  impl_->segments.evict(uri);
   impl_->lexical.evict(uri);
   impl_->diagnostics.evict(uri);
 }

@@ -40,6 +40,8 @@ namespace kina::lsp {
 struct AnalysisOptions {
   /// The target used when the client configures none (`kina.target`).
   std::string defaultTarget = "sm_80";
+  /// Keep a log of query executions (tests; see takeQueryExecutions).
+  bool recordQueryExecutions = false;
 };
 
 /// A span in some file.
@@ -172,6 +174,10 @@ public:
 
   // ---- readers (any thread) ----
   std::unique_ptr<AnalysisSnapshot> snapshot(query::CancellationToken token = {});
+
+  /// "query(key)" per execution since the last call, when
+  /// AnalysisOptions::recordQueryExecutions is set (for tests).
+  std::vector<std::string> takeQueryExecutions();
 
   struct Impl;
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <unordered_set>
 
 namespace kina::lsp {
@@ -78,7 +79,77 @@ bool LexicalSummary::operator==(const LexicalSummary &o) const {
          sameKernels(kernels, o.kernels) && sameDiagnostics(diagnostics, o.diagnostics);
 }
 
-LexicalSummary scanLexically(const SourceFile &file) {
+std::vector<Segment> splitItems(const std::string &s) {
+  std::vector<uint32_t> cuts = {0};
+  const uint32_t n = static_cast<uint32_t>(s.size());
+  int depth = 0;
+  for (uint32_t i = 0; i < n;) {
+    char c = s[i];
+    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n')
+        ++i;
+    } else if (c == '{') {
+      ++depth, ++i;
+    } else if (c == '}') {
+      depth = std::max(0, depth - 1), ++i;
+    } else if (isIdentStart(c)) {
+      uint32_t b = i;
+      while (i < n && isIdentChar(s[i]))
+        ++i;
+      std::string_view w(s.data() + b, i - b);
+      if (depth == 0 && b > 0 && (w == "kernel" || w == "tile" || w == "fn"))
+        cuts.push_back(b);
+    } else if (isDigit(c)) {
+      while (i < n && isIdentChar(s[i]))
+        ++i;
+    } else {
+      ++i;
+    }
+  }
+  std::vector<Segment> out;
+  for (size_t k = 0; k < cuts.size(); ++k) {
+    uint32_t end = k + 1 < cuts.size() ? cuts[k + 1] : n;
+    out.push_back({cuts[k], s.substr(cuts[k], end - cuts[k])});
+  }
+  return out;
+}
+
+void appendShifted(LexicalSummary &into, const LexicalSummary &s, uint32_t off) {
+  auto shift = [off](Span sp) { return Span{sp.begin + off, sp.end + off}; };
+  for (SemanticToken t : s.tokens) {
+    t.span = shift(t.span);
+    into.tokens.push_back(t);
+  }
+  for (FoldInfo f : s.folds) {
+    f.span = shift(f.span);
+    into.folds.push_back(f);
+  }
+  std::function<void(SymbolInfo &)> shiftSymbol = [&](SymbolInfo &sym) {
+    sym.span = shift(sym.span);
+    sym.selection = shift(sym.selection);
+    for (auto &c : sym.children)
+      shiftSymbol(c);
+  };
+  for (SymbolInfo sym : s.symbols) {
+    shiftSymbol(sym);
+    into.symbols.push_back(std::move(sym));
+  }
+  for (KernelInfo k : s.kernels) {
+    k.span = shift(k.span);
+    k.nameSpan = shift(k.nameSpan);
+    into.kernels.push_back(std::move(k));
+  }
+  for (Diagnostic d : s.diagnostics) {
+    d.span = shift(d.span);
+    for (auto &l : d.labels)
+      l.span = shift(l.span);
+    for (auto &f : d.fixits)
+      f.span = shift(f.span);
+    into.diagnostics.push_back(std::move(d));
+  }
+}
+
+LexicalSummary scanLexically(const SourceFile &file, bool endsFile) {
   using WordSet = std::unordered_set<std::string_view>;
   static const WordSet keywords(kinaKeywords().begin(), kinaKeywords().end());
   static const WordSet ops(kinaPrimitiveOps().begin(), kinaPrimitiveOps().end());
@@ -215,10 +286,10 @@ LexicalSummary scanLexically(const SourceFile &file) {
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     Diagnostic d{DiagId::UnclosedDelimiter, Span{it->at, it->at + 1},
                  std::string("unclosed `") + it->c + "`", {}, {}, {}};
-    d.label(Span{n, n}, "the file ends here");
+    d.label(Span{n, n}, endsFile ? "the file ends here" : "the next item starts here");
     std::string closer(1, closerOf(it->c));
     d.fix(Span{n, n}, (n > 0 && s[n - 1] != '\n' ? "\n" : "") + closer + "\n",
-          "insert `" + closer + "` at the end of the file");
+          "insert `" + closer + "` " + (endsFile ? "at the end of the file" : "before the next item"));
     out.diagnostics.push_back(std::move(d));
   }
   sortDiagnostics(out.diagnostics);

@@ -30,7 +30,24 @@ struct LexicalSummary {
   bool operator==(const LexicalSummary &other) const;
 };
 
-LexicalSummary scanLexically(const SourceFile &file);
+/// Scans one file, or one segment of a file (see splitItems) when
+/// `endsFile` is false: then labels and fix-its for unclosed brackets speak
+/// of "the next item" instead of "the end of the file".
+LexicalSummary scanLexically(const SourceFile &file, bool endsFile = true);
+
+/// A top-level slice of a file: from one item keyword (`kernel`, `tile`,
+/// `fn` at brace depth 0) to the next. The first segment starts at 0.
+struct Segment {
+  uint32_t begin = 0;
+  std::string text;
+  bool operator==(const Segment &) const = default;
+};
+/// Cuts a file into segments, in one pass. Cuts happen only at brace depth
+/// 0, so an edit inside one item's body changes only that segment's text.
+std::vector<Segment> splitItems(const std::string &text);
+
+/// Shifts every span of `s` by `offset` bytes and appends it to `into`.
+void appendShifted(LexicalSummary &into, const LexicalSummary &s, uint32_t offset);
 
 /// Word lists used by completion (same lists the scanner classifies with).
 const std::vector<std::string> &kinaKeywords();
