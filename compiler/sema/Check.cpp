@@ -431,6 +431,15 @@ void Checker::checkStmt(StmtId id) {
   case StmtKind::Let: {
     Type t = s.value == syntax::kNone ? Type::error() : checkExpr(s.value);
     if (t.kind == Type::Index) {
+      // Grid ids print by the name a `let` gives them (`block_m`, not `block_id 0`).
+      if (auto atom = t.index.asAtom()) {
+        const solver::AtomInfo &info = symbols.info(*atom);
+        if (info.Kind == solver::AtomKind::Symbol &&
+            (info.SymKind == solver::SymbolKind::BlockId ||
+             info.SymKind == solver::SymbolKind::WarpId) &&
+            (info.Name.rfind("block_id ", 0) == 0 || info.Name.rfind("warp_id ", 0) == 0))
+          symbols.renameSymbol(*atom, s.name.name);
+      }
       // A let names a value; binding it to the expression keeps every fact.
       Binding b{BindingKind::Let, defineSymbol(s.name, SymbolKind::Let, "Index = " + str(t.index)),
                 t};

@@ -289,7 +289,7 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
           d.note("it is out of bounds whenever the `requires` facts hold");
         if (!bad.Suggestions.empty() && !bad.Suggestions[0].RequiresClauses.empty())
           addRequiresFix(d, bad.Suggestions[0].Text);
-        ok = false;
+        // The view's type is still known: keep checking what is done with it.
       }
       view.shape.push_back(*lengths[i]);
     } else {
@@ -299,7 +299,6 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
         error(DiagId::IndexOutOfBounds, ix.span,
               "index `" + str(*starts[i]) + "` may be out of bounds of " + dimName +
                   ": cannot prove 0 <= " + str(*starts[i]) + " < " + str(extent));
-        ok = false;
       }
     }
   }

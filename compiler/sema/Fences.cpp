@@ -120,6 +120,8 @@ private:
   Checker &c_;
   const Module &m_;
   bool report_ = true;
+  /// Loop variables of unrolled loops and their current values.
+  std::vector<std::pair<solver::AtomId, DimExpr>> unrolled_;
 
   // ------------------------------------------------------------ regions
 
@@ -158,6 +160,9 @@ private:
         e.children.size() >= 2 && m_.expr(e.children[1]).kind != ExprKind::Slice) {
       auto stages = t.tensor.shape[0].constantValue();
       auto value = c_.exprValueOrNull(e.children[1]);
+      for (const auto &[atom, replacement] : unrolled_)
+        if (value)
+          value = c_.symbols.substitute(*value, atom, replacement);
       if (stages && *stages > 0 && value) {
         r.whole = false;
         r.stages = *stages;
@@ -181,7 +186,8 @@ private:
     int64_t c = v.constantTerm() % stages;
     if (c < 0)
       c += stages;
-    return DimExpr::fromTerms(c, v.terms());
+    auto terms = v.terms();
+    return DimExpr::fromTerms(c, std::vector<solver::Term>(terms.begin(), terms.end()));
   }
 
   /// May two regions overlap?
@@ -554,8 +560,10 @@ private:
   /// Walks a body with the loop variable fixed to a constant (unrolling).
   FenceState walkBlockAt(const std::vector<StmtId> &body, FenceState s, solver::AtomId k,
                          const DimExpr &value) {
+    unrolled_.push_back({k, value});
     FenceState out = walkBlock(body, std::move(s));
-    return mapStages(out, k, value, false, value);
+    unrolled_.pop_back();
+    return out;
   }
 };
 

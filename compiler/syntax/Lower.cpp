@@ -275,7 +275,7 @@ private:
   StmtId lowerStmt(TSNode n) {
     Stmt s;
     s.span = span(n);
-    s.keywordSpan = span(ts_node_child(n, 0));
+    s.keywordSpan = ts_node_child_count(n) > 0 ? span(ts_node_child(n, 0)) : span(n);
     TSSymbol sym = ts_node_symbol(n);
     if (sym == ids_.block_grid || sym == ids_.warp_grid) {
       s.kind = sym == ids_.block_grid ? StmtKind::BlockGrid : StmtKind::WarpGrid;

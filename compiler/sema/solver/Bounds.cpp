@@ -176,7 +176,7 @@ Interval Context::computeAtomRange(AtomId A) {
   }
   // What the facts mentioning A linearly imply.
   if (A < ByAtom.size()) {
-    std::vector<uint32_t> Indices = ByAtom[A];
+    const std::vector<uint32_t> &Indices = ByAtom[A]; // not modified by queries
     for (uint32_t I : Indices) {
       const Fact &F = Facts[I];
       if (F.K == Fact::Kind::Divisible)

@@ -1,0 +1,7 @@
+; Foldable regions.
+[
+  (kernel_definition)
+  (tile_function)
+  (host_function)
+  (block)
+] @fold

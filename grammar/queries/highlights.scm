@@ -1,0 +1,63 @@
+; Kina highlights (nvim-treesitter capture names).
+
+(comment) @comment
+(mut) @keyword.modifier
+
+[
+  "kernel" "tile" "fn"
+] @keyword.function
+
+[
+  "requires" "capability" "let" "in" "shared" "register"
+] @keyword
+
+[ "for" ] @keyword.repeat
+[ "if" "else" ] @keyword.conditional
+[ "return" ] @keyword.return
+
+[
+  "block_grid" "warp_grid"
+] @keyword
+
+[ "cp_async" "cp_async_wait_group" ] @function.builtin
+
+(cp_async_commit) @function.builtin
+(cp_async_wait_all) @function.builtin
+(block_sync) @function.builtin
+
+[ "Tensor" "Tile" ] @type.builtin
+(dtype (identifier) @type.builtin)
+(scalar_type (dtype (identifier) @type.builtin))
+
+[ "on" "cuda" "global" ] @attribute
+(host_placement) @attribute
+(shared_placement) @attribute
+(register_placement) @attribute
+
+(kernel_definition name: (identifier) @function)
+(tile_function name: (identifier) @function)
+(host_function name: (identifier) @function)
+
+(application
+  function: (identifier) @function.builtin
+  (#any-of? @function.builtin
+    "wmma_mma" "fill" "block_id" "warp_id" "convert" "relu" "exp" "exp2" "neg" "abs"
+    "sqrt" "rsqrt" "recip" "add" "sub" "mul" "div" "max" "min" "row_sum" "row_max"
+    "transpose" "matmul" "copy_to_device" "copy_to_host" "floor_div" "ceil_div"))
+(application function: (identifier) @function.call)
+
+(dim_params dim: (identifier) @constant)
+(parameter name: (identifier) @variable.parameter)
+(named_result name: (identifier) @variable.parameter)
+(capability_requirement target: (identifier) @constant.builtin)
+(capability_requirement capability: (identifier) @constant.builtin)
+
+(integer) @number
+(float) @number.float
+
+[ "<-" ] @operator
+[ "=" "!=" "<" "<=" ">" ">=" "+" "-" "*" "/" "mod" ".." "..+" ] @operator
+[ "(" ")" "[" "]" "{" "}" ] @punctuation.bracket
+[ "," ":" ] @punctuation.delimiter
+
+(identifier) @variable
