@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
                            : emit == "lowered-mlir" ? codegen::Stage::LoweredMLIR
                            : emit == "llvm"         ? codegen::Stage::LLVM
                            : emit == "ptx"          ? codegen::Stage::PTX
+                           : emit == "launch"       ? codegen::Stage::MLIR
                                                     : codegen::Stage::Cubin;
     DiagnosticSink sink;
     auto r = codegen::compile(ir, opts, stage, sink);

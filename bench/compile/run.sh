@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the compile-time benchmark for the seed GEMM and the pipelined GEMM and
+# writes bench/results/compile-<host>-<date>.json. Usage: bench/compile/run.sh [build-dir]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${1:-$root/build}"
+bin="$(find "$build" -name kina-compile-bench -type f -perm -u+x | head -n1)"
+if [[ -z "$bin" ]]; then
+  echo "kina-compile-bench is not built in $build" >&2
+  exit 2
+fi
+mkdir -p "$root/bench/results"
+out="$root/bench/results/compile-$(hostname -s)-$(date +%Y%m%d).json"
+{
+  echo "["
+  "$bin" --file "$root/stdlib/gemm_tc.kina" --kernel gemm_tc --json
+  echo ","
+  "$bin" --file "$root/stdlib/gemm_f16_pipelined.kina" --kernel gemm_f16_pipelined \
+    --fixture gemm_pipelined_f16 --json
+  echo "]"
+} > "$out"
+cat "$out"
+echo "wrote $out (nproc=$(nproc))"
