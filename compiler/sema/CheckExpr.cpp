@@ -471,7 +471,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     r.tensor.dtype = dt.scalar;
     return r;
   }
-  static const char *unary[] = {"relu", "exp", "exp2", "neg", "abs", "sqrt", "rsqrt", "recip"};
+  static const char *unary[] = {"relu", "exp", "neg"};
   static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
   bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);
   bool isBinary = std::find(std::begin(binary), std::end(binary), f) != std::end(binary);
