@@ -146,13 +146,19 @@ local function run()
   local store_line = find(buf, 'a[block_m * 128 + warp_m')
   check('diagnostics: an error on the store into `a`', function()
     assert(attached, 'kina-lsp did not attach')
-    wait_for('an error diagnostic on line ' .. store_line, function()
+    local ok = vim.wait(TIMEOUT, function()
       for _, d in ipairs(errors(buf)) do
         if d.lnum + 1 == store_line or d.lnum + 1 == store_line + 1 then
           return true
         end
       end
-    end)
+    end, 50)
+    if not ok then
+      local seen = vim.tbl_map(function(d)
+        return (d.lnum + 1) .. ':' .. (d.col + 1) .. ' ' .. tostring(d.code) .. ' ' .. d.message:sub(1, 80)
+      end, vim.diagnostic.get(buf))
+      error('no error on line ' .. store_line .. ' within ' .. TIMEOUT .. ' ms; diagnostics: ' .. vim.inspect(seen), 0)
+    end
   end)
 
   check('hover on c_reg shows Tile[F32, [64, 64], on=cuda:register]', function()

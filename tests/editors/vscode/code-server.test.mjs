@@ -62,6 +62,8 @@ function fail(name, why) {
 }
 const T0 = Date.now();
 const note = (what) => console.log(`# ${((Date.now() - T0) / 1000).toFixed(1)} s: ${what}`);
+let currentPage; // screenshots of failed checks
+let failShots = 0;
 async function check(name, fn) {
   console.log(`# ${((Date.now() - T0) / 1000).toFixed(1)} s: ${name}`);
   try {
@@ -70,6 +72,9 @@ async function check(name, fn) {
     return true;
   } catch (e) {
     fail(name, e);
+    if (currentPage) {
+      await shot(currentPage, `failed-${++failShots}`);
+    }
     return false;
   }
 }
@@ -236,6 +241,7 @@ async function main() {
       ],
     });
     const page = context.pages()[0] ?? (await context.newPage());
+    currentPage = page;
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
     note('workbench is up');
@@ -360,18 +366,20 @@ async function main() {
       const tab = page.locator('.tab', { hasText: '.ptx' }).first();
       await tab.waitFor({ state: 'visible', timeout: 20000 });
       const deadline = Date.now() + 2 * FOLLOW_TIMEOUT_MS;
+      // The group whose active tab is the .ptx document.
+      const group = page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: '.ptx' }) }).first();
       let found = false;
-      let texts = [];
+      let shown = '';
       while (Date.now() < deadline && !found) {
-        texts = (await page.locator('.editor-instance .view-lines').allTextContents()).map(text);
-        found = texts.some((t) => t.includes('.visible .entry'));
+        shown = text((await group.locator('.editor-instance .view-lines').allTextContents().catch(() => [])).join('\n'));
+        found = shown.includes('.visible .entry');
         if (!found) {
           await page.waitForTimeout(500);
         }
       }
       await shot(page, '6-ptx');
       if (!found) {
-        throw new Error(`no editor shows .visible .entry; PTX editor shows ${JSON.stringify(texts.find((t) => !t.includes('kernel gemm_tc'))?.slice(0, 200))}`);
+        throw new Error(`the PTX document shows ${JSON.stringify(shown.slice(0, 240))}`);
       }
     });
   } catch (e) {
