@@ -420,6 +420,8 @@ Result<Kernel::Attributes> Kernel::attributes() const {
 }
 
 Status Kernel::setMaxDynamicSharedBytes(int bytes) const {
+  if (bytes <= dynamicSharedLimit_)
+    return {};
   if (Status s = ctx_->makeCurrent(); !s)
     return s;
   CUresult rc =
@@ -427,6 +429,7 @@ Status Kernel::setMaxDynamicSharedBytes(int bytes) const {
   if (rc != CUDA_SUCCESS)
     return ctx_->api->error(rc, "kernel `" + name_ + "`: opting in to " + std::to_string(bytes) +
                                     " bytes of dynamic shared memory");
+  dynamicSharedLimit_ = bytes;
   return {};
 }
 

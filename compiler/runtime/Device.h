@@ -166,7 +166,8 @@ public:
     int maxThreadsPerBlock = 0;
   };
   Result<Attributes> attributes() const;
-  /// Raises the dynamic shared memory limit (needed above 48 KiB).
+  /// Raises the dynamic shared memory limit (needed above 48 KiB). Calls
+  /// the driver only when `bytes` exceeds what this handle already set.
   Status setMaxDynamicSharedBytes(int bytes) const;
 
 private:
@@ -175,6 +176,7 @@ private:
   std::shared_ptr<void> module_; ///< keeps the CUmodule loaded
   cuda::CUfunction fn_ = nullptr;
   std::string name_;
+  mutable int dynamicSharedLimit_ = 48 * 1024;
 };
 
 /// A loaded cubin or PTX image (PTX is JIT-compiled by the driver).

@@ -12,7 +12,14 @@ namespace kina::runtime {
 using namespace cuda;
 
 std::string Dim3::str() const {
-  return "[" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + "]";
+  std::string s = "[";
+  s += std::to_string(x);
+  s += ", ";
+  s += std::to_string(y);
+  s += ", ";
+  s += std::to_string(z);
+  s += "]";
+  return s;
 }
 
 std::vector<void *> KernelArgs::pointers() const {
