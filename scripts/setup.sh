@@ -117,10 +117,35 @@ if [ -z "$TS_BIN" ]; then
   trap '[ -n "$TS_PID" ] && kill "$TS_PID" 2>/dev/null || true' EXIT
 fi
 
+# ---- CUDA tools: what the toolkit lacks comes from NVIDIA's wheels -------------
+toolkit_has() {
+  { [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/$1" ]; } || command -v "$1" >/dev/null 2>&1
+}
+need_wheels=()
+for entry in "${CUDA_WHEELS[@]}"; do
+  tool=${entry%%:*}
+  toolkit_has "$tool" && continue
+  need_wheels+=("${entry#*:}")
+done
+stamp="$CUDA_DIR/.installed"
+want_stamp=$(printf '%s\n' "${need_wheels[@]}")
+wheel_cache="$KINA_CACHE/wheels"
+unpack_wheels=0
+to_fetch=()
+if ((${#need_wheels[@]})) && { [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; }; then
+  unpack_wheels=1
+  for req in "${need_wheels[@]}"; do
+    name=${req%%==*}
+    compgen -G "$wheel_cache/${name//-/_}-${req#*==}-*.whl" >/dev/null || to_fetch+=("$req")
+  done
+fi
+
 # ---- Debian packages ------------------------------------------------------------
 T=$(now_s)
 pins=("${APT_PINS[@]}")
-python3 -m pip --version >/dev/null 2>&1 || pins+=("$PIP_PIN")
+if ((${#to_fetch[@]})) && ! python3 -m pip --version >/dev/null 2>&1; then
+  pins+=("$PIP_PIN")
+fi
 declare -A installed=()
 while read -r name ver; do
   installed[$name]=$ver
@@ -161,45 +186,39 @@ for tool in lit FileCheck not split-file; do
 done
 lit_version=$("$KINA_LIT" --version 2>&1) || die "lit does not run: $lit_version"
 
-# ---- CUDA tools: toolkit first, NVIDIA wheels for what it lacks ----------------
-toolkit_has() {
-  { [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/$1" ]; } || command -v "$1" >/dev/null 2>&1
-}
-need_wheels=()
-for entry in "${CUDA_WHEELS[@]}"; do
-  tool=${entry%%:*}
-  toolkit_has "$tool" && continue
-  need_wheels+=("${entry#*:}")
-done
-stamp="$CUDA_DIR/.installed"
-if ((${#need_wheels[@]})); then
-  want_stamp=$(printf '%s\n' "${need_wheels[@]}")
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
+# ---- CUDA tools: download and unpack the wheels -------------------------------
+if ((unpack_wheels)); then
+  T=$(now_s)
+  log "NVIDIA wheels into $CUDA_DIR: ${need_wheels[*]}"
+  mkdir -p "$wheel_cache"
+  if ((${#to_fetch[@]})); then
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      --platform manylinux2014_x86_64 --dest "$wheel_cache" "${to_fetch[@]}" </dev/null ||
+      die "pip download of the NVIDIA wheels failed"
+  fi
+  rm -rf "$CUDA_DIR"
+  mkdir -p "$CUDA_DIR"
+  for req in "${need_wheels[@]}"; do
+    name=${req%%==*}
+    ver=${req#*==}
+    whl=$(ls "$wheel_cache/${name//-/_}-$ver-"*.whl 2>/dev/null | head -1)
+    [ -n "$whl" ] || die "wheel for $req not found in $wheel_cache"
+    unzip -qo "$whl" -d "$CUDA_DIR" || die "cannot unpack $whl"
+  done
+  echo "$want_stamp" >"$stamp"
+  log "NVIDIA wheels unpacked in $(elapsed "$T") s"
+fi
+
+# ---- Editor-test dependencies (owned by the editors engineer) ------------------
+# Before the wait below: their downloads overlap the tree-sitter CLI build.
+if ((WITH_EDITORS)); then
+  if [ -f "$KINA_ROOT/scripts/setup-editors.sh" ]; then
     T=$(now_s)
-    log "NVIDIA wheels into $CUDA_DIR: ${need_wheels[*]}"
-    wheel_cache="$KINA_CACHE/wheels"
-    mkdir -p "$wheel_cache"
-    to_fetch=()
-    for req in "${need_wheels[@]}"; do
-      name=${req%%==*}
-      compgen -G "$wheel_cache/${name//-/_}-${req#*==}-*.whl" >/dev/null || to_fetch+=("$req")
-    done
-    if ((${#to_fetch[@]})); then
-      python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-        --platform manylinux2014_x86_64 --dest "$wheel_cache" "${to_fetch[@]}" </dev/null ||
-        die "pip download of the NVIDIA wheels failed"
-    fi
-    rm -rf "$CUDA_DIR"
-    mkdir -p "$CUDA_DIR"
-    for req in "${need_wheels[@]}"; do
-      name=${req%%==*}
-      ver=${req#*==}
-      whl=$(ls "$wheel_cache/${name//-/_}-$ver-"*.whl 2>/dev/null | head -1)
-      [ -n "$whl" ] || die "wheel for $req not found in $wheel_cache"
-      unzip -qo "$whl" -d "$CUDA_DIR" || die "cannot unpack $whl"
-    done
-    echo "$want_stamp" >"$stamp"
-    log "NVIDIA wheels unpacked in $(elapsed "$T") s"
+    bash "$KINA_ROOT/scripts/setup-editors.sh" >"$KINA_CACHE/logs/setup-editors.out" ||
+      die "scripts/setup-editors.sh failed"
+    log "editor dependencies ready in $(elapsed "$T") s"
+  else
+    log "scripts/setup-editors.sh does not exist yet: no editor dependencies installed"
   fi
 fi
 
@@ -270,15 +289,3 @@ done
 
 log "ready in $(elapsed "$T0") s: LLVM $(dpkg-query -W -f='${Version}' llvm-22-dev), $lit_version," \
   "tree-sitter $TS_CLI_VERSION ($TS_BIN), ptxas $ptxas_version ($KINA_PTXAS)"
-
-# ---- Editor-test dependencies (owned by the editors engineer) ------------------
-if ((WITH_EDITORS)); then
-  if [ -f "$KINA_ROOT/scripts/setup-editors.sh" ]; then
-    T=$(now_s)
-    bash "$KINA_ROOT/scripts/setup-editors.sh" >"$KINA_CACHE/logs/setup-editors.out" ||
-      die "scripts/setup-editors.sh failed"
-    log "editor dependencies ready in $(elapsed "$T") s"
-  else
-    log "scripts/setup-editors.sh does not exist yet: no editor dependencies installed"
-  fi
-fi
