@@ -105,7 +105,8 @@ find_tree_sitter() {
 TS_BIN=$(find_tree_sitter || true)
 TS_PID=
 TS_LOG="$KINA_CACHE/logs/tree-sitter-cli.log"
-if [ -z "$TS_BIN" ]; then
+# start_ts_build: starts `cargo install` in the background (TS_PID).
+start_ts_build() {
   CARGO=$(command -v cargo || echo "${CARGO_HOME:-$HOME/.cargo}/bin/cargo")
   [ -x "$CARGO" ] || die "cargo not found: install Rust with rustup (Debian 12's rustc 1.63 is too old for tree-sitter-cli $TS_CLI_VERSION)"
   log "building tree-sitter-cli $TS_CLI_VERSION with cargo into $TS_ROOT (about 8 min on 2 cores; log $TS_LOG)"
@@ -113,8 +114,13 @@ if [ -z "$TS_BIN" ]; then
   CARGO_TARGET_DIR="$KINA_CACHE/cargo-target" "$CARGO" install --locked tree-sitter-cli \
     --version "$TS_CLI_VERSION" --root "$TS_ROOT" </dev/null >"$TS_LOG" 2>&1 9>&- &
   TS_PID=$!
-  # If setup stops early, stop the build too (it would hold the setup lock).
+  # If setup stops early, stop the build too.
   trap '[ -n "$TS_PID" ] && kill "$TS_PID" 2>/dev/null || true' EXIT
+}
+# The build overlaps the downloads below; it needs a C compiler (QuickJS), so
+# on a machine without one it starts after the Debian packages are in.
+if [ -z "$TS_BIN" ] && command -v cc >/dev/null; then
+  start_ts_build
 fi
 
 # ---- CUDA tools: what the toolkit lacks comes from NVIDIA's wheels -------------
@@ -177,6 +183,10 @@ if ((${#missing[@]})); then
     die "apt-get install failed (log $KINA_CACHE/logs/apt.log)"
   }
   log "Debian packages installed in $(elapsed "$T") s"
+fi
+
+if [ -z "$TS_BIN" ] && [ -z "$TS_PID" ]; then
+  start_ts_build
 fi
 
 # ---- lit and FileCheck (Debian's llvm-22-tools) ---------------------------------
