@@ -7,6 +7,7 @@
 #include "codegen/LaunchMetadata.h"
 
 #include "ir/Printer.h"
+#include "ir/Verifier.h"
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +83,67 @@ json formulaToJson(const LaunchMetadata &m, const LaunchFormula &f) {
   return json{{"text", f.text}, {"expr", exprToJson(m.dims, f.expr)}};
 }
 
+/// Replaces let-bound variables by their values; nullopt when `e` depends on
+/// block/warp ids or loop variables.
+std::optional<ir::IndexExpr> overDims(const ir::IndexExpr &e,
+                                      const std::map<ir::VarId, ir::IndexExpr> &lets) {
+  switch (e.kind()) {
+  case Kind::Const:
+  case Kind::Dim: return e;
+  case Kind::Var: {
+    auto it = lets.find(e.index());
+    if (it == lets.end())
+      return std::nullopt;
+    return it->second;
+  }
+  case Kind::BlockId:
+  case Kind::WarpId: return std::nullopt;
+  case Kind::Not: {
+    auto l = overDims(e.lhs(), lets);
+    if (!l)
+      return std::nullopt;
+    return ir::IndexExpr::logicalNot(*l);
+  }
+  default: {
+    auto l = overDims(e.lhs(), lets), r = overDims(e.rhs(), lets);
+    if (!l || !r)
+      return std::nullopt;
+    return ir::IndexExpr::binary(e.kind(), *l, *r);
+  }
+  }
+}
+
+struct MmaSite {
+  const ir::MmaOp *op = nullptr;
+  std::optional<ir::IndexExpr> trips; ///< trip count of the enclosing loop
+  unsigned count = 0;
+  bool nested = false;
+};
+
+void findMma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
+             std::optional<ir::IndexExpr> trips, unsigned depth, MmaSite &site) {
+  for (const ir::Op &op : b.ops) {
+    if (auto *o = op.as<ir::LetOp>()) {
+      if (auto v = overDims(o->value, lets))
+        lets[o->var] = *v;
+    } else if (auto *o = op.as<ir::MmaOp>()) {
+      ++site.count;
+      site.op = o;
+      site.trips = trips;
+      site.nested = depth > 1;
+    } else if (auto *o = op.as<ir::ForOp>()) {
+      auto lo = overDims(o->lower, lets), hi = overDims(o->upper, lets);
+      std::optional<ir::IndexExpr> t;
+      if (lo && hi)
+        t = lo->asConstant() == 0 ? *hi : *hi - *lo;
+      findMma(o->body, lets, t, depth + 1, site);
+    } else if (auto *o = op.as<ir::IfOp>()) {
+      findMma(o->thenBody, lets, trips, depth, site);
+      findMma(o->elseBody, lets, trips, depth, site);
+    }
+  }
+}
+
 } // namespace
 
 LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &target,
@@ -123,6 +185,25 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
     m.requires_.push_back({r.text.empty() ? ir::printIndex(kernel, r.condition) : r.text,
                            r.condition});
   m.capabilities = kernel.capabilities;
+
+  // A GEMM-shaped kernel: exactly one mma, in one loop whose trip count is a
+  // formula over the dims.
+  std::map<ir::VarId, ir::IndexExpr> lets;
+  MmaSite site;
+  findMma(kernel.body, lets, std::nullopt, 0, site);
+  if (site.count == 1 && site.trips && !site.nested && site.op->acc < kernel.tiles.size()) {
+    auto a = ir::accessShape(kernel, site.op->a);
+    const auto &acc = kernel.tiles[site.op->acc].shape;
+    if (a.size() == 2 && acc.size() == 2) {
+      ir::IndexExpr red = *site.trips * a[1];
+      ir::IndexExpr fl = kernel.blockGrid[0] * kernel.blockGrid[1] *
+                         ir::IndexExpr::constant(2 * acc[0] * acc[1] * kernel.warpGrid[0] *
+                                                 kernel.warpGrid[1]) *
+                         red;
+      m.reduction = LaunchFormula{ir::printIndex(kernel, red), red};
+      m.flops = LaunchFormula{ir::printIndex(kernel, fl), fl};
+    }
+  }
   return m;
 }
 
@@ -157,6 +238,12 @@ json toJson(const LaunchMetadata &m) {
   for (const auto &r : m.requires_)
     j["requires"].push_back(formulaToJson(m, r));
   j["capabilities"] = m.capabilities;
+  if (!m.cubin.empty())
+    j["cubin"] = m.cubin;
+  if (m.flops)
+    j["flops"] = formulaToJson(m, *m.flops);
+  if (m.reduction)
+    j["reduction"] = formulaToJson(m, *m.reduction);
   return j;
 }
 
@@ -226,6 +313,14 @@ llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
       if (!f)
         return f.takeError();
       m.requires_.push_back(*f);
+    }
+  m.cubin = str(j, "cubin");
+  for (auto [key, slot] : {std::pair{"flops", &m.flops}, std::pair{"reduction", &m.reduction}})
+    if (j.contains(key)) {
+      auto f = formula(j[key]);
+      if (!f)
+        return f.takeError();
+      *slot = *f;
     }
   if (j.contains("capabilities") && j["capabilities"].is_array())
     for (const auto &c : j["capabilities"])

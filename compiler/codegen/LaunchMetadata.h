@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ struct LaunchMetadata {
   uint64_t dynamicSharedBytes = 0;
   std::vector<LaunchFormula> requires_;
   std::vector<std::string> capabilities;
+  std::string cubin; ///< file name relative to the JSON; empty when unknown
+  /// For kernels with one mma inside one loop: 2*M*N*K-style operation count
+  /// and the reduction length K (the runtime widens --check tolerances by it).
+  std::optional<LaunchFormula> flops, reduction;
 };
 
 /// Metadata for a kernel compiled for `target` at PTX `ptxVersion`.

@@ -208,6 +208,7 @@ int runBuildCommand(const BuildOptions &options) {
     case codegen::Stage::PTX: text += result->ptx; break;
     case codegen::Stage::Cubin: {
       std::string path = options.output.empty() ? name + ".cubin" : options.output;
+      result->launch.cubin = std::string(llvm::sys::path::filename(path));
       if (!writeFile(path, result->cubin, error) ||
           !writeFile(launchJsonPath(path), codegen::toJsonText(result->launch), error)) {
         flush();

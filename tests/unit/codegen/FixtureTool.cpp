@@ -1,7 +1,8 @@
 //===- FixtureTool.cpp - Compile a hand-built kernel (tests only) ---------===//
 //
 // kina-codegen-fixture --kernel NAME [--target sm_XX] [--ptx-version V]
-//                      [--emit tile-ir|mlir|lowered-mlir|llvm|ptx|ptxas-log|launch]
+//                      [--emit tile-ir|mlir|lowered-mlir|llvm|ptx|ptxas-log|launch|cubin]
+//                      [-o OUT.cubin]   (cubin: also writes OUT.launch.json)
 //
 // The test-only way to feed tile IR to the backend until the frontend lands:
 // tests/lit/codegen FileChecks its output. Diagnostics go to stderr as
@@ -13,20 +14,22 @@
 #include "ir/Printer.h"
 
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
 
 using namespace kina;
 
 int main(int argc, char **argv) {
   CLI::App app{"compile a hand-built tile IR kernel (Kina codegen tests)"};
-  std::string kernel, target = "sm_90a", ptxVersion, emit = "ptx", ptxas;
+  std::string kernel, target = "sm_90a", ptxVersion, emit = "ptx", ptxas, output;
   app.add_option("--kernel", kernel, "fixture name")->required();
   app.add_option("--target", target, "target");
   app.add_option("--ptx-version", ptxVersion, "PTX ISA pin");
   app.add_option("--ptxas", ptxas, "ptxas path");
+  app.add_option("-o", output, "cubin output path (--emit cubin)");
   app.add_option("--emit", emit, "what to print")
       ->check(CLI::IsMember({"tile-ir", "mlir", "lowered-mlir", "llvm", "ptx", "ptxas-log",
-                             "launch"}));
+                             "launch", "cubin"}));
   CLI11_PARSE(app, argc, argv);
 
   for (const auto &k : codegen::fixtures::stdlibKernels()) {
@@ -62,6 +65,16 @@ int main(int argc, char **argv) {
     else if (emit == "llvm") std::cout << r->llvmIR;
     else if (emit == "ptx") std::cout << r->ptx;
     else if (emit == "ptxas-log") std::cout << r->ptxasLog;
+    else if (emit == "cubin") {
+      std::string path = output.empty() ? kernel + ".cubin" : output;
+      std::string json = path.substr(0, path.size() - (path.size() > 6 &&
+                                                        path.ends_with(".cubin") ? 6 : 0)) +
+                         ".launch.json";
+      r->launch.cubin = path.substr(path.find_last_of('/') + 1);
+      std::ofstream(path, std::ios::binary) << r->cubin;
+      std::ofstream(json) << codegen::toJsonText(r->launch);
+      std::cout << path << "\n" << json << "\n";
+    }
     else std::cout << codegen::toJsonText(r->launch);
     return 0;
   }

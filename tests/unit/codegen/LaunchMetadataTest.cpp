@@ -53,3 +53,18 @@ TEST(LaunchMetadata, MalformedJsonIsAnError) {
       llvm::consumeError(m.takeError());
   }
 }
+
+TEST(LaunchMetadata, GemmFlopsAndReduction) {
+  std::map<std::string, int64_t> dims{{"M", 256}, {"N", 384}, {"K", 96}};
+  for (const ir::Kernel &k : {ir::fixtures::seedGemm(), ir::fixtures::pipelinedGemm()}) {
+    LaunchMetadata m = makeLaunchMetadata(k, "sm_80", "7.0", 0, 0);
+    ASSERT_TRUE(m.flops.has_value()) << k.name;
+    ASSERT_TRUE(m.reduction.has_value()) << k.name;
+    EXPECT_EQ(*evaluate(m, m.flops->expr, dims), 2 * 256 * 384 * 96) << k.name;
+    EXPECT_EQ(*evaluate(m, m.reduction->expr, dims), 96) << k.name;
+    auto back = launchMetadataFromJson(toJsonText(m));
+    ASSERT_TRUE(static_cast<bool>(back));
+    EXPECT_EQ(back->flops->text, m.flops->text);
+  }
+  EXPECT_FALSE(makeLaunchMetadata(ir::fixtures::rowSoftmax(), "sm_80", "7.0", 0, 0).flops);
+}
