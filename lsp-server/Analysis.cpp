@@ -9,8 +9,12 @@
 
 #include "LexicalScan.h"
 #include "query/Query.h"
+#ifdef KINA_LSP_WITH_SEMA
+#include "sema/Frontend.h"
+#endif
 
 #include <algorithm>
+#include <cctype>
 
 namespace kina::lsp {
 
@@ -31,6 +35,15 @@ struct DiagnosticList {
 };
 
 const std::string kTargetKey = "target";
+
+#ifdef KINA_LSP_WITH_SEMA
+/// The parsed and checked file. Compared by identity: a re-execution counts
+/// as a change (sema::Analysis has no equality).
+struct FrontendResult {
+  std::shared_ptr<const sema::Analysis> analysis;
+  bool operator==(const FrontendResult &o) const { return analysis == o.analysis; }
+};
+#endif
 
 bool spansOverlap(Span a, Span b) {
   if (a.empty() || b.empty())
@@ -84,11 +97,33 @@ struct Analysis::Impl {
         return out;
       }};
 
-  /// All diagnostics of one file, sorted.
+#ifdef KINA_LSP_WITH_SEMA
+  /// kina::sema::analyze (parse + check) of the whole file for the target.
+  /// TODO(kina::sema per-item checking): split into item signatures and
+  /// per-kernel check queries keyed like the segments above, so that an
+  /// edit inside one kernel re-checks only that kernel.
+  query::Query<std::string, FrontendResult> frontend{
+      db, "frontend", [this](query::QueryContext &ctx, const std::string &uri) {
+        auto t = ctx.get(text, uri);
+        if (!t)
+          return FrontendResult{};
+        auto tg = ctx.get(target, kTargetKey);
+        sema::FrontendOptions o;
+        o.target = tg ? *tg : options.defaultTarget;
+        return FrontendResult{std::make_shared<const sema::Analysis>(sema::analyze(*t->file, o))};
+      }};
+#endif
+
+  /// All diagnostics of one file, sorted: the compiler's (parse + check)
+  /// when kina_sema is linked in, else the interim lexical bracket checks.
   query::Query<std::string, DiagnosticList> diagnostics{
       db, "diagnostics", [this](query::QueryContext &ctx, const std::string &uri) {
+#ifdef KINA_LSP_WITH_SEMA
+        auto fe = ctx.get(frontend, uri);
+        DiagnosticList out{fe->analysis ? fe->analysis->diagnostics : std::vector<Diagnostic>{}};
+#else
         DiagnosticList out{ctx.get(lexical, uri)->diagnostics};
-        // TODO(kina::sema::check): append per-kernel checker diagnostics.
+#endif
         sortDiagnostics(out.diags);
         return out;
       }};
@@ -135,6 +170,9 @@ void Analysis::closeFile(const std::string &uri) {
   impl_->segments.evict(uri);
   impl_->lexical.evict(uri);
   impl_->diagnostics.evict(uri);
+#ifdef KINA_LSP_WITH_SEMA
+  impl_->frontend.evict(uri);
+#endif
 }
 
 void Analysis::setTarget(const std::string &target) {
@@ -169,10 +207,11 @@ std::vector<Diagnostic> AnalysisSnapshot::diagnostics(const std::string &uri) {
   return state_->snap->get(state_->impl.diagnostics, uri)->diags;
 }
 
+namespace {
+bool spanHas(Span s, uint32_t offset) { return s.begin <= offset && offset <= s.end && !s.empty(); }
+} // namespace
+
 std::optional<HoverInfo> AnalysisSnapshot::hover(const std::string &uri, uint32_t offset) {
-  // TODO(kina::sema::check): types, placements, tile shapes and capabilities
-  // of the expression under the cursor; kernel summaries with the register
-  // report and a PTX excerpt (artifact()).
   for (const Diagnostic &d : diagnostics(uri)) {
     Span s = d.span;
     if (s.begin <= offset && (offset < s.end || (s.empty() && offset == s.begin))) {
@@ -183,39 +222,141 @@ std::optional<HoverInfo> AnalysisSnapshot::hover(const std::string &uri, uint32_
       return HoverInfo{s.empty() ? Span{s.begin, s.begin + 1} : s, md};
     }
   }
+#ifdef KINA_LSP_WITH_SEMA
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (!fe->analysis)
+    return std::nullopt;
+  const sema::CheckedProgram &p = fe->analysis->program;
+  // A kernel name: signature, capabilities and resources.
+  // TODO(kina::codegen + kina::target): registers/spills/occupancy from the
+  // register report and a PTX excerpt, through artifact().
+  for (const KernelInfo &k : kernels(uri)) {
+    if (!spanHas(k.nameSpan, offset))
+      continue;
+    for (const sema::KernelSummary &ks : p.kernels) {
+      if (ks.name != k.name)
+        continue;
+      std::string md = "```kina\n" + ks.signature + "\n```\n";
+      std::string caps;
+      for (const auto &c : ks.capabilities)
+        caps += (caps.empty() ? "" : ", ") + ("`" + c + "`");
+      if (!caps.empty())
+        md += "\ncapabilities: " + caps + "\n";
+      md += "\ntarget: " + target() + "; shared memory: " + std::to_string(ks.sharedBytes) +
+            " bytes; threads per block: " + std::to_string(ks.threadsPerBlock) +
+            "; registers (estimate): " + std::to_string(ks.registerEstimate) + "\n";
+      return HoverInfo{k.nameSpan, md};
+    }
+  }
+  // A symbol (definition or use): its type.
+  for (const sema::SymbolInfo &sym : p.symbolInfos) {
+    bool hit = spanHas(sym.definition, offset);
+    for (Span r : sym.references)
+      hit |= spanHas(r, offset);
+    if (hit && !sym.type.empty())
+      return HoverInfo{sym.definition, "```kina\n" + sym.name + " : " + sym.type + "\n```"};
+  }
+  // Any other expression: the innermost annotated one.
+  const sema::TypeAnnotation *best = nullptr;
+  for (const sema::TypeAnnotation &a : p.annotations)
+    if (spanHas(a.span, offset) && !a.type.empty() &&
+        (!best || a.span.end - a.span.begin < best->span.end - best->span.begin))
+      best = &a;
+  if (best)
+    return HoverInfo{best->span, "```kina\n" + best->type + "\n```"};
+#endif
   return std::nullopt;
 }
 
 std::vector<InlayHintInfo> AnalysisSnapshot::inlayHints(const std::string &uri, Span range) {
-  // TODO(kina::sema::check): inferred tile shapes on slices, MMA results and
-  // `let` bindings, e.g. `[64, 16]` after `a_smem[warp_m * 64 ..+ 64, 0 ..+ 16]`.
+  std::vector<InlayHintInfo> out;
+#ifdef KINA_LSP_WITH_SEMA
+  // Inferred tile shapes on slices, MMA results and `let` bindings.
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->analysis)
+    for (const sema::TypeAnnotation &a : fe->analysis->program.annotations)
+      if (a.inlay && !a.shape.empty() && range.begin <= a.span.end && a.span.end <= range.end)
+        out.push_back({a.span.end, a.shape, true});
+#else
   (void)file(uri);
-  return {};
+#endif
+  return out;
 }
 
 std::vector<SemanticToken> AnalysisSnapshot::semanticTokens(const std::string &uri) {
   return state_->snap->get(state_->impl.lexical, uri)->tokens;
 }
 
+#ifdef KINA_LSP_WITH_SEMA
+namespace {
+const sema::SymbolInfo *symbolAt(const sema::CheckedProgram &p, uint32_t offset) {
+  for (const sema::SymbolInfo &sym : p.symbolInfos) {
+    if (spanHas(sym.definition, offset))
+      return &sym;
+    for (Span r : sym.references)
+      if (spanHas(r, offset))
+        return &sym;
+  }
+  return nullptr;
+}
+} // namespace
+#endif
+
 std::vector<FileSpan> AnalysisSnapshot::definition(const std::string &uri, uint32_t offset) {
-  // TODO(kina::sema::check → CheckedProgram::definitionAt(offset)).
+#ifdef KINA_LSP_WITH_SEMA
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->analysis)
+    if (const auto *sym = symbolAt(fe->analysis->program, offset))
+      return {FileSpan{uri, sym->definition}};
+#else
   (void)file(uri);
+#endif
   return {};
 }
 
 std::vector<FileSpan> AnalysisSnapshot::references(const std::string &uri, uint32_t offset,
                                                    bool includeDeclaration) {
-  // TODO(kina::sema::check → CheckedProgram::referencesOf(symbol)).
+  std::vector<FileSpan> out;
+#ifdef KINA_LSP_WITH_SEMA
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->analysis)
+    if (const auto *sym = symbolAt(fe->analysis->program, offset)) {
+      if (includeDeclaration)
+        out.push_back({uri, sym->definition});
+      for (Span r : sym->references)
+        out.push_back({uri, r});
+    }
+#else
   (void)file(uri);
-  return {};
+#endif
+  return out;
 }
 
 RenameResult AnalysisSnapshot::rename(const std::string &uri, uint32_t offset,
                                       const std::string &newName) {
-  // TODO(kina::sema::check → references of the symbol at offset, plus a
-  // check that newName is an identifier that does not collide in scope).
   RenameResult r;
+#ifdef KINA_LSP_WITH_SEMA
+  bool ident = !newName.empty() && (std::isalpha(static_cast<unsigned char>(newName[0])) ||
+                                    newName[0] == '_');
+  for (char c : newName)
+    ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  if (!ident) {
+    r.error = "`" + newName + "` is not an identifier";
+    return r;
+  }
+  for (const auto &w : kinaKeywords())
+    if (w == newName) {
+      r.error = "`" + newName + "` is a keyword";
+      return r;
+    }
+  // TODO(kina::sema): refuse names that collide with another symbol in scope.
+  for (const FileSpan &s : references(uri, offset, /*includeDeclaration=*/true))
+    r.edits.push_back({s.uri, FixIt{s.span, newName, "rename"}});
+  if (r.edits.empty())
+    r.error = "there is no symbol to rename here";
+#else
   r.error = "rename needs the checker's symbol table, which this kina-lsp does not have yet";
+#endif
   return r;
 }
 
