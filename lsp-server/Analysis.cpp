@@ -212,16 +212,27 @@ bool spanHas(Span s, uint32_t offset) { return s.begin <= offset && offset <= s.
 } // namespace
 
 std::optional<HoverInfo> AnalysisSnapshot::hover(const std::string &uri, uint32_t offset) {
+  // What the code is (semanticHover), then the diagnostic under the cursor.
+  std::optional<HoverInfo> info = semanticHover(uri, offset);
   for (const Diagnostic &d : diagnostics(uri)) {
     Span s = d.span;
     if (s.begin <= offset && (offset < s.end || (s.empty() && offset == s.begin))) {
-      const DiagInfo &info = d.info();
-      std::string md = "**" + std::string(info.code) + "** " + std::string(info.title) + " (" +
-                       std::string(diagClassName(info.diagClass)) + ")\n\n" + d.message +
-                       "\n\n" + std::string(info.help);
-      return HoverInfo{s.empty() ? Span{s.begin, s.begin + 1} : s, md};
+      const DiagInfo &di = d.info();
+      std::string md = "**" + std::string(di.code) + "** " + std::string(di.title) + " (" +
+                       std::string(diagClassName(di.diagClass)) + ")\n\n" + d.message +
+                       "\n\n" + std::string(di.help);
+      if (info)
+        info->markdown += "\n\n---\n\n" + md;
+      else
+        info = HoverInfo{s.empty() ? Span{s.begin, s.begin + 1} : s, md};
+      break;
     }
   }
+  return info;
+}
+
+std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
+                                                         uint32_t offset) {
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
   if (!fe->analysis)

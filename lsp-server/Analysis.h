@@ -195,19 +195,20 @@ public:
   std::optional<int64_t> version(const std::string &uri);
   std::string target();
 
-  /// Every diagnostic of the file, sorted. Today: the interim lexical
-  /// bracket diagnostics. TODO(kina::syntax::parse, kina::sema::check): the
-  /// parse and checker diagnostics, per item, through per-kernel queries.
+  /// Every diagnostic of the file, sorted: kina::sema::analyze's (parse +
+  /// check) when kina_sema is built, else the interim lexical bracket checks.
+  /// TODO(kina::sema per-item API): per-kernel check queries.
   std::vector<Diagnostic> diagnostics(const std::string &uri);
 
-  /// TODO(kina::sema::check → CheckedProgram::typeAt(offset)): type with
-  /// refinements, placement, tile shape, capabilities; on a kernel name the
-  /// signature, capability summary, register report and a PTX excerpt.
-  /// Today: the catalogue entry of a diagnostic under the cursor.
+  /// With kina_sema: on a kernel name its signature, capabilities and
+  /// resource estimates; on a symbol its type; on any expression the
+  /// innermost annotated type (placement, tile shape included). Then the
+  /// catalogue entry of a diagnostic under the cursor. TODO(kina::codegen,
+  /// kina::target): register report and a PTX excerpt on kernel names.
   std::optional<HoverInfo> hover(const std::string &uri, uint32_t offset);
 
-  /// TODO(kina::sema::check → inferred tile shapes of slices, MMA results and
-  /// `let` bindings). Today: none.
+  /// Inferred tile shapes of slices, MMA results and `let` bindings
+  /// (kina::sema annotations with `inlay`), placed after the expression.
   std::vector<InlayHintInfo> inlayHints(const std::string &uri, Span range);
 
   /// Sorted, non-overlapping tokens. Today lexical (keywords, numbers,
@@ -215,7 +216,8 @@ public:
   /// TODO(kina::sema::check → symbol kinds of identifiers).
   std::vector<SemanticToken> semanticTokens(const std::string &uri);
 
-  /// TODO(kina::sema::check → CheckedProgram symbol definitions/references).
+  /// From kina::sema's symbol table (same file; TODO: cross-file once Kina
+  /// has imports).
   std::vector<FileSpan> definition(const std::string &uri, uint32_t offset);
   std::vector<FileSpan> references(const std::string &uri, uint32_t offset,
                                    bool includeDeclaration);
@@ -254,6 +256,7 @@ public:
                 const std::function<void(const std::string &)> &progress);
 
 private:
+  std::optional<HoverInfo> semanticHover(const std::string &uri, uint32_t offset);
   friend class Analysis;
   struct State;
   explicit AnalysisSnapshot(std::unique_ptr<State> state);
