@@ -24,7 +24,7 @@ import lit.formats
 config.name = "Kina"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".kina", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "README.md"]
+config.excludes = {"Inputs", "lit.cfg.py", "README.md"}  # a lit.local.cfg may .add() more
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
