@@ -89,6 +89,7 @@ int main(int argc, char **argv) {
   addCommonOptions(reportCmd, report.common, format);
 
   RunOptions run;
+  run.common.target = "auto"; // `kina run` targets the device it runs on
   std::vector<std::string> dimSpecs;
   CLI::App *runCmd = app.add_subcommand("run", "Compile, launch on the GPU, check and time");
   runCmd->add_option("file", run.file, "Kina source file")->required();
@@ -100,6 +101,7 @@ int main(int argc, char **argv) {
   runCmd->add_flag("--bench", run.bench, "Time the kernel (median of >= 20 runs)");
   runCmd->add_flag("--json", run.json, "Machine-readable output");
   addCommonOptions(runCmd, run.common, format);
+  runCmd->get_option("--target")->description("GPU target: auto (the device's) or sm_XX");
 
   CLI::App *tuneCmd = app.add_subcommand("tune", "Autotune a GEMM over the tiling lattice");
   tuneCmd->allow_extras();

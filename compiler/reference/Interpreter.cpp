@@ -1,0 +1,463 @@
+//===- Interpreter.cpp - CPU reference semantics of the tile IR ----------===//
+//
+// Executes a kernel block by block. Within a block all warps run in
+// lockstep, op by op, which is a valid schedule for every kernel the fence
+// checker accepts (every read of shared data is ordered after its write by a
+// barrier, and every overwrite after the last read). Async copies complete
+// immediately. Register tiles are per warp; arithmetic is done in double and
+// rounded to the destination element type on every store, as the GPU does.
+// Blocks run on several host threads.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/Interpreter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace kina::reference {
+
+namespace {
+
+float roundToF16(float x) {
+  // IEEE half round-to-nearest-even via bit manipulation of the float.
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  uint32_t sign = bits & 0x80000000u;
+  float a = std::fabs(x);
+  if (!(a < 65520.0f))
+    return std::isnan(x) ? x : (sign ? -INFINITY : INFINITY);
+  if (a < 6.103515625e-05f) { // subnormal half: quantum 2^-24
+    float q = std::nearbyint(a * 16777216.0f) / 16777216.0f;
+    return sign ? -q : q;
+  }
+  uint32_t abits;
+  std::memcpy(&abits, &a, 4);
+  uint32_t lsb = (abits >> 13) & 1u;
+  abits += 0x0FFFu + lsb;
+  abits &= ~0x1FFFu;
+  float r;
+  std::memcpy(&r, &abits, 4);
+  return sign ? -r : r;
+}
+
+float roundToBF16(float x) {
+  if (std::isnan(x))
+    return x;
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  uint32_t lsb = (bits >> 16) & 1u;
+  bits += 0x7FFFu + lsb;
+  bits &= 0xFFFF0000u;
+  float r;
+  std::memcpy(&r, &bits, 4);
+  return r;
+}
+
+} // namespace
+
+double roundTo(ir::DType t, double v) {
+  switch (t) {
+  case ir::DType::F16: return roundToF16(static_cast<float>(v));
+  case ir::DType::BF16: return roundToBF16(static_cast<float>(v));
+  case ir::DType::F32: return static_cast<float>(v);
+  case ir::DType::I8: return std::clamp(std::nearbyint(v), -128.0, 127.0);
+  case ir::DType::I32: return std::clamp(std::nearbyint(v), -2147483648.0, 2147483647.0);
+  default: return v;
+  }
+}
+
+namespace {
+
+struct Tile {
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+  ir::DType dtype = ir::DType::F32;
+};
+
+/// Executes one block.
+class BlockRun {
+public:
+  BlockRun(const ir::Kernel &k, const std::vector<int64_t> &dims, std::vector<Buffer> &params,
+           int64_t bx, int64_t by)
+      : k_(k), dims_(dims), params_(params), blockId_{bx, by} {
+    warps_ = static_cast<int>(k.warpGrid[0] * k.warpGrid[1]);
+    vars_.assign(warps_, std::vector<int64_t>(k.vars.size(), 0));
+    shared_.resize(k.tiles.size());
+    regs_.assign(warps_, std::vector<Tile>(k.tiles.size()));
+    for (size_t t = 0; t < k.tiles.size(); ++t) {
+      const ir::TileDecl &d = k.tiles[t];
+      int64_t n = 1;
+      for (int64_t e : d.shape)
+        n *= e;
+      Tile tile{d.shape, std::vector<double>(n, 0.0), d.dtype};
+      if (d.space == ir::MemSpace::Shared)
+        shared_[t] = tile;
+      else
+        for (auto &w : regs_)
+          w[t] = tile;
+    }
+  }
+
+  std::string error;
+
+  void run() {
+    std::vector<bool> all(warps_, true);
+    block(k_.body, all);
+  }
+
+private:
+  const ir::Kernel &k_;
+  const std::vector<int64_t> &dims_;
+  std::vector<Buffer> &params_;
+  int64_t blockId_[2];
+  int warps_ = 1;
+  std::vector<std::vector<int64_t>> vars_; ///< per warp
+  std::vector<Tile> shared_;
+  std::vector<std::vector<Tile>> regs_; ///< per warp
+
+  int64_t warpCoord(int warp, unsigned axis) const {
+    return axis == 0 ? warp / k_.warpGrid[1] : warp % k_.warpGrid[1];
+  }
+
+  int64_t eval(const ir::IndexExpr &e, int warp) {
+    using K = ir::IndexExpr::Kind;
+    switch (e.kind()) {
+    case K::Const: return e.value();
+    case K::Dim: return dims_[e.index()];
+    case K::BlockId: return e.index() < 2 ? blockId_[e.index()] : 0;
+    case K::WarpId: return warpCoord(warp, e.index());
+    case K::Var: return vars_[warp][e.index()];
+    case K::Not: return !eval(e.lhs(), warp);
+    default: break;
+    }
+    int64_t a = eval(e.lhs(), warp), b = eval(e.rhs(), warp);
+    switch (e.kind()) {
+    case K::Add: return a + b;
+    case K::Sub: return a - b;
+    case K::Mul: return a * b;
+    case K::Div: return b ? a / b : 0;
+    case K::Mod: return b ? ((a % b) + b) % b : 0;
+    case K::Eq: return a == b;
+    case K::Ne: return a != b;
+    case K::Lt: return a < b;
+    case K::Le: return a <= b;
+    case K::Gt: return a > b;
+    case K::Ge: return a >= b;
+    case K::And: return a && b;
+    case K::Or: return a || b;
+    default: return 0;
+    }
+  }
+
+  /// A resolved 2-D window into a tensor or tile.
+  struct View {
+    double *data = nullptr;
+    ir::DType dtype = ir::DType::F32;
+    int64_t rows = 1, cols = 1, rowStride = 0, base = 0;
+    int64_t limit = 0; ///< elements in the underlying storage
+    double &at(int64_t r, int64_t c) const { return data[base + r * rowStride + c]; }
+    bool inBounds(int64_t r, int64_t c) const {
+      int64_t i = base + r * rowStride + c;
+      return i >= 0 && i < limit;
+    }
+  };
+
+  View view(const ir::Access &a, int warp) {
+    View v;
+    std::vector<int64_t> shape;
+    if (a.kind == ir::Access::Kind::Tensor) {
+      Buffer &b = params_[a.id];
+      v.data = b.data.data();
+      v.dtype = b.dtype;
+      v.limit = static_cast<int64_t>(b.data.size());
+      shape = b.shape;
+    } else {
+      const ir::TileDecl &d = k_.tiles[a.id];
+      Tile &t = d.space == ir::MemSpace::Shared ? shared_[a.id] : regs_[warp][a.id];
+      v.data = t.data.data();
+      v.dtype = t.dtype;
+      v.limit = static_cast<int64_t>(t.data.size());
+      shape = t.shape;
+    }
+    // Row-major strides.
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;)
+      strides[i - 1] = strides[i] * shape[i];
+    std::vector<int64_t> sizes;
+    if (a.slice.empty()) {
+      sizes = shape;
+    } else {
+      for (size_t i = 0; i < a.slice.size() && i < shape.size(); ++i) {
+        int64_t off = eval(a.slice[i].offset, warp);
+        v.base += off * strides[i];
+        if (!a.slice[i].point)
+          sizes.push_back(a.slice[i].size);
+        else if (i + 2 >= shape.size())
+          sizes.push_back(1);
+      }
+    }
+    // Collapse to 2-D [rows, cols] using the last two dims.
+    v.cols = sizes.empty() ? 1 : sizes.back();
+    v.rows = sizes.size() >= 2 ? sizes[sizes.size() - 2] : 1;
+    v.rowStride = shape.size() >= 2 ? strides[shape.size() - 2] : v.cols;
+    return v;
+  }
+
+  Tile &reg(ir::TileId t, int warp) {
+    return k_.tiles[t].space == ir::MemSpace::Shared ? shared_[t] : regs_[warp][t];
+  }
+
+  void fail(const std::string &message) {
+    if (error.empty())
+      error = message;
+  }
+
+  void copy(const View &dst, const View &src, bool convert) {
+    for (int64_t r = 0; r < dst.rows; ++r)
+      for (int64_t c = 0; c < dst.cols; ++c) {
+        if (!src.inBounds(r, c) || !dst.inBounds(r, c)) {
+          fail("out-of-bounds access in the reference execution");
+          return;
+        }
+        double v = src.at(r, c);
+        dst.at(r, c) = convert || dst.dtype != src.dtype ? roundTo(dst.dtype, v) : v;
+      }
+  }
+
+  double operand(const ir::Operand &o, int warp, int64_t r, int64_t c) {
+    if (o.kind == ir::Operand::Kind::Scalar)
+      return o.scalar;
+    const Tile &t = reg(o.tile, warp);
+    int64_t cols = t.shape.size() >= 2 ? t.shape[1] : 1;
+    if (cols == 1)
+      c = 0; // [R, 1] broadcasts along the columns
+    return t.data[r * cols + c];
+  }
+
+  void block(const ir::Block &b, const std::vector<bool> &active) {
+    for (const ir::Op &op : b.ops) {
+      if (!error.empty())
+        return;
+      execute(op, active);
+    }
+  }
+
+  int firstActive(const std::vector<bool> &active) const {
+    for (int w = 0; w < warps_; ++w)
+      if (active[w])
+        return w;
+    return -1;
+  }
+
+  void execute(const ir::Op &op, const std::vector<bool> &active) {
+    if (auto *let = op.as<ir::LetOp>()) {
+      for (int w = 0; w < warps_; ++w)
+        if (active[w])
+          vars_[w][let->var] = eval(let->value, w);
+    } else if (auto *fill = op.as<ir::FillOp>()) {
+      for (int w = 0; w < warps_; ++w)
+        if (active[w]) {
+          Tile &t = reg(fill->dst, w);
+          std::fill(t.data.begin(), t.data.end(), roundTo(t.dtype, fill->value));
+        }
+    } else if (auto *cp = op.as<ir::CpAsyncOp>()) {
+      // Block-cooperative: performed once, by the block.
+      int w = firstActive(active);
+      if (w >= 0)
+        copy(view(cp->dst, w), view(cp->src, w), false);
+    } else if (op.as<ir::CpAsyncCommitOp>() || op.as<ir::CpAsyncWaitOp>() ||
+               op.as<ir::BlockSyncOp>()) {
+      // Copies complete immediately; lockstep execution orders everything.
+    } else if (auto *mma = op.as<ir::MmaOp>()) {
+      for (int w = 0; w < warps_; ++w) {
+        if (!active[w])
+          continue;
+        View a = view(mma->a, w), bv = view(mma->b, w);
+        Tile &acc = reg(mma->acc, w);
+        Tile &dst = reg(mma->dst, w);
+        int64_t M = a.rows, K = a.cols, N = bv.cols;
+        std::vector<double> out(M * N);
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double s = acc.data[i * N + j];
+            for (int64_t kk = 0; kk < K; ++kk)
+              s += a.at(i, kk) * bv.at(kk, j);
+            out[i * N + j] = roundTo(dst.dtype, s);
+          }
+        dst.data = std::move(out);
+      }
+    } else if (auto *load = op.as<ir::LoadOp>()) {
+      for (int w = 0; w < warps_; ++w)
+        if (active[w]) {
+          Tile &t = reg(load->dst, w);
+          View dst{t.data.data(), t.dtype, t.shape[0], t.shape.size() > 1 ? t.shape[1] : 1,
+                   t.shape.size() > 1 ? t.shape[1] : 1, 0, static_cast<int64_t>(t.data.size())};
+          copy(dst, view(load->src, w), false);
+        }
+    } else if (auto *store = op.as<ir::StoreOp>()) {
+      for (int w = 0; w < warps_; ++w)
+        if (active[w]) {
+          Tile &t = reg(store->src, w);
+          View src{t.data.data(), t.dtype, t.shape[0], t.shape.size() > 1 ? t.shape[1] : 1,
+                   t.shape.size() > 1 ? t.shape[1] : 1, 0, static_cast<int64_t>(t.data.size())};
+          copy(view(store->dst, w), src, store->convert);
+        }
+    } else if (auto *u = op.as<ir::UnaryOp>()) {
+      for (int w = 0; w < warps_; ++w) {
+        if (!active[w])
+          continue;
+        Tile &dst = reg(u->dst, w);
+        int64_t cols = dst.shape.size() > 1 ? dst.shape[1] : 1;
+        std::vector<double> out(dst.data.size());
+        for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
+          double x = operand(u->src, w, i / cols, i % cols);
+          double y = u->kind == ir::UnaryKind::Neg    ? -x
+                     : u->kind == ir::UnaryKind::Relu ? std::max(x, 0.0)
+                     : u->kind == ir::UnaryKind::Exp  ? std::exp(x)
+                                                      : x;
+          out[i] = roundTo(dst.dtype, y);
+        }
+        dst.data = std::move(out);
+      }
+    } else if (auto *bin = op.as<ir::BinaryOp>()) {
+      for (int w = 0; w < warps_; ++w) {
+        if (!active[w])
+          continue;
+        Tile &dst = reg(bin->dst, w);
+        int64_t cols = dst.shape.size() > 1 ? dst.shape[1] : 1;
+        std::vector<double> out(dst.data.size());
+        for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
+          double x = operand(bin->lhs, w, i / cols, i % cols);
+          double y = operand(bin->rhs, w, i / cols, i % cols);
+          double z = 0;
+          switch (bin->kind) {
+          case ir::BinaryKind::Add: z = x + y; break;
+          case ir::BinaryKind::Sub: z = x - y; break;
+          case ir::BinaryKind::Mul: z = x * y; break;
+          case ir::BinaryKind::Div: z = x / y; break;
+          case ir::BinaryKind::Max: z = std::max(x, y); break;
+          case ir::BinaryKind::Min: z = std::min(x, y); break;
+          }
+          out[i] = roundTo(dst.dtype, z);
+        }
+        dst.data = std::move(out);
+      }
+    } else if (auto *red = op.as<ir::ReduceOp>()) {
+      for (int w = 0; w < warps_; ++w) {
+        if (!active[w])
+          continue;
+        Tile &src = reg(red->src, w);
+        Tile &dst = reg(red->dst, w);
+        int64_t rows = src.shape[0], cols = src.shape.size() > 1 ? src.shape[1] : 1;
+        std::vector<double> out(rows);
+        for (int64_t r = 0; r < rows; ++r) {
+          double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;
+          for (int64_t c = 0; c < cols; ++c) {
+            double v = src.data[r * cols + c];
+            acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::max(acc, v);
+          }
+          out[r] = roundTo(dst.dtype, acc);
+        }
+        dst.data = std::move(out);
+      }
+    } else if (auto *tr = op.as<ir::TransposeOp>()) {
+      for (int w = 0; w < warps_; ++w) {
+        if (!active[w])
+          continue;
+        Tile &src = reg(tr->src, w);
+        Tile &dst = reg(tr->dst, w);
+        int64_t rows = src.shape[0], cols = src.shape[1];
+        std::vector<double> out(rows * cols);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c)
+            out[c * rows + r] = src.data[r * cols + c];
+        dst.data = std::move(out);
+      }
+    } else if (auto *f = op.as<ir::ForOp>()) {
+      // Warp-uniform bounds (the checker's grids make them so); take warp 0's.
+      int w0 = firstActive(active);
+      if (w0 < 0)
+        return;
+      int64_t lo = eval(f->lower, w0), hi = eval(f->upper, w0);
+      for (int64_t i = lo; i < hi && error.empty(); ++i) {
+        for (int w = 0; w < warps_; ++w)
+          vars_[w][f->var] = i;
+        block(f->body, active);
+      }
+    } else if (auto *iff = op.as<ir::IfOp>()) {
+      std::vector<bool> thenActive(warps_), elseActive(warps_);
+      for (int w = 0; w < warps_; ++w) {
+        bool c = active[w] && eval(iff->cond, w);
+        thenActive[w] = active[w] && c;
+        elseActive[w] = active[w] && !c;
+      }
+      block(iff->thenBody, thenActive);
+      block(iff->elseBody, elseActive);
+    }
+  }
+};
+
+} // namespace
+
+std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<int64_t> &dims,
+                                   std::vector<Buffer> &params, unsigned threads) {
+  if (dims.size() != kernel.dims.size())
+    return "the kernel has " + std::to_string(kernel.dims.size()) + " dims, " +
+           std::to_string(dims.size()) + " given";
+  if (params.size() != kernel.params.size())
+    return "the kernel has " + std::to_string(kernel.params.size()) + " tensors, " +
+           std::to_string(params.size()) + " given";
+  int64_t grid[2];
+  auto evalGrid = [&](const ir::IndexExpr &e) {
+    // Grid expressions mention only dims.
+    std::function<int64_t(const ir::IndexExpr &)> ev = [&](const ir::IndexExpr &x) -> int64_t {
+      using K = ir::IndexExpr::Kind;
+      switch (x.kind()) {
+      case K::Const: return x.value();
+      case K::Dim: return dims[x.index()];
+      case K::Add: return ev(x.lhs()) + ev(x.rhs());
+      case K::Sub: return ev(x.lhs()) - ev(x.rhs());
+      case K::Mul: return ev(x.lhs()) * ev(x.rhs());
+      case K::Div: return ev(x.rhs()) ? ev(x.lhs()) / ev(x.rhs()) : 0;
+      case K::Mod: return ev(x.rhs()) ? ev(x.lhs()) % ev(x.rhs()) : 0;
+      default: return 1;
+      }
+    };
+    return ev(e);
+  };
+  grid[0] = evalGrid(kernel.blockGrid[0]);
+  grid[1] = evalGrid(kernel.blockGrid[1]);
+  int64_t blocks = grid[0] * grid[1];
+  std::atomic<int64_t> next{0};
+  std::string firstError;
+  std::mutex errorLock;
+  auto worker = [&] {
+    for (int64_t b = next++; b < blocks; b = next++) {
+      BlockRun run(kernel, dims, params, b % grid[0], b / grid[0]);
+      run.run();
+      if (!run.error.empty()) {
+        std::lock_guard<std::mutex> lock(errorLock);
+        if (firstError.empty())
+          firstError = run.error;
+        return;
+      }
+    }
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(blocks)));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < n; ++i)
+    pool.emplace_back(worker);
+  worker();
+  for (auto &t : pool)
+    t.join();
+  if (!firstError.empty())
+    return firstError;
+  return std::nullopt;
+}
+
+} // namespace kina::reference

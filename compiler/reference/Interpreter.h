@@ -1,0 +1,34 @@
+//===- Interpreter.h - CPU reference semantics of the tile IR ---*- C++ -*-===//
+//
+// Layer: ir -> reference. `kina run --check` compares the GPU's result with
+// this interpreter's, so both evaluate the same program. Values are doubles,
+// rounded to each buffer's element type on every store.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/TileIR.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kina::reference {
+
+/// A row-major host tensor in double precision.
+struct Buffer {
+  std::vector<int64_t> shape;
+  ir::DType dtype = ir::DType::F32;
+  std::vector<double> data;
+};
+
+/// Rounds v as a store to element type t does (round-to-nearest-even).
+double roundTo(ir::DType t, double v);
+
+/// Runs the kernel over its whole grid. `dims` are in Kernel::dims order;
+/// `params` in Kernel::params order (inputs, then the result, preallocated).
+/// Returns an error message, or nullopt on success.
+std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<int64_t> &dims,
+                                   std::vector<Buffer> &params, unsigned threads = 1);
+
+} // namespace kina::reference
