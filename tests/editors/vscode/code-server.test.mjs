@@ -46,6 +46,7 @@ const CHECKS = [
   'vscode: hover on c_reg shows its tile type',
   'vscode: inlay hint [64, 16] on the a_smem slice',
   'vscode: Show PTX opens a document with .visible .entry',
+  'vscode: a killed kina-lsp is restarted',
 ];
 const results = new Map();
 function pass(name) {
@@ -90,6 +91,28 @@ function locate(needle, after = '') {
     }
   }
   throw new Error(`fixture has no ${needle}`);
+}
+
+/** PIDs of kina-lsp processes in process group `pgid` (code-server and its children). */
+function serverPids(pgid) {
+  const lsp = path.resolve(LSP);
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (Number(fields[2]) === pgid && argv.includes(lsp)) {
+        pids.push(Number(entry));
+      }
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return pids;
 }
 
 function freePort() {
@@ -380,6 +403,29 @@ async function main() {
       await shot(page, '6-ptx');
       if (!found) {
         throw new Error(`the PTX document shows ${JSON.stringify(shown.slice(0, 240))}`);
+      }
+    });
+
+    // 10. Crash recovery: kill the server; the extension restarts it (backoff 0.5 s first).
+    await check(CHECKS[8], async () => {
+      const before = serverPids(codeServer.pid);
+      if (before.length === 0) {
+        throw new Error(`no running ${LSP} under code-server`);
+      }
+      for (const pid of before) {
+        process.kill(pid, 'SIGKILL');
+      }
+      const deadline = Date.now() + FOLLOW_TIMEOUT_MS;
+      let after = [];
+      while (Date.now() < deadline) {
+        after = serverPids(codeServer.pid).filter((p) => !before.includes(p));
+        if (after.length > 0) {
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      if (after.length === 0) {
+        throw new Error(`kina-lsp (pid ${before.join(',')}) was not restarted within ${FOLLOW_TIMEOUT_MS} ms`);
       }
     });
   } catch (e) {
