@@ -7,9 +7,9 @@
 // process, and prints the median over --repeat runs of: parse, check, tile
 // IR, MLIR build, MLIR passes, LLVM translation, LLVM O3, PTX emission,
 // ptxas. The goal (issue 4) is <= 100 ms for everything but ptxas on the
-// 2-core CI machine. Until the frontend's lowerKernelToTileIR is linked in,
-// the tile IR stage uses the hand-built kernel of the same name
-// (tests/unit/ir/SeedKernels) and says so in the output.
+// 2-core CI machine. The tile IR comes from the frontend (kina_lower) when it
+// is built; --fixture NAME (or a build without kina_lower) uses a hand-built
+// kernel from tests/unit/ir/SeedKernels instead, and the output says which.
 //
 //===----------------------------------------------------------------------===//
 #include "Fixtures.h"
@@ -27,10 +27,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-namespace kina::driver {
-__attribute__((weak)) llvm::Expected<ir::Kernel>
-lowerKernelToTileIR(const sema::Analysis &analysis, std::string_view kernel);
-} // namespace kina::driver
+#ifdef KINA_HAVE_LOWER
+#include "lower/TileIRFromAst.h"
+#endif
 
 using namespace kina;
 using Clock = std::chrono::steady_clock;
@@ -48,8 +47,7 @@ int main(int argc, char **argv) {
   app.add_option("--file", path, "Kina source file");
   app.add_option("--kernel", kernel, "kernel name");
   app.add_option("--fixture", fixture,
-                 "hand-built kernel to use while the frontend lowering is absent (default: "
-                 "--kernel, or gemm_pipelined_f16 for names without a fixture)");
+                 "use this hand-built kernel instead of the frontend's lowering");
   app.add_option("--target", target, "target");
   app.add_option("--repeat", repeat, "runs (median reported)")->check(CLI::Range(1u, 1000u));
   app.add_flag("--json", json, "JSON output");
@@ -64,7 +62,11 @@ int main(int argc, char **argv) {
   ss << in.rdbuf();
   SourceFile file(path, ss.str());
 
-  bool frontendLowering = driver::lowerKernelToTileIR != nullptr;
+#ifdef KINA_HAVE_LOWER
+  bool frontendLowering = fixture.empty();
+#else
+  bool frontendLowering = false;
+#endif
   std::string fixtureName = fixture.empty() ? kernel : fixture;
   const codegen::fixtures::NamedKernel *handBuilt = nullptr;
   auto fixtures = codegen::fixtures::stdlibKernels();
@@ -103,7 +105,11 @@ int main(int argc, char **argv) {
       }
     ir::Kernel k;
     if (frontendLowering) {
-      auto lowered = driver::lowerKernelToTileIR(analysis, kernel);
+#ifdef KINA_HAVE_LOWER
+      auto lowered = lower::lowerKernel(analysis, kernel);
+#else
+      auto lowered = llvm::Expected<ir::Kernel>(llvm::createStringError("no lowering"));
+#endif
       if (!lowered) {
         std::cerr << "kina-compile-bench: " << llvm::toString(lowered.takeError()) << "\n";
         return 1;
@@ -143,8 +149,7 @@ int main(int argc, char **argv) {
   };
   std::string irSource = frontendLowering
                              ? "frontend"
-                             : "hand-built fixture '" + fixtureName +
-                                   "' (driver::lowerKernelToTileIR not linked in)";
+                             : "hand-built fixture '" + fixtureName + "'";
   double total = median(samples["total_excl_ptxas"]);
   if (json) {
     nlohmann::json j{{"file", path},       {"kernel", kernel},  {"target", target},

@@ -15,8 +15,7 @@ out="$root/bench/results/compile-$(hostname -s)-$(date +%Y%m%d).json"
   echo "["
   "$bin" --file "$root/stdlib/gemm_tc.kina" --kernel gemm_tc --json
   echo ","
-  "$bin" --file "$root/stdlib/gemm_f16_pipelined.kina" --kernel gemm_f16_pipelined \
-    --fixture gemm_pipelined_f16 --json
+  "$bin" --file "$root/stdlib/gemm_f16_pipelined.kina" --kernel gemm_f16_pipelined --json
   echo "]"
 } > "$out"
 cat "$out"
