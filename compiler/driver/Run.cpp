@@ -27,6 +27,7 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <thread>
 
 namespace kina::driver {
@@ -187,7 +188,7 @@ int runRunCommand(const RunOptions &options) {
       kernelName);
   if (!module)
     return runtimeFailure(module.error(), kernelName);
-  auto kernel = module->kernel(spec->entry);
+  auto kernel = module->kernel(spec->symbol);
   if (!kernel)
     return runtimeFailure(kernel.error(), kernelName);
   if (plan->config.dynamicSharedBytes > 0)
@@ -218,7 +219,9 @@ int runRunCommand(const RunOptions &options) {
   auto args = runtime::packArguments(*plan, bufferPtrs);
   if (!args)
     return runtimeFailure(args.error(), kernelName);
-  auto launchOnce = [&]() { return runtime::launch(*kernel, plan->config, *args); };
+  std::function<runtime::Status()> launchOnce = [&]() -> runtime::Status {
+    return runtime::launch(*kernel, plan->config, *args);
+  };
   if (auto ok = launchOnce(); !ok)
     return runtimeFailure(ok.error(), kernelName);
   if (auto ok = device->synchronize(kernelName); !ok)

@@ -109,8 +109,19 @@ CheckedProgram Checker::run() {
     info.definition = item.name.span;
     program.symbolInfos.push_back(std::move(info));
   }
-  for (size_t i = 0; i < m.items.size(); ++i)
-    checkItem(static_cast<int>(i));
+  if (options.onlyItems.empty()) {
+    for (size_t i = 0; i < m.items.size(); ++i)
+      checkItem(static_cast<int>(i));
+  } else {
+    // Callees reached from the selected items are checked into a scratch sink.
+    std::vector<bool> selected(m.items.size(), false);
+    for (int i : options.onlyItems)
+      if (i >= 0 && static_cast<size_t>(i) < m.items.size())
+        selected[i] = true;
+    for (size_t i = 0; i < m.items.size(); ++i)
+      if (selected[i])
+        checkItem(static_cast<int>(i));
+  }
   for (size_t i = 0; i < m.items.size(); ++i)
     if (m.items[i].kind == syntax::ItemKind::Kernel)
       program.kernels.push_back(itemSummaries[i]);

@@ -53,6 +53,10 @@ struct KernelSummary {
 
 struct CheckOptions {
   std::string target = "sm_90a";
+  /// When non-empty, only these items (indices into Module::items) are
+  /// checked and reported; their callees are still checked for capabilities
+  /// but report nothing. The language server re-checks only edited kernels.
+  std::vector<int> onlyItems;
   std::string_view sourceText; ///< for fix-its that keep the indentation
 };
 

@@ -103,8 +103,15 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
     return Type::error();
   }
   // Capabilities flow from callee to caller.
-  if (itemCheckState[calleeIndex] == 0)
+  if (itemCheckState[calleeIndex] == 0) {
+    // A callee's own errors are reported where it is defined, not here.
+    DiagnosticSink scratch;
+    DiagnosticSink *saved = active;
+    if (!options.onlyItems.empty())
+      active = &scratch;
     checkItem(calleeIndex);
+    active = saved;
+  }
   if (itemCheckState[calleeIndex] == 2 && callee.kind == syntax::ItemKind::TileFunction)
     for (const std::string &c : itemSummaries[calleeIndex].capabilities)
       useCapability(c, e.span);

@@ -18,6 +18,7 @@ Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   CheckOptions co;
   co.target = options.target;
   co.sourceText = file.text();
+  co.onlyItems = options.onlyItems;
   a.program = check(a.parse.module, co, sink);
   // Semantic errors inside an item with a syntax error are likely cascades.
   std::vector<Span> brokenItems;
