@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Mutation suite (run by scripts/test.sh, which runs every tests/*/run-suite.sh
+# from the repository root): deletes each cp_async_wait_*, block_sync and
+# requires clause of every stdlib kernel, one at a time, and counts the
+# mutants `kina check` rejects. Prints `mutation: killed/total` and the runner
+# line `N passed, N failed, 0 skipped` (passed = killed, failed = survived,
+# crashed, or a stale allowlist entry). See tests/mutation/mutate.py.
+#
+# The kina binary: $KINA, else $KINA_BUILD_DIR/compiler/driver/kina, else
+# build/compiler/driver/kina. Env: KINA_MUTATION_JOBS (default 2),
+# KINA_MUTATION_TARGET (passed as --target; default: kina's own default).
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+kina="${KINA:-}"
+if [ -z "$kina" ] && [ -n "${KINA_BUILD_DIR:-}" ] && [ -x "$KINA_BUILD_DIR/compiler/driver/kina" ]; then
+  kina="$KINA_BUILD_DIR/compiler/driver/kina"
+fi
+if [ -z "$kina" ]; then
+  kina="$root/build/compiler/driver/kina"
+fi
+if [ ! -x "$kina" ]; then
+  echo "mutation: the kina binary was not found ($kina); build it or set KINA"
+  echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+fi
+
+args=(--kina "$kina" --stdlib "$root/stdlib" --allowlist "$here/allowlist.txt"
+      --jobs "${KINA_MUTATION_JOBS:-2}")
+if [ -n "${KINA_MUTATION_TARGET:-}" ]; then
+  args+=(--target "$KINA_MUTATION_TARGET")
+fi
+cd "$root" || exit 1
+python3 "$here/mutate.py" "${args[@]}"
