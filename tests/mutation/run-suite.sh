@@ -32,4 +32,31 @@ if [ -n "${KINA_MUTATION_TARGET:-}" ]; then
   args+=(--target "$KINA_MUTATION_TARGET")
 fi
 cd "$root" || exit 1
-python3 "$here/mutate.py" "${args[@]}"
+
+# Self-test of the harness: a "checker" that accepts everything must let every
+# mutant survive, or a kill count would prove nothing.
+shim="$(mktemp)"
+printf '#!/bin/sh\nexit 0\n' >"$shim"
+chmod +x "$shim"
+selftest=$(python3 "$here/mutate.py" --kina "$shim" --stdlib "$root/stdlib" --allowlist /dev/null --jobs 2)
+selftest_rc=$?
+rm -f "$shim"
+selftest_failed=0
+if [ "$selftest_rc" -ne 1 ] || ! grep -q '^mutation: 0/[1-9]' <<<"$selftest"; then
+  echo "mutation: SELF-TEST FAILED: an accept-everything checker was not reported as letting mutants survive"
+  selftest_failed=1
+fi
+
+out=$(python3 "$here/mutate.py" "${args[@]}")
+rc=$?
+printf '%s\n' "$out" | sed '$d'
+read -r p _ f _ s _ <<<"$(tail -n 1 <<<"$out")"
+if ! [[ "$p" =~ ^[0-9]+$ && "$f" =~ ^[0-9]+$ ]]; then
+  printf '%s\n' "$(tail -n 1 <<<"$out")"
+  echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+fi
+echo "$p passed, $((f + selftest_failed)) failed, 0 skipped"
+if [ "$rc" -ne 0 ] || [ "$selftest_failed" -ne 0 ]; then
+  exit 1
+fi
