@@ -43,13 +43,12 @@ public:
       : file_(file), m_(module), ids_(CstIds::get()), maxNesting_(maxNesting) {}
 
   void lowerFile(TSNode root) {
-    uint32_t n = ts_node_named_child_count(root);
-    for (uint32_t i = 0; i < n; ++i) {
-      TSNode child = ts_node_named_child(root, i);
+    // A cursor walk: ts_node_named_child(i) is linear in i.
+    forEachChild(root, [&](TSNode child, TSFieldId) {
       TSSymbol s = ts_node_symbol(child);
       if (s == ids_.kernel_definition || s == ids_.tile_function || s == ids_.host_function)
         lowerItem(child);
-    }
+    });
   }
 
   bool nestingExceeded() const { return nestingExceeded_; }
