@@ -32,7 +32,7 @@
 
 namespace kina::codegen {
 
-/// How far compile() goes. Each stage includes the ones before it.
+/// How far compile() goes. Each stage runs the ones before it.
 enum class Stage { MLIR, LoweredMLIR, LLVM, PTX, Cubin };
 
 struct CodegenOptions {
@@ -62,10 +62,12 @@ struct StageTimes {
 struct CodegenResult {
   std::string targetName;
   std::string ptxVersion; ///< "8.0"
-  std::string mlir;        ///< as built (Stage::MLIR and later)
-  std::string loweredMlir; ///< after the pass pipeline (LoweredMLIR and later)
-  std::string llvmIR;      ///< optimized LLVM IR (LLVM and later)
-  std::string ptx;         ///< PTX and later
+  // The text of a stage is kept only when compile() stops at that stage
+  // (printing costs time); the PTX is kept for PTX and Cubin.
+  std::string mlir;        ///< Stage::MLIR: as built
+  std::string loweredMlir; ///< Stage::LoweredMLIR: after the pass pipeline
+  std::string llvmIR;      ///< Stage::LLVM: optimized LLVM IR
+  std::string ptx;         ///< Stage::PTX and Stage::Cubin
   std::string cubin;       ///< Cubin: the ELF bytes
   std::string ptxasLog;    ///< Cubin: ptxas -v output
   LaunchMetadata launch;

@@ -114,9 +114,10 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
   if (failed(mlir::verify(*module)))
     return fail("the MLIR built for kernel '" + req.kernel->name + "' does not verify");
   out.times.buildMLIR = msSince(t0);
-  out.mlir = printOp(*module);
-  if (req.until == Stage::MLIR)
+  if (req.until == Stage::MLIR) {
+    out.mlir = printOp(*module);
     return true;
+  }
 
   auto t1 = Clock::now();
   PassManager pm(&ctx);
@@ -135,9 +136,10 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
   if (failed(pm.run(*module)))
     return fail("the MLIR pass pipeline failed for kernel '" + req.kernel->name + "'");
   out.times.lowerMLIR = msSince(t1);
-  out.loweredMlir = printOp(*module);
-  if (req.until == Stage::LoweredMLIR)
+  if (req.until == Stage::LoweredMLIR) {
+    out.loweredMlir = printOp(*module);
     return true;
+  }
 
   auto gpuModules = module->getOps<gpu::GPUModuleOp>();
   if (gpuModules.empty())
