@@ -244,10 +244,19 @@ int runRunCommand(const RunOptions &options) {
   }
 
   if (options.check) {
+    // The reference sees the tensors only, in tile-IR parameter order.
+    std::vector<size_t> tensorPlanIndex;
+    for (size_t i = 0; i < plan->params.size(); ++i)
+      if (plan->params[i].kind == runtime::ParamKind::Tensor)
+        tensorPlanIndex.push_back(i);
+    if (tensorPlanIndex.size() != tileIR->params.size())
+      return fail("launch metadata lists " + std::to_string(tensorPlanIndex.size()) +
+                      " tensors, the tile IR " + std::to_string(tileIR->params.size()),
+                  ToolFailure);
     std::vector<reference::Buffer> refs;
-    for (size_t i = 0; i < plan->params.size(); ++i) {
-      const ir::TensorParam &tp = tileIR->params[i];
-      reference::Buffer b = toReference(hosts[i], tp.dtype);
+    for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
+      size_t i = tensorPlanIndex[t];
+      reference::Buffer b = toReference(hosts[i], tileIR->params[t].dtype);
       if (plan->params[i].role != runtime::ParamRole::Input)
         std::fill(b.data.begin(), b.data.end(), 0.0);
       refs.push_back(std::move(b));
@@ -258,13 +267,14 @@ int runRunCommand(const RunOptions &options) {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     if (auto err = reference::execute(*tileIR, dimValues, refs, threads))
       return fail("the reference interpreter failed: " + *err, ToolFailure);
-    for (size_t i = 0; i < plan->params.size(); ++i) {
+    for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
+      size_t i = tensorPlanIndex[t];
       const runtime::ParamPlan &p = plan->params[i];
-      if (p.kind != runtime::ParamKind::Tensor || p.role == runtime::ParamRole::Input)
+      if (p.role == runtime::ParamRole::Input)
         continue;
       runtime::HostTensor want(p.dtype, p.shape);
       for (size_t e = 0; e < want.numel(); ++e)
-        want.set(e, refs[i].data[e]);
+        want.set(e, refs[t].data[e]);
       auto cmp = runtime::compareTensors(
           hosts[i], want, runtime::defaultTolerance(p.dtype, plan->reductionLength));
       if (!cmp)
