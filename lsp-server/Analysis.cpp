@@ -7,14 +7,24 @@
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
 
+#include "Artifacts.h"
+#include "ItemCheck.h"
+#include "KernelRun.h"
 #include "LexicalScan.h"
+#include "Signatures.h"
+#include "query/ArtifactCache.h"
 #include "query/Query.h"
 #ifdef KINA_LSP_WITH_SEMA
 #include "sema/Frontend.h"
+#include "target/Registry.h"
 #endif
 
 #include <algorithm>
 #include <cctype>
+#include <malloc.h>
+#include <mutex>
+#include <numeric>
+#include <set>
 
 namespace kina::lsp {
 
@@ -38,12 +48,18 @@ const std::string kTargetKey = "target";
 
 #ifdef KINA_LSP_WITH_SEMA
 /// The parsed and checked file. Compared by identity: a re-execution counts
-/// as a change (sema::Analysis has no equality).
+/// as a change (CheckedFile has no equality).
 struct FrontendResult {
-  std::shared_ptr<const sema::Analysis> analysis;
-  bool operator==(const FrontendResult &o) const { return analysis == o.analysis; }
+  std::shared_ptr<const CheckedFile> checked;
+  bool operator==(const FrontendResult &o) const { return checked == o.checked; }
 };
 #endif
+
+/// The artifact-cache kind of an artifact of `kernel`.
+std::string artifactKindKey(ArtifactKind kind, const std::string &kernel) {
+  static const char *names[] = {"ptx", "sass", "tileir", "registers"};
+  return std::string(names[static_cast<int>(kind)]) + ":" + kernel;
+}
 
 bool spansOverlap(Span a, Span b) {
   if (a.empty() || b.empty())
@@ -98,20 +114,37 @@ struct Analysis::Impl {
       }};
 
 #ifdef KINA_LSP_WITH_SEMA
-  /// kina::sema::analyze (parse + check) of the whole file for the target.
-  /// TODO(kina::sema per-item checking): split into item signatures and
-  /// per-kernel check queries keyed like the segments above, so that an
-  /// edit inside one kernel re-checks only that kernel.
+  /// Per-file caches of item check results (ItemCheck.h), outside the
+  /// revision-based memo tables: they survive edits by design.
+  std::mutex itemCachesMutex;
+  std::map<std::string, std::shared_ptr<ItemCheckCache>> itemCaches;
+  std::shared_ptr<ItemCheckCache> itemCache(const std::string &uri) {
+    std::lock_guard<std::mutex> lock(itemCachesMutex);
+    auto &c = itemCaches[uri];
+    if (!c)
+      c = std::make_shared<ItemCheckCache>();
+    return c;
+  }
+
+  /// The file parsed whole and checked item by item: only the items whose
+  /// text (or whose callees' text) changed are re-checked (ItemCheck.h).
   query::Query<std::string, FrontendResult> frontend{
       db, "frontend", [this](query::QueryContext &ctx, const std::string &uri) {
         auto t = ctx.get(text, uri);
         if (!t)
           return FrontendResult{};
         auto tg = ctx.get(target, kTargetKey);
-        sema::FrontendOptions o;
-        o.target = tg ? *tg : options.defaultTarget;
-        return FrontendResult{std::make_shared<const sema::Analysis>(sema::analyze(*t->file, o))};
+        return FrontendResult{itemCache(uri)->check(*t->file, tg ? *tg : options.defaultTarget)};
       }};
+#endif
+
+  std::mutex kinaPathMutex;
+  std::string kinaPath;
+
+#ifdef KINA_LSP_WITH_CODEGEN
+  // Artifacts, only on request, by (content hash, target, kind:kernel).
+  query::ArtifactCache<KernelBuild> cubins{16, 64u << 20};
+  query::ArtifactCache<ArtifactResult> artifacts{128, 64u << 20};
 #endif
 
   /// All diagnostics of one file, sorted: the compiler's (parse + check)
@@ -120,7 +153,7 @@ struct Analysis::Impl {
       db, "diagnostics", [this](query::QueryContext &ctx, const std::string &uri) {
 #ifdef KINA_LSP_WITH_SEMA
         auto fe = ctx.get(frontend, uri);
-        DiagnosticList out{fe->analysis ? fe->analysis->diagnostics : std::vector<Diagnostic>{}};
+        DiagnosticList out{fe->checked ? fe->checked->diagnostics : std::vector<Diagnostic>{}};
 #else
         DiagnosticList out{ctx.get(lexical, uri)->diagnostics};
 #endif
@@ -132,10 +165,30 @@ struct Analysis::Impl {
 struct AnalysisSnapshot::State {
   Analysis::Impl &impl;
   std::unique_ptr<query::Snapshot> snap;
+  query::CancellationToken token; ///< the request's own (not revision changes)
 };
 
 Analysis::Analysis(AnalysisOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   impl_->db.setRecordExecutions(impl_->options.recordQueryExecutions);
+  impl_->kinaPath = impl_->options.kinaPath;
+}
+
+void Analysis::setKinaPath(const std::string &path) {
+  std::lock_guard<std::mutex> lock(impl_->kinaPathMutex);
+  impl_->kinaPath = path;
+}
+
+void Analysis::trimMemory() { ::malloc_trim(0); }
+
+size_t Analysis::cachedItemResults(const std::string &uri) {
+#ifdef KINA_LSP_WITH_SEMA
+  std::lock_guard<std::mutex> lock(impl_->itemCachesMutex);
+  auto it = impl_->itemCaches.find(uri);
+  return it == impl_->itemCaches.end() ? 0 : it->second->size();
+#else
+  (void)uri;
+  return 0;
+#endif
 }
 
 std::vector<std::string> Analysis::takeQueryExecutions() { return impl_->db.takeExecutions(); }
@@ -172,6 +225,8 @@ void Analysis::closeFile(const std::string &uri) {
   impl_->diagnostics.evict(uri);
 #ifdef KINA_LSP_WITH_SEMA
   impl_->frontend.evict(uri);
+  std::lock_guard<std::mutex> lock(impl_->itemCachesMutex);
+  impl_->itemCaches.erase(uri);
 #endif
 }
 
@@ -181,7 +236,7 @@ void Analysis::setTarget(const std::string &target) {
 
 std::unique_ptr<AnalysisSnapshot> Analysis::snapshot(query::CancellationToken token) {
   auto state = std::make_unique<AnalysisSnapshot::State>(
-      AnalysisSnapshot::State{*impl_, impl_->db.snapshot(std::move(token))});
+      AnalysisSnapshot::State{*impl_, impl_->db.snapshot(token), token});
   return std::unique_ptr<AnalysisSnapshot>(new AnalysisSnapshot(std::move(state)));
 }
 
@@ -205,6 +260,17 @@ std::string AnalysisSnapshot::target() {
 
 std::vector<Diagnostic> AnalysisSnapshot::diagnostics(const std::string &uri) {
   return state_->snap->get(state_->impl.diagnostics, uri)->diags;
+}
+
+std::pair<unsigned, unsigned> AnalysisSnapshot::itemCheckCounts(const std::string &uri) {
+#ifdef KINA_LSP_WITH_SEMA
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->checked)
+    return {fe->checked->itemsChecked, fe->checked->itemsReused};
+#else
+  (void)uri;
+#endif
+  return {0, 0};
 }
 
 namespace {
@@ -235,12 +301,10 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
                                                          uint32_t offset) {
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (!fe->analysis)
+  if (!fe->checked)
     return std::nullopt;
-  const sema::CheckedProgram &p = fe->analysis->program;
+  const CheckedFile &p = *fe->checked;
   // A kernel name: signature, capabilities and resources.
-  // TODO(kina::codegen + kina::target): registers/spills/occupancy from the
-  // register report and a PTX excerpt, through artifact().
   for (const KernelInfo &k : kernels(uri)) {
     if (!spanHas(k.nameSpan, offset))
       continue;
@@ -256,11 +320,12 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
       md += "\ntarget: " + target() + "; shared memory: " + std::to_string(ks.sharedBytes) +
             " bytes; threads per block: " + std::to_string(ks.threadsPerBlock) +
             "; registers (estimate): " + std::to_string(ks.registerEstimate) + "\n";
+      md += builtKernelFacts(uri, ks.name);
       return HoverInfo{k.nameSpan, md};
     }
   }
   // A symbol (definition or use): its type.
-  for (const sema::SymbolInfo &sym : p.symbolInfos) {
+  for (const sema::SymbolInfo &sym : p.symbols) {
     bool hit = spanHas(sym.definition, offset);
     for (Span r : sym.references)
       hit |= spanHas(r, offset);
@@ -284,8 +349,8 @@ std::vector<InlayHintInfo> AnalysisSnapshot::inlayHints(const std::string &uri, 
 #ifdef KINA_LSP_WITH_SEMA
   // Inferred tile shapes on slices, MMA results and `let` bindings.
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->analysis)
-    for (const sema::TypeAnnotation &a : fe->analysis->program.annotations)
+  if (fe->checked)
+    for (const sema::TypeAnnotation &a : fe->checked->annotations)
       if (a.inlay && !a.shape.empty() && range.begin <= a.span.end && a.span.end <= range.end)
         out.push_back({a.span.end, a.shape, true});
 #else
@@ -300,8 +365,8 @@ std::vector<SemanticToken> AnalysisSnapshot::semanticTokens(const std::string &u
 
 #ifdef KINA_LSP_WITH_SEMA
 namespace {
-const sema::SymbolInfo *symbolAt(const sema::CheckedProgram &p, uint32_t offset) {
-  for (const sema::SymbolInfo &sym : p.symbolInfos) {
+const sema::SymbolInfo *symbolAt(const CheckedFile &p, uint32_t offset) {
+  for (const sema::SymbolInfo &sym : p.symbols) {
     if (spanHas(sym.definition, offset))
       return &sym;
     for (Span r : sym.references)
@@ -316,8 +381,8 @@ const sema::SymbolInfo *symbolAt(const sema::CheckedProgram &p, uint32_t offset)
 std::vector<FileSpan> AnalysisSnapshot::definition(const std::string &uri, uint32_t offset) {
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->analysis)
-    if (const auto *sym = symbolAt(fe->analysis->program, offset))
+  if (fe->checked)
+    if (const auto *sym = symbolAt(*fe->checked, offset))
       return {FileSpan{uri, sym->definition}};
 #else
   (void)file(uri);
@@ -330,8 +395,8 @@ std::vector<FileSpan> AnalysisSnapshot::references(const std::string &uri, uint3
   std::vector<FileSpan> out;
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->analysis)
-    if (const auto *sym = symbolAt(fe->analysis->program, offset)) {
+  if (fe->checked)
+    if (const auto *sym = symbolAt(*fe->checked, offset)) {
       if (includeDeclaration)
         out.push_back({uri, sym->definition});
       for (Span r : sym->references)
@@ -379,6 +444,26 @@ std::vector<FoldInfo> AnalysisSnapshot::foldingRanges(const std::string &uri) {
   return state_->snap->get(state_->impl.lexical, uri)->folds;
 }
 
+namespace {
+/// Inside `requires capability(...)` before the cursor: the argument index
+/// (0 = the target), else -1.
+int capabilityArgument(const std::string &s, uint32_t offset) {
+  size_t lineStart = s.rfind('\n', offset == 0 ? 0 : offset - 1);
+  lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+  std::string line = s.substr(lineStart, offset - lineStart);
+  size_t open = line.rfind("capability");
+  if (open == std::string::npos)
+    return -1;
+  size_t paren = line.find('(', open);
+  if (paren == std::string::npos || line.find(')', paren) != std::string::npos)
+    return -1;
+  for (size_t i = open + 10; i < paren; ++i)
+    if (!std::isspace(static_cast<unsigned char>(line[i])))
+      return -1;
+  return static_cast<int>(std::count(line.begin() + paren, line.end(), ','));
+}
+} // namespace
+
 std::vector<CompletionEntry> AnalysisSnapshot::completion(const std::string &uri,
                                                           uint32_t offset) {
   auto f = file(uri);
@@ -389,31 +474,88 @@ std::vector<CompletionEntry> AnalysisSnapshot::completion(const std::string &uri
     if (t.type == SemanticTokenType::Comment && t.span.begin < offset && offset <= t.span.end)
       return {};
   const std::string &s = f->text();
-  uint32_t b = std::min<uint32_t>(offset, s.size());
+  offset = std::min<uint32_t>(offset, s.size());
+  uint32_t b = offset;
   while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '_'))
     --b;
-  std::string prefix = s.substr(b, std::min<uint32_t>(offset, s.size()) - b);
+  std::string prefix = s.substr(b, offset - b);
   std::vector<CompletionEntry> out;
+  auto matches = [&](std::string_view w) { return w.compare(0, prefix.size(), prefix) == 0; };
   auto add = [&](const std::vector<std::string> &words, CompletionCategory cat,
                  const std::string &detail) {
     for (const auto &w : words)
-      if (w.compare(0, prefix.size(), prefix) == 0)
+      if (matches(w))
         out.push_back({w, cat, detail});
   };
+#ifdef KINA_LSP_WITH_SEMA
+  // `requires capability(<target>, <capability>, ...)`: the registry's words.
+  if (int arg = capabilityArgument(s, offset); arg >= 0) {
+    if (arg == 0) {
+      for (const target::TargetInfo &t : target::allTargets())
+        if (matches(t.name))
+          out.push_back({std::string(t.name), CompletionCategory::Capability,
+                         "target: " + std::string(t.description)});
+      return out;
+    }
+    std::string tg = target();
+    if (const target::TargetInfo *t = target::lookupTarget(tg))
+      for (target::CapabilityId c : target::capabilitiesOf(t->id)) {
+        const target::CapabilityInfo &ci = target::capabilityInfo(c);
+        if (matches(ci.name))
+          out.push_back({std::string(ci.name), CompletionCategory::Capability,
+                         std::string(ci.description) + " (" + tg + ")"});
+      }
+    return out;
+  }
+  // Names in scope: the enclosing item's symbols defined before the cursor,
+  // then the file's items.
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->checked && fe->checked->module) {
+    int item = -1;
+    const auto &items = fe->checked->module->items;
+    for (size_t i = 0; i < items.size(); ++i)
+      if (items[i].span.begin <= offset && offset <= items[i].span.end)
+        item = static_cast<int>(i);
+    std::set<std::string> seen;
+    for (const sema::SymbolInfo &sym : fe->checked->symbols) {
+      bool inScope = sym.kind == sema::SymbolKind::Item ||
+                     (item >= 0 && sym.item == item && sym.definition.end <= b);
+      if (!inScope || !matches(sym.name) || sym.name == prefix || !seen.insert(sym.name).second)
+        continue;
+      std::string detail = sym.type;
+      if (sym.kind == sema::SymbolKind::Item)
+        for (const auto &it : items)
+          if (it.name.name == sym.name)
+            detail = it.kind == syntax::ItemKind::Kernel         ? "kernel"
+                     : it.kind == syntax::ItemKind::TileFunction ? "tile function"
+                                                                 : "host function";
+      out.push_back({sym.name, CompletionCategory::Name, detail});
+    }
+  }
+#endif
   add(kinaKeywords(), CompletionCategory::Keyword, "keyword");
   add(kinaPrimitiveOps(), CompletionCategory::PrimitiveOp, "primitive op");
+  for (const OpSignature &op : primitiveOpSignatures())
+    if (matches(op.name) &&
+        std::none_of(out.begin(), out.end(), [&](const CompletionEntry &e) { return e.label == op.name; }))
+      out.push_back({op.name, CompletionCategory::PrimitiveOp, "primitive op"});
   add(kinaDTypes(), CompletionCategory::DType, "dtype");
   add(kinaPlacements(), CompletionCategory::Placement, "placement");
-  // TODO(kina::sema): names in scope at offset; TODO(kina::target): the
-  // capabilities the configured target() has, from the capability registry.
   return out;
 }
 
 std::optional<SignatureInfo> AnalysisSnapshot::signatureHelp(const std::string &uri,
                                                              uint32_t offset) {
-  // TODO(kina::sema builtin signature table of primitive ops and tile functions).
-  (void)file(uri);
-  return std::nullopt;
+  auto f = file(uri);
+  if (!f)
+    return std::nullopt;
+  const syntax::Module *module = nullptr;
+#ifdef KINA_LSP_WITH_SEMA
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->checked)
+    module = fe->checked->module.get();
+#endif
+  return signatureAt(f->text(), module, offset);
 }
 
 std::vector<QuickFix> AnalysisSnapshot::quickFixes(const std::string &uri, Span range) {
@@ -438,6 +580,34 @@ std::optional<KernelInfo> AnalysisSnapshot::kernelAt(const std::string &uri, uin
   return std::nullopt;
 }
 
+std::string AnalysisSnapshot::builtKernelFacts(const std::string &uri, const std::string &kernel) {
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto f = file(uri);
+  if (!f)
+    return "";
+  uint64_t hash = query::contentHash(f->text());
+  std::string tg = target();
+  std::string md;
+  auto report = state_->impl.artifacts.lookup(
+      {hash, tg, artifactKindKey(ArtifactKind::RegisterReport, kernel)});
+  if (report && !report->summary.empty())
+    md += "\n" + report->summary + " (ptxas, " + tg + ")\n";
+  else
+    md += "\n_Registers, spills and occupancy: run **Register report** to compute them._\n";
+  auto ptx = state_->impl.artifacts.lookup({hash, tg, artifactKindKey(ArtifactKind::Ptx, kernel)});
+  if (ptx && ptx->ok) {
+    std::string excerpt = ptxExcerpt(ptx->text, 12);
+    if (!excerpt.empty())
+      md += "\n```ptx\n" + excerpt + "\n...\n```\n";
+  }
+  return md;
+#else
+  (void)uri;
+  (void)kernel;
+  return "";
+#endif
+}
+
 ArtifactResult AnalysisSnapshot::artifact(const std::string &uri, const std::string &kernel,
                                           ArtifactKind kind, const std::string &target) {
   ArtifactResult r;
@@ -448,20 +618,125 @@ ArtifactResult AnalysisSnapshot::artifact(const std::string &uri, const std::str
     r.error = "no kernel named `" + kernel + "` in this file";
     return r;
   }
-  // TODO(kina::codegen::emitPtx(kernel, target) for Ptx; nvdisasm over the
-  // cubin for Sass; the Tile IR bytecode writer for TileIR;
-  // kina::target register report for RegisterReport) — each through a
-  // query::ArtifactCache keyed by (contentHash(kernel text + deps), target, kind).
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto f = file(uri);
+  const uint64_t hash = query::contentHash(f->text());
+  const query::ArtifactKey key{hash, r.target, artifactKindKey(kind, kernel)};
+  Analysis::Impl &impl = state_->impl;
+  if (auto hit = impl.artifacts.lookup(key))
+    return *hit;
+  // The checker's verdict is already known for the configured target: a
+  // file with errors is refused without building anything.
+  if (r.target == this->target())
+    for (const Diagnostic &d : diagnostics(uri))
+      if (d.severity() == Severity::Error) {
+        r.error = "`" + kernel + "` cannot be built for " + r.target + ": the file has errors (" +
+                  std::string(d.info().code) + ": " + d.message + ")";
+        return r;
+      }
+  state_->snap->context().checkCancelled();
+  switch (kind) {
+  case ArtifactKind::TileIR:
+  case ArtifactKind::Ptx: {
+    KernelBuild b = buildKernel(*f, kernel, r.target,
+                                kind == ArtifactKind::Ptx ? BuildStage::PTX : BuildStage::TileIR);
+    r.ok = b.ok;
+    r.error = b.error;
+    r.text = kind == ArtifactKind::Ptx ? b.ptx : b.tileIR;
+    break;
+  }
+  case ArtifactKind::Sass:
+  case ArtifactKind::RegisterReport: {
+    const query::ArtifactKey cubinKey{hash, r.target, "cubin:" + kernel};
+    auto build = impl.cubins.lookup(cubinKey);
+    if (!build) {
+      auto b = std::make_shared<const KernelBuild>(
+          buildKernel(*f, kernel, r.target, BuildStage::Cubin));
+      if (b->ok)
+        impl.cubins.insert(cubinKey, b, b->bytes());
+      build = b;
+    }
+    r = kind == ArtifactKind::Sass ? sassListing(*build, kernel, r.target)
+                                   : registerReport(*build, kernel, r.target);
+    break;
+  }
+  }
+  if (r.ok)
+    impl.artifacts.insert(key, std::make_shared<const ArtifactResult>(r), r.bytes());
+  return r;
+#else
   static const char *names[] = {"PTX", "SASS", "Tile IR", "a register report"};
   r.error = std::string("cannot produce ") + names[static_cast<int>(kind)] + " for `" + kernel +
-            "` on " + r.target + ": the code generator is not part of this kina-lsp build yet";
+            "` on " + r.target + ": the code generator is not part of this kina-lsp build";
   return r;
+#endif
 }
+
+namespace {
+#ifdef KINA_LSP_WITH_SEMA
+/// Default dimension values of `kernel`: the lcm of each dimension's
+/// `requires (D mod n = 0)` moduli, scaled up to at least 1024.
+std::map<std::string, int64_t> defaultDims(const syntax::Module &m, const std::string &kernel) {
+  std::map<std::string, int64_t> out;
+  for (const syntax::Item &item : m.items) {
+    if (item.name.name != kernel || item.kind != syntax::ItemKind::Kernel)
+      continue;
+    for (const syntax::Ident &d : item.dims) {
+      int64_t l = 1;
+      for (const syntax::Requirement &req : item.requirements) {
+        if (req.isCapability || req.condition == syntax::kNone)
+          continue;
+        const syntax::Expr &eq = m.expr(req.condition);
+        if (eq.kind != syntax::ExprKind::Binary || eq.op != syntax::BinaryOp::Eq ||
+            eq.children.size() != 2)
+          continue;
+        const syntax::Expr &mod = m.expr(eq.children[0]);
+        const syntax::Expr &zero = m.expr(eq.children[1]);
+        if (mod.kind != syntax::ExprKind::Binary || mod.op != syntax::BinaryOp::Mod ||
+            mod.children.size() != 2 || zero.kind != syntax::ExprKind::Integer ||
+            zero.intValue != 0)
+          continue;
+        const syntax::Expr &name = m.expr(mod.children[0]);
+        const syntax::Expr &n = m.expr(mod.children[1]);
+        if (name.kind == syntax::ExprKind::Name && name.name.name == d.name &&
+            n.kind == syntax::ExprKind::Integer && n.intValue > 0 && n.intValue < (1 << 20))
+          l = std::lcm(l, n.intValue);
+      }
+      out[d.name] = l >= 1024 ? l : l * ((1024 + l - 1) / l);
+    }
+    break;
+  }
+  return out;
+}
+#endif
+
+std::string baseName(const std::string &uri) {
+  size_t slash = uri.rfind('/');
+  std::string name = slash == std::string::npos ? uri : uri.substr(slash + 1);
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+      c = '_';
+  if (name.size() < 6 || name.substr(name.size() - 5) != ".kina")
+    name += ".kina";
+  return name;
+}
+} // namespace
 
 RunResult AnalysisSnapshot::run(const std::string &uri, const std::string &kernel,
                                 const std::string &target,
+                                const std::map<std::string, int64_t> &dims,
                                 const std::function<void(const std::string &)> &progress) {
   RunResult r;
+  auto f = file(uri);
+  if (!f) {
+    r.error = "document is not open: " + uri;
+    return r;
+  }
+  auto ks = kernels(uri);
+  if (std::none_of(ks.begin(), ks.end(), [&](const KernelInfo &k) { return k.name == kernel; })) {
+    r.error = "no kernel named `" + kernel + "` in this file";
+    return r;
+  }
   progress("checking `" + kernel + "`");
   for (const Diagnostic &d : diagnostics(uri))
     if (d.severity() == Severity::Error) {
@@ -469,17 +744,52 @@ RunResult AnalysisSnapshot::run(const std::string &uri, const std::string &kerne
                 std::string(d.info().code) + ": " + d.message + ")";
       return r;
     }
+#ifdef KINA_LSP_WITH_SEMA
+  auto fe = state_->snap->get(state_->impl.frontend, uri);
+  if (fe->checked && fe->checked->module)
+    r.dims = defaultDims(*fe->checked->module, kernel);
+#endif
+  for (const auto &[d, v] : dims)
+    r.dims[d] = v;
   state_->snap->context().checkCancelled();
-  progress("building `" + kernel + "` for " + (target.empty() ? this->target() : target));
-  ArtifactResult ptx = artifact(uri, kernel, ArtifactKind::Ptx, target);
-  if (!ptx.ok) {
-    r.error = ptx.error;
+
+  std::string configured;
+  {
+    std::lock_guard<std::mutex> lock(state_->impl.kinaPathMutex);
+    configured = state_->impl.kinaPath;
+  }
+  std::string searched;
+  auto kina = findKinaExecutable(configured, searched);
+  if (!kina) {
+    r.error = "cannot find the `kina` driver to run `" + kernel + "` (looked in: " + searched +
+              "); set `kina.path`";
     return r;
   }
-  state_->snap->context().checkCancelled();
-  // TODO(kina::runtime: load the cubin, launch with generated inputs, check
-  // against the CPU reference, time with CUDA events; SKIP without a GPU).
-  r.error = "running kernels needs kina::runtime, which is not part of this kina-lsp build yet";
+  KinaRunRequest req;
+  req.kinaPath = *kina;
+  req.sourceText = f->text();
+  req.fileName = baseName(uri);
+  req.kernel = kernel;
+  req.target = target.empty() ? "auto" : target;
+  for (const auto &[d, v] : r.dims)
+    req.dims[d] = v;
+  progress("running `" + kernel + "` (kina run --check, target " + req.target + ")");
+  // From here on only the request's own cancellation stops the run: the
+  // child works on a copy of the text, so edits do not matter.
+  KinaRunOutcome o = runKina(req, state_->token, progress);
+  r.command = o.commandLine;
+  if (!o.started) {
+    r.error = o.error;
+    return r;
+  }
+  if (o.cancelled)
+    throw query::Cancelled();
+  r.ok = true;
+  r.exitCode = o.exitCode;
+  r.output = o.output;
+  r.status = o.exitCode == 0                   ? "passed"
+             : o.exitCode == kKinaSkipExitCode ? "skipped"
+                                               : "failed";
   return r;
 }
 

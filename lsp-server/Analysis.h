@@ -6,13 +6,12 @@
 // in the file's current text, diagnostics are kina::Diagnostic. No JSON, no
 // LSP names, no UTF-16: the server converts (Server.cpp, Protocol.h).
 //
-// Layers under it: kina_query (inputs and memoized queries), kina_diag; the
-// compiler core (kina::syntax::parse, kina::sema::check) is wired in as it
-// lands, feature by feature (each TODO below names the function it will call).
-// Until then the features that need no checker work for real from a lexical
-// scan (LexicalScan.h): folding ranges, document symbols, semantic tokens of
-// keywords/literals/comments, keyword/dtype/placement completion, code lenses
-// on kernels, bracket diagnostics with a fix-it (hence code actions).
+// Layers under it: kina_query (inputs and memoized queries), kina_diag, and,
+// when they are part of the build, kina_sema (checked item by item,
+// ItemCheck.h) and kina_lower + kina_codegen + kina_target (artifacts,
+// Artifacts.h). Features that need no checker come from a lexical scan
+// (LexicalScan.h): folding ranges, document symbols, semantic tokens of
+// keywords/literals/comments, code lenses on kernels.
 //
 // Threading: Analysis's mutators (setFile, closeFile, setTarget) are called by
 // ONE writer thread (the server's main thread). Readers call snapshot() on any
@@ -30,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +42,8 @@ struct AnalysisOptions {
   std::string defaultTarget = "sm_80";
   /// Keep a log of query executions (tests; see takeQueryExecutions).
   bool recordQueryExecutions = false;
+  /// The `kina` driver for kina/run (`kina.path`); empty: search (KernelRun.h).
+  std::string kinaPath;
 };
 
 /// A span in some file.
@@ -143,13 +145,22 @@ struct ArtifactResult {
   bool ok = false;
   std::string kernel;
   std::string target;
-  std::string text;  ///< the artifact when ok
-  std::string error; ///< the reason when !ok
+  std::string text;    ///< the artifact when ok
+  std::string error;   ///< the reason when !ok
+  std::string json;    ///< RegisterReport: kina::target::resourceReportToJson, one line
+  std::string summary; ///< RegisterReport: registers, spills, occupancy in one paragraph
+  size_t bytes() const { return text.size() + json.size() + summary.size() + error.size(); }
 };
 
+/// What `kina run` did (the run happened; `error` is empty) or why it could
+/// not start (`error`).
 struct RunResult {
-  bool ok = false;
-  std::string output; ///< e.g. timing and correctness summary
+  bool ok = false;       ///< the driver ran to its end (whatever its verdict)
+  int exitCode = -1;     ///< 0 passed, 77 skipped (no CUDA device), else failed
+  std::string status;    ///< "passed", "skipped" or "failed"
+  std::string output;    ///< the driver's stdout + stderr
+  std::string command;   ///< the command line that ran
+  std::map<std::string, int64_t> dims; ///< the dimension values used
   std::string error;
 };
 
@@ -171,6 +182,12 @@ public:
   void closeFile(const std::string &uri);
   /// Sets `kina.target` (empty: back to the default).
   void setTarget(const std::string &target);
+  /// Sets `kina.path` (empty: search for the driver).
+  void setKinaPath(const std::string &path);
+  /// Returns freed heap memory to the system (after a burst of analyses).
+  static void trimMemory();
+  /// Cached per-item check results of `uri` (tests, memory accounting).
+  size_t cachedItemResults(const std::string &uri);
 
   // ---- readers (any thread) ----
   std::unique_ptr<AnalysisSnapshot> snapshot(query::CancellationToken token = {});
@@ -195,16 +212,19 @@ public:
   std::optional<int64_t> version(const std::string &uri);
   std::string target();
 
-  /// Every diagnostic of the file, sorted: kina::sema::analyze's (parse +
-  /// check) when kina_sema is built, else the interim lexical bracket checks.
-  /// TODO(kina::sema per-item API): per-kernel check queries.
+  /// Every diagnostic of the file, sorted: equal to kina::sema::analyze's
+  /// (parse + check), computed item by item (ItemCheck.h) when kina_sema is
+  /// built, else the interim lexical bracket checks.
   std::vector<Diagnostic> diagnostics(const std::string &uri);
+  /// How many items the last check of `uri` re-checked and reused.
+  std::pair<unsigned, unsigned> itemCheckCounts(const std::string &uri);
 
   /// With kina_sema: on a kernel name its signature, capabilities and
-  /// resource estimates; on a symbol its type; on any expression the
-  /// innermost annotated type (placement, tile shape included). Then the
-  /// catalogue entry of a diagnostic under the cursor. TODO(kina::codegen,
-  /// kina::target): register report and a PTX excerpt on kernel names.
+  /// resource estimates, plus registers/spills/occupancy and a PTX excerpt
+  /// when those artifacts are already cached (hover never builds: it says
+  /// to run "Register report" / "Show PTX" instead); on a symbol its type;
+  /// on any expression the innermost annotated type (placement, tile shape
+  /// included). Then the catalogue entry of a diagnostic under the cursor.
   std::optional<HoverInfo> hover(const std::string &uri, uint32_t offset);
 
   /// Inferred tile shapes of slices, MMA results and `let` bindings
@@ -229,10 +249,13 @@ public:
   /// Multi-line bracket blocks and comment runs.
   std::vector<FoldInfo> foldingRanges(const std::string &uri);
 
-  /// Keywords, primitive ops, dtypes, placements. TODO(kina::sema names in
-  /// scope; kina::target capabilities valid for target()).
+  /// Inside `requires capability(`: target names first, then the
+  /// capabilities target() has (kina::target registry). Elsewhere: names in
+  /// scope at `offset` (kina::sema symbols of the enclosing item defined
+  /// before it, and the file's items), keywords, primitive ops, dtypes,
+  /// placements.
   std::vector<CompletionEntry> completion(const std::string &uri, uint32_t offset);
-  /// TODO(kina::sema builtin signatures of primitive ops and tile functions).
+  /// The primitive op or item applied around `offset` (Signatures.h).
   std::optional<SignatureInfo> signatureHelp(const std::string &uri, uint32_t offset);
 
   /// Fix-its of the diagnostics that overlap `range`.
@@ -243,20 +266,28 @@ public:
   /// The kernel whose item contains `offset`, if any.
   std::optional<KernelInfo> kernelAt(const std::string &uri, uint32_t offset);
 
-  /// TODO(kina::codegen::emitPtx / nvdisasm / Tile IR writer /
-  /// kina::target register report), cached in a query::ArtifactCache by
-  /// (content hash, target, kind). Today: ok=false with the reason.
+  /// Tile IR, PTX, SASS or the register report of `kernel` for `target`
+  /// (empty: target()), built in process (Artifacts.h) on this call only and
+  /// cached in a query::ArtifactCache by (content hash of the file, target,
+  /// kind + kernel). Blocks for the build (seconds) on a miss.
   ArtifactResult artifact(const std::string &uri, const std::string &kernel, ArtifactKind kind,
                           const std::string &target);
 
-  /// Builds and runs `kernel` (explicit request only). `progress` receives
-  /// human-readable steps; the token of the snapshot cancels it.
-  /// TODO(kina::runtime launch + CPU reference check). Today: ok=false.
+  /// Runs `kernel` with `kina run --check` as a child process (KernelRun.h)
+  /// on this buffer's text (explicit request only). `dims` override the
+  /// defaults (each dimension: the least common multiple of its `requires
+  /// (D mod n = 0)` moduli, scaled up to at least 1024). `progress` gets the
+  /// steps and the driver's output lines. The snapshot's token kills the
+  /// child and then throws query::Cancelled; edits meanwhile do not.
   RunResult run(const std::string &uri, const std::string &kernel, const std::string &target,
+                const std::map<std::string, int64_t> &dims,
                 const std::function<void(const std::string &)> &progress);
 
 private:
   std::optional<HoverInfo> semanticHover(const std::string &uri, uint32_t offset);
+  /// Registers/spills/occupancy and a PTX excerpt of `kernel`, from the
+  /// artifact cache only (markdown; a hint to compute them when absent).
+  std::string builtKernelFacts(const std::string &uri, const std::string &kernel);
   friend class Analysis;
   struct State;
   explicit AnalysisSnapshot(std::unique_ptr<State> state);

@@ -52,6 +52,23 @@ bool fromJSON(const json &v, uint32_t &out, std::string &error) {
   return true;
 }
 
+static bool fromJSON(const json &v, std::map<std::string, int64_t> &out, std::string &error) {
+  if (!v.is_object()) {
+    error = std::string("expected an object, got ") + typeName(v);
+    return false;
+  }
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    int64_t value = 0;
+    std::string inner;
+    if (!fromJSON(it.value(), value, inner)) {
+      error = it.key() + ": " + inner;
+      return false;
+    }
+    out[it.key()] = value;
+  }
+  return true;
+}
+
 template <class T> bool fromJSON(const json &v, std::vector<T> &out, std::string &error) {
   if (!v.is_array()) {
     error = std::string("expected an array, got ") + typeName(v);
@@ -215,7 +232,10 @@ bool fromJSON(const json &v, InitializeParams &p, std::string &error) {
 bool fromJSON(const json &v, KinaSettings &s, std::string &error) {
   if (v.is_null())
     return true;
-  return bool(ObjectReader(v, error).opt("target", s.target).opt("debounceMs", s.debounceMs));
+  return bool(ObjectReader(v, error)
+                  .opt("target", s.target)
+                  .opt("debounceMs", s.debounceMs)
+                  .opt("path", s.path));
 }
 
 bool fromJSON(const json &v, DidOpenTextDocumentParams &p, std::string &error) {
@@ -451,7 +471,8 @@ bool fromJSON(const json &v, KernelRequestParams &p, std::string &error) {
   if (!r.req("textDocument", p.textDocument)
            .opt("kernel", p.kernel)
            .opt("position", p.position)
-           .opt("target", p.target))
+           .opt("target", p.target)
+           .opt("dims", p.dims))
     return false;
   p.workDoneToken = dig(v, {"workDoneToken"});
   return true;

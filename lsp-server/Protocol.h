@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,8 +121,9 @@ bool fromJSON(const json &, InitializeParams &, std::string &error);
 struct KinaSettings {
   std::optional<std::string> target;    ///< `kina.target`, e.g. "sm_90a"
   std::optional<int64_t> debounceMs;    ///< `kina.debounceMs`; 0 publishes at once
+  std::optional<std::string> path;      ///< `kina.path`: the `kina` driver for kina/run
 };
-/// Reads {"target": .., "debounceMs": ..} (initializationOptions, or the
+/// Reads {"target": .., "debounceMs": .., "path": ..} (initializationOptions, or the
 /// `kina` section of didChangeConfiguration settings). Unknown keys ignored.
 bool fromJSON(const json &, KinaSettings &, std::string &error);
 
@@ -338,7 +340,9 @@ struct KernelRequestParams {
   std::optional<std::string> kernel;
   std::optional<Position> position;
   std::optional<std::string> target; ///< overrides kina.target for this call
-  json workDoneToken;                ///< null when absent
+  /// kina/run: dimension values, e.g. {"M": 1024}; missing ones get defaults.
+  std::map<std::string, int64_t> dims;
+  json workDoneToken; ///< null when absent
 };
 bool fromJSON(const json &, KernelRequestParams &, std::string &error);
 

@@ -446,10 +446,11 @@ void Server::onInitialized() {
 }
 
 void Server::pullConfiguration() {
-  call("workspace/configuration", configurationParams({"kina.target", "kina.debounceMs"}),
+  call("workspace/configuration",
+       configurationParams({"kina.target", "kina.debounceMs", "kina.path"}),
        [this](const json &result) {
-         if (!result.is_array() || result.size() != 2) {
-           log_.error("workspace/configuration: expected 2 results, got " + result.dump());
+         if (!result.is_array() || result.size() < 2) {
+           log_.error("workspace/configuration: expected 3 results, got " + result.dump());
            return;
          }
          KinaSettings s;
@@ -457,11 +458,17 @@ void Server::pullConfiguration() {
            s.target = result[0].get<std::string>();
          if (result[1].is_number_integer())
            s.debounceMs = result[1].get<int64_t>();
+         if (result.size() > 2 && result[2].is_string())
+           s.path = result[2].get<std::string>();
          applySettings(s);
        });
 }
 
 void Server::applySettings(const KinaSettings &s) {
+  if (s.path) {
+    analysis_.setKinaPath(*s.path);
+    log_.info("kina driver: " + (s.path->empty() ? std::string("searched for") : *s.path));
+  }
   if (s.debounceMs) {
     scheduler_.setDebounceOverride(Millis(*s.debounceMs));
     log_.info("debounce fixed at " + std::to_string(std::max<int64_t>(0, *s.debounceMs)) + " ms");
@@ -838,7 +845,10 @@ json Server::kernelArtifact(const json &params, RequestContext &ctx, ArtifactKin
   ArtifactResult r = snap->artifact(p.textDocument.uri, kernel, kind, p.target.value_or(""));
   if (!r.ok)
     throw LspError{ErrorCode::RequestFailed, r.error};
-  return {{"kernel", r.kernel}, {"target", r.target}, {"text", r.text}};
+  json out = {{"kernel", r.kernel}, {"target", r.target}, {"text", r.text}};
+  if (!r.json.empty())
+    out["report"] = json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+  return out;
 }
 
 json Server::runKernel(const json &params, RequestContext &ctx) {
@@ -854,16 +864,22 @@ json Server::runKernel(const json &params, RequestContext &ctx) {
   progress(progressBegin("kina: run " + kernel, "starting", /*cancellable=*/true));
   RunResult r;
   try {
-    r = snap->run(p.textDocument.uri, kernel, p.target.value_or(""),
+    r = snap->run(p.textDocument.uri, kernel, p.target.value_or(""), p.dims,
                   [&](const std::string &step) { progress(progressReport(step, std::nullopt)); });
   } catch (const query::Cancelled &) {
     progress(progressEnd("cancelled"));
     throw;
   }
-  progress(progressEnd(r.ok ? "done" : "failed"));
-  if (!r.ok)
+  if (!r.ok) {
+    progress(progressEnd("failed"));
     throw LspError{ErrorCode::RequestFailed, r.error};
-  return {{"kernel", kernel}, {"output", r.output}};
+  }
+  progress(progressEnd(r.status == "passed"    ? "done"
+                       : r.status == "skipped" ? "skipped: no CUDA device"
+                                               : "failed (exit " + std::to_string(r.exitCode) +
+                                                     ")"));
+  return {{"kernel", kernel}, {"status", r.status}, {"exitCode", r.exitCode},
+          {"output", r.output}, {"command", r.command}, {"dims", r.dims}};
 }
 
 } // namespace kina::lsp
