@@ -215,7 +215,7 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
       ok = false;
       continue;
     }
-    if (tt.isTile && !v->isConstant()) {
+    if (tt.isTile && !v->isConstant() && !inTileSignature) {
       error(DiagId::NonConstantTileShape, m.expr(dim).span,
             "tile extent `" + str(*v) + "` is not a compile-time constant");
       ok = false;
@@ -280,12 +280,16 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
             "this `requires` condition is not a linear comparison the checker can use");
   }
   bool device = item.kind != syntax::ItemKind::HostFunction;
+  // Tile functions are shape-polymorphic: their signature's tiles may have
+  // symbolic extents, fixed at each call site.
+  inTileSignature = item.kind == syntax::ItemKind::TileFunction;
   for (const syntax::Param &p : item.params) {
     auto type = resolveType(p.type, device);
     Type t = type.value_or(Type::error());
     if (t.isTensor()) {
       t.tensor.writable = p.isMutable;
-      if (item.kind == syntax::ItemKind::Kernel && t.tensor.space != Space::Global) {
+      if (item.kind == syntax::ItemKind::Kernel && t.tensor.space != Space::Global &&
+          m.type(p.type).placement.kind != syntax::PlacementKind::None) {
         auto &d = error(DiagId::KernelParamPlacement, m.type(p.type).placement.span.empty()
                                                           ? m.type(p.type).span
                                                           : m.type(p.type).placement.span,
@@ -305,7 +309,8 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
     if (t.isTensor())
       t.tensor.writable = true;
     if (item.kind == syntax::ItemKind::Kernel) {
-      if (t.isTensor() && t.tensor.space != Space::Global)
+      if (t.isTensor() && t.tensor.space != Space::Global &&
+          m.type(item.result).placement.kind != syntax::PlacementKind::None)
         error(DiagId::KernelParamPlacement, m.type(item.result).span,
               std::string("kernel result is on ") + spaceName(t.tensor.space) +
                   "; kernel results must be on cuda:global");
@@ -316,6 +321,7 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
       bind(name, std::move(b));
     }
   }
+  inTileSignature = false;
   KernelSummary &summary = itemSummaries[state.itemIndex];
   summary.item = state.itemIndex;
   summary.name = item.name.name;
@@ -688,8 +694,13 @@ void Checker::checkAssign(const Stmt &s) {
                            dtypeName(d.dtype) + " `" + base.name.name + "`: element types differ (" +
                            dtypeName(v.dtype) + " vs " + dtypeName(d.dtype) + ")");
     Span valueSpan = m.expr(s.value).span;
-    diag.fix(Span{valueSpan.begin, valueSpan.begin}, std::string("convert ") + dtypeName(d.dtype) + " ",
-             std::string("convert to ") + dtypeName(d.dtype));
+    if (v.space == Space::Register)
+      diag.fix(Span{valueSpan.begin, valueSpan.begin},
+               std::string("convert ") + dtypeName(d.dtype) + " ",
+               std::string("convert to ") + dtypeName(d.dtype));
+    else
+      diag.note(std::string("load it into a ") + dtypeName(v.dtype) +
+                " register tile first, then `convert " + dtypeName(d.dtype) + "` it");
   }
 }
 
@@ -746,6 +757,11 @@ void Checker::checkCapabilities(const Item &item, ItemState &state) {
         continue;
       }
       declared.insert(c.name);
+      if (target && !state.capabilities.count(c.name) && !target::hasCapability(target->id, *cap) &&
+          item.kind == syntax::ItemKind::Kernel)
+        error(DiagId::CapabilityNotOnTarget, c.span,
+              "kernel `" + item.name.name + "` declares `" + c.name + "` (" +
+                  target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
       if (declaredTarget && !target::hasCapability(declaredTarget->id, *cap))
         error(DiagId::DeclaredTargetLacksCapability, c.span,
               std::string(declaredTarget->name) + " does not have `" + c.name +

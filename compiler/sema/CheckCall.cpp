@@ -147,11 +147,14 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
   DiagnosticSink *saved = active;
   active = &scratch;
   std::vector<Type> paramTypes;
+  bool savedTileSignature = inTileSignature;
+  inTileSignature = true;
   for (const syntax::Param &p : callee.params)
     paramTypes.push_back(resolveType(p.type, true).value_or(Type::error()));
   Type result = callee.result == syntax::kNone ? Type::unit()
                                                : resolveType(callee.result, true).value_or(Type::error());
   std::vector<std::pair<const syntax::Requirement *, std::pair<DimExpr, DimExpr>>> conditions;
+  std::vector<std::string> goalTexts;
   for (const syntax::Requirement &r : callee.requirements) {
     if (r.isCapability || r.condition == syntax::kNone)
       continue;
@@ -160,9 +163,18 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
       continue;
     auto lhs = indexValue(c.children[0]);
     auto rhs = indexValue(c.children[1]);
-    if (lhs && rhs)
-      conditions.push_back({&r, {*lhs, *rhs}});
+    if (!lhs || !rhs)
+      continue;
+    // The goal as the user wrote it, with the call's values: `48 mod 32 = 0`.
+    const Expr &l = m.expr(c.children[0]);
+    std::string goal = str(*lhs);
+    if (l.kind == ExprKind::Binary && l.op == syntax::BinaryOp::Mod)
+      if (auto operand = indexValue(l.children[0]))
+        goal = str(*operand) + " mod " + syntax::printExpr(m, l.children[1]);
+    goalTexts.push_back(goal + " " + syntax::binaryOpSpelling(c.op) + " " + str(*rhs));
+    conditions.push_back({&r, {*lhs, *rhs}});
   }
+  inTileSignature = savedTileSignature;
   active = saved;
   scopes = std::move(savedScopes);
 
@@ -171,6 +183,17 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
     const Type &want = paramTypes[i];
     if (want.isError())
       continue;
+    if (args[i].isTensor() && want.isTensor() && args[i].tensor.space != want.tensor.space) {
+      bool hostToDevice = args[i].tensor.space == Space::Host;
+      error(DiagId::CrossPlacement, m.expr(e.children[i]).span,
+            std::string("argument ") + std::to_string(i + 1) + " of `" + callee.name.name +
+                "` is on " + spaceName(args[i].tensor.space) + " but the parameter is on " +
+                spaceName(want.tensor.space) + "; move it with `" +
+                (hostToDevice ? "copy_to_device" : "copy_to_host") + "`")
+          .label(callee.params[i].span, "parameter declared here");
+      ok = false;
+      continue;
+    }
     if (!sameType(args[i], want)) {
       error(DiagId::TypeMismatch, m.expr(e.children[i]).span,
             "argument " + std::to_string(i + 1) + " of `" + callee.name.name + "` must be " +
@@ -179,7 +202,8 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
       ok = false;
     }
   }
-  for (auto &[req, sides] : conditions) {
+  for (size_t ci = 0; ci < conditions.size(); ++ci) {
+    auto &[req, sides] = conditions[ci];
     const Expr &c = m.expr(req->condition);
     const DimExpr &lhs = sides.first;
     const DimExpr &rhs = sides.second;
@@ -202,10 +226,10 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
     default: p.Result = solver::Verdict::Proved; break;
     }
     if (!p.proved()) {
+      const std::string &goal = goalTexts[ci];
       auto &d = error(DiagId::RequiresAtCallSite, e.span,
                       "`" + callee.name.name + "` requires (" + syntax::printExpr(m, req->condition) +
-                          "), which is not proved here: cannot prove " + str(lhs) + " " +
-                          syntax::binaryOpSpelling(c.op) + " " + str(rhs));
+                          "), which is not proved here: cannot prove " + goal);
       d.label(req->span, "required here");
       if (!p.Suggestions.empty() && !p.Suggestions[0].RequiresClauses.empty())
         addRequiresFix(d, p.Suggestions[0].Text);

@@ -96,7 +96,9 @@ bool Checker::requireExactDivision(const DimExpr &e, int64_t n, Span span,
   std::string fact = str(e) + " mod " + std::to_string(n) + " = 0";
   auto &d = error(DiagId::InexactDivision, span,
                   "cannot prove " + what + " is exact: " + fact + " is not known");
-  if (!proof.Suggestions.empty() && !proof.Suggestions[0].Facts.empty()) {
+  if (e.isConstant()) {
+    // Nothing to require: the numbers themselves do not divide.
+  } else if (!proof.Suggestions.empty() && !proof.Suggestions[0].Facts.empty()) {
     std::string s = proof.Suggestions[0].Text;
     addRequiresFix(d, s);
   } else if (symbols.onlyDims(e)) {
@@ -198,7 +200,9 @@ Type Checker::checkBinary(ExprId id, const Expr &e) {
       }
       if (e.op == BinaryOp::Mod)
         return Type::indexValue(symbols.mod(a.index, *n));
-      requireExactDivision(a.index, *n, e.span, "`" + syntax::printExpr(m, id) + "`");
+      if (!requireExactDivision(a.index, *n, e.span, "`" + syntax::printExpr(m, id) + "`") &&
+          a.index.isConstant())
+        return Type::error();
       return Type::indexValue(symbols.exactDiv(a.index, *n));
     }
     default: break;

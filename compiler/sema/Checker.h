@@ -79,6 +79,7 @@ public:
   std::vector<int> itemCheckState;          ///< 0 unchecked, 1 in progress, 2 done
   GridContext grid;
   ItemState *current = nullptr;
+  bool inTileSignature = false; ///< symbolic tile extents allowed (tile-function signatures)
 
   void pushScope() {
     scopes.emplace_back();

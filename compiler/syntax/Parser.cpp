@@ -170,6 +170,7 @@ public:
       : file_(file), out_(out), scan_(scan) {}
 
   void visit(TSNode root) {
+    root_ = root;
     // Iterative walk: the tree may be 10,000 levels deep.
     std::vector<TSNode> stack{root};
     while (!stack.empty() && count_ < kMaxSyntaxErrors) {
@@ -196,6 +197,7 @@ private:
   std::vector<Diagnostic> &out_;
   const DelimiterScan &scan_;
   size_t count_ = 0;
+  TSNode root_{};
 
   static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
   std::string text(TSNode n) const { return std::string(file_.slice(span(n))); }
@@ -206,19 +208,53 @@ private:
     return out_.back();
   }
 
-  /// The last leaf token ending at or before `offset`.
-  TSNode previousLeaf(TSNode n) const {
-    TSNode prev = ts_node_prev_sibling(n);
-    TSNode up = n;
-    while (ts_node_is_null(prev)) {
-      up = ts_node_parent(up);
-      if (ts_node_is_null(up))
-        return prev;
-      prev = ts_node_prev_sibling(up);
+  /// The last real token (not a comment, not MISSING) that starts before
+  /// `offset`; a null node when there is none.
+  TSNode lastTokenBefore(uint32_t offset) const {
+    TSNode n = root_;
+    TSNode none{};
+    while (true) {
+      uint32_t count = ts_node_child_count(n);
+      TSNode pick = none;
+      for (uint32_t i = count; i-- > 0;) {
+        TSNode c = ts_node_child(n, i);
+        if (ts_node_is_missing(c) || ts_node_is_extra(c) || ts_node_end_byte(c) == ts_node_start_byte(c))
+          continue;
+        if (ts_node_start_byte(c) < offset) {
+          pick = c;
+          break;
+        }
+      }
+      if (ts_node_is_null(pick))
+        return n.id == root_.id ? none : n;
+      if (ts_node_child_count(pick) == 0)
+        return pick;
+      n = pick;
     }
-    while (ts_node_child_count(prev) > 0)
-      prev = ts_node_child(prev, ts_node_child_count(prev) - 1);
-    return prev;
+  }
+
+  /// The first leaf inside `n` that is not a comment.
+  static TSNode firstRealLeaf(TSNode n) {
+    std::vector<TSNode> stack{n};
+    while (!stack.empty()) {
+      TSNode c = stack.back();
+      stack.pop_back();
+      if (ts_node_is_extra(c) && ts_node_child_count(c) == 0)
+        continue;
+      uint32_t count = ts_node_child_count(c);
+      if (count == 0)
+        return c;
+      for (uint32_t i = count; i-- > 0;)
+        stack.push_back(ts_node_child(c, i));
+    }
+    return n;
+  }
+
+  static bool hasAncestor(TSNode n, const char *kind) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+      if (std::strcmp(ts_node_type(p), kind) == 0)
+        return true;
+    return false;
   }
 
   bool delimiterIssueCovers(std::string_view missingKind) const {
@@ -233,8 +269,8 @@ private:
       return; // the delimiter scan reports it with the opener's location
     TSNode parent = ts_node_parent(n);
     std::string context = ts_node_is_null(parent) ? "" : ts_node_type(parent);
-    TSNode prev = previousLeaf(n);
     uint32_t at = ts_node_start_byte(n);
+    TSNode prev = lastTokenBefore(at);
     Span s{at, at};
     std::string after;
     if (!ts_node_is_null(prev)) {
@@ -246,14 +282,16 @@ private:
       return;
     }
     std::string message = "expected " + describeMissing(kind);
-    if (context == "let_binding" && kind == "in")
+    if (kind == "in" && (context == "let_binding" || hasAncestor(n, "let_binding") ||
+                         context != "for_statement"))
       message += " after the `let` binding";
+    else if (kind == "in")
+      message += " after the loop variable of the `for` loop";
     else if (!after.empty())
       message += " after `" + after + "` in " + describeContext(context);
     auto &d = report(DiagId::MissingToken, s, message);
     if (isPunctuation(kind) || kind == "in")
-      d.fix(Span{s.end, s.end}, (kind == "in" ? " " : "") + kind,
-            "insert `" + kind + "`");
+      d.fix(Span{s.end, s.end}, " " + kind, "insert `" + kind + "`");
   }
 
   void reportSliceWithoutLength(Span s) {
@@ -266,9 +304,7 @@ private:
     TSNode parent = ts_node_parent(n);
     std::string context = ts_node_is_null(parent) ? "source_file" : ts_node_type(parent);
     // First and last leaves inside the error.
-    TSNode first = n;
-    while (ts_node_child_count(first) > 0)
-      first = ts_node_child(first, 0);
+    TSNode first = firstRealLeaf(n);
     TSNode last = n;
     while (ts_node_child_count(last) > 0)
       last = ts_node_child(last, ts_node_child_count(last) - 1);
@@ -279,19 +315,23 @@ private:
       reportSliceWithoutLength(span(last));
       return;
     }
-    // A closing delimiter that closes nothing is reported by the scan.
-    if (firstText.size() == 1 && std::strchr(")]}", firstText[0])) {
+    // Delimiters that close nothing or are never closed are reported by the scan.
+    if (firstText.size() == 1 && std::strchr(")]}([{", firstText[0])) {
       for (const Delimiter &d : scan_.unmatched)
         if (d.offset == ts_node_start_byte(first))
           return;
+      for (const Delimiter &d : scan_.unclosed)
+        if (d.offset == ts_node_start_byte(first))
+          return;
     }
+    if (firstText.empty())
+      return;
     if (ts_node_symbol(first) == CstIds::get().identifier || std::isalpha(
             static_cast<unsigned char>(firstText.empty() ? ' ' : firstText[0]))) {
       bool atItemLevel = context == "source_file";
-      const auto &candidates = atItemLevel ? itemKeywords() : statementKeywords();
-      std::string suggestion = closestKeyword(firstText, candidates);
-      if (suggestion.empty())
-        suggestion = closestKeyword(firstText, atItemLevel ? statementKeywords() : itemKeywords());
+      std::string suggestion = closestKeyword(firstText, itemKeywords());
+      if (suggestion.empty() && !atItemLevel)
+        suggestion = closestKeyword(firstText, statementKeywords());
       if (!suggestion.empty()) {
         report(DiagId::MisspelledKeyword, span(first),
                "unknown keyword `" + firstText + "`; did you mean `" + suggestion + "`?")
@@ -310,7 +350,8 @@ private:
       message += " at the top level; expected `kernel`, `tile` or `fn`";
     else
       message += " in " + describeContext(context);
-    report(DiagId::UnexpectedToken, Span{s.begin, std::max(s.begin + 1, ts_node_end_byte(first))},
+    uint32_t begin = ts_node_start_byte(first);
+    report(DiagId::UnexpectedToken, Span{begin, std::max(begin + 1, ts_node_end_byte(first))},
            message);
   }
 };
