@@ -326,6 +326,16 @@ private:
     }
     if (firstText.empty())
       return;
+    if (context == "source_file" &&
+        (firstText == "kernel" || firstText == "tile" || firstText == "fn")) {
+      // A broken item: an unclosed bracket explains it best when there is one.
+      if (!scan_.unclosed.empty() || !scan_.unmatched.empty())
+        return;
+      report(DiagId::UnexpectedToken, span(first),
+             "this `" + firstText + "` definition could not be parsed: expected `" + firstText +
+                 " name [dims] requires ... (param : Type) ... : Result { body }`");
+      return;
+    }
     if (ts_node_symbol(first) == CstIds::get().identifier || std::isalpha(
             static_cast<unsigned char>(firstText.empty() ? ' ' : firstText[0]))) {
       bool atItemLevel = context == "source_file";
