@@ -51,6 +51,8 @@ private:
 struct IsolatedSearch {
   test::ScopedEnv ptxas{"KINA_PTXAS", std::nullopt};
   test::ScopedEnv nvdisasm{"KINA_NVDISASM", std::nullopt};
+  test::ScopedEnv cuobjdump{"KINA_CUOBJDUMP", std::nullopt};
+  test::ScopedEnv tileiras{"KINA_TILEIRAS", std::nullopt};
   test::ScopedEnv cudaHome{"CUDA_HOME", std::nullopt};
   test::ScopedEnv path{"PATH", std::string("/nonexistent-kina-path")};
   test::ScopedEnv home{"KINA_HOME", std::nullopt};
