@@ -22,6 +22,10 @@ namespace kina::lsp {
 /// One item's check result, spans relative to the item's first byte.
 struct ItemCheckCache::ItemResult {
   std::vector<Diagnostic> diagnostics;
+  /// Per diagnostic, per label / fix-it: "" when its span is relative to
+  /// this item, else the name of the callee item it points into (relative
+  /// to that item; the key covers the callee's text, so the offset holds).
+  std::vector<std::vector<std::string>> labelAnchors, fixitAnchors;
   std::vector<sema::TypeAnnotation> annotations;
   std::vector<sema::SymbolInfo> locals;                     ///< item = -1
   std::vector<std::pair<std::string, Span>> itemReferences; ///< uses of items
@@ -43,14 +47,6 @@ uint64_t mix(uint64_t h, uint64_t v) {
 
 Span shifted(Span s, int64_t delta) {
   return {static_cast<uint32_t>(s.begin + delta), static_cast<uint32_t>(s.end + delta)};
-}
-
-void shiftDiagnostic(Diagnostic &d, int64_t delta) {
-  d.span = shifted(d.span, delta);
-  for (SpanLabel &l : d.labels)
-    l.span = shifted(l.span, delta);
-  for (FixIt &f : d.fixits)
-    f.span = shifted(f.span, delta);
 }
 
 bool within(Span s, Span item) { return item.begin <= s.begin && s.end <= item.end; }
@@ -113,7 +109,13 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   for (size_t i = 0; i < n; ++i) {
     std::string_view t = itemText(i);
     textHash[i] = query::contentHash(t);
-    for (std::string_view id : identifiers(t)) {
+    // The names the item uses; its own name (after the keyword) is not a use.
+    std::string_view body = t;
+    const syntax::Ident &own = m.items[i].name;
+    if (own.valid() && own.span.end >= m.items[i].span.begin &&
+        own.span.end - m.items[i].span.begin <= t.size())
+      body = t.substr(own.span.end - m.items[i].span.begin);
+    for (std::string_view id : identifiers(body)) {
       auto it = firstDefinition.find(std::string(id));
       if (it != firstDefinition.end() && it->second != static_cast<int>(i))
         uses[i].push_back(it->second);
@@ -121,9 +123,10 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   }
   const uint64_t targetHash = query::contentHash(target);
   std::vector<uint64_t> key(n);
+  std::vector<std::set<int>> reachedBy(n);
   for (size_t i = 0; i < n; ++i) {
     // The item's text and the texts of everything it reaches by name.
-    std::set<int> reached;
+    std::set<int> &reached = reachedBy[i];
     std::vector<int> work = uses[i];
     while (!work.empty()) {
       int j = work.back();
@@ -200,16 +203,33 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       }
       Span item = m.items[*i].span;
       bool inside = within(d.span, item);
-      for (const SpanLabel &l : d.labels)
-        inside &= within(l.span, item);
-      for (const FixIt &f : d.fixits)
-        inside &= within(f.span, item);
+      // Secondary spans may point into the item or into a callee it reaches.
+      auto anchor = [&](Span &s) -> std::string {
+        if (within(s, item)) {
+          s = shifted(s, -static_cast<int64_t>(item.begin));
+          return "";
+        }
+        for (int j : reachedBy[*i])
+          if (within(s, m.items[j].span)) {
+            s = shifted(s, -static_cast<int64_t>(m.items[j].span.begin));
+            return m.items[j].name.name;
+          }
+        inside = false;
+        return "";
+      };
+      std::vector<std::string> labelAnchors, fixitAnchors;
+      for (SpanLabel &l : d.labels)
+        labelAnchors.push_back(anchor(l.span));
+      for (FixIt &f : d.fixits)
+        fixitAnchors.push_back(anchor(f.span));
       if (!inside)
         uncacheable.insert(*i);
       ItemResult &r = byItem[*i];
       r.dependsOnAllNames |= d.info().diagClass == DiagClass::Name;
-      shiftDiagnostic(d, -static_cast<int64_t>(item.begin));
+      d.span = shifted(d.span, -static_cast<int64_t>(item.begin));
       r.diagnostics.push_back(std::move(d));
+      r.labelAnchors.push_back(std::move(labelAnchors));
+      r.fixitAnchors.push_back(std::move(fixitAnchors));
     }
     for (const sema::TypeAnnotation &a : p.annotations)
       for (int i : items)
@@ -314,11 +334,22 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       out->symbols.push_back(s);
       out->symbols.back().references.clear();
     }
+  auto anchorBase = [&](const std::string &anchor, int64_t own) -> int64_t {
+    if (anchor.empty())
+      return own;
+    auto it = firstDefinition.find(anchor);
+    return it == firstDefinition.end() ? own : m.items[it->second].span.begin;
+  };
   for (size_t i = 0; i < n; ++i) {
     const ItemResult &r = *results[i];
     int64_t delta = m.items[i].span.begin;
-    for (Diagnostic d : r.diagnostics) {
-      shiftDiagnostic(d, delta);
+    for (size_t k = 0; k < r.diagnostics.size(); ++k) {
+      Diagnostic d = r.diagnostics[k];
+      d.span = shifted(d.span, delta);
+      for (size_t l = 0; l < d.labels.size(); ++l)
+        d.labels[l].span = shifted(d.labels[l].span, anchorBase(r.labelAnchors[k][l], delta));
+      for (size_t f = 0; f < d.fixits.size(); ++f)
+        d.fixits[f].span = shifted(d.fixits[f].span, anchorBase(r.fixitAnchors[k][f], delta));
       if (keep(d))
         out->diagnostics.push_back(std::move(d));
     }

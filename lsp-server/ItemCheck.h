@@ -13,10 +13,12 @@
 //     when a callee's body changes: capabilities flow from callees);
 //   - for items whose result has a name-resolution diagnostic (whose
 //     suggestions come from every item's name), the set of all item names.
-// An unchanged item's cached result is shifted to the item's new offset.
-// A result is not cached when one of its spans lies outside its item (it is
-// then recomputed every time), so the merged result always equals a
-// from-scratch kina::sema::analyze of the same text (the tests compare).
+// An unchanged item's cached result is shifted to the item's new offset; a
+// label or fix-it that points into a callee (e.g. "required here" at the
+// callee's `requires`) is kept relative to that callee. A result is not
+// cached when some span lies anywhere else (it is then recomputed every
+// time), so the merged result always equals a from-scratch
+// kina::sema::analyze of the same text (the tests compare).
 //
 // Thread-safety: check() may be called from several threads at once; the
 // cache is locked only around look-ups and inserts, never while checking.

@@ -3,9 +3,11 @@
 // Drives the real Server in-process (TestClient.h). The replay applies
 // 10,000 seeded random incremental edits (inserts and deletes of ASCII,
 // brackets and multi-byte characters, UTF-16 ranges computed here
-// independently of kina::SourceFile) with debounce 0, then checks that the
-// server is alive, that published versions never go backwards, and that the
-// last published diagnostics equal a fresh analysis of the final text.
+// independently of kina::SourceFile) with debounce 0 to a copy of the
+// stdlib's gemm_tc, then checks that the server is alive, that published
+// versions never go backwards, and that the last published diagnostics
+// equal `kina check --diagnostics-format=json` on the final text (the issue's
+// acceptance item) and a fresh in-process analysis.
 //
 //===----------------------------------------------------------------------===//
 #include "LexicalScan.h"
@@ -14,8 +16,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
+#include <unistd.h>
 
 using namespace kina::lsp;
 using namespace kina::lsp::test;
@@ -99,14 +105,48 @@ std::vector<size_t> boundaries(const std::string &s) {
   return out;
 }
 
+/// `kina check --diagnostics-format=json --target T` of `text`.
+json kinaCheck(const std::string &text, const std::string &target) {
+  char path[] = "/tmp/kina-lsp-replay-XXXXXX.kina";
+  int fd = ::mkstemps(path, 5);
+  EXPECT_GE(fd, 0);
+  ::close(fd);
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+  }
+  std::string cmd = std::string(KINA_DRIVER) + " check --diagnostics-format=json --target " +
+                    target + " " + path + " 2>/dev/null";
+  std::string out;
+  if (FILE *p = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+      out.append(buf, n);
+    ::pclose(p);
+  }
+  std::remove(path);
+  return json::parse(out, nullptr, /*allow_exceptions=*/false);
+}
+
+std::string readSource(const std::string &rel) {
+  std::ifstream f(std::string(KINA_SOURCE_DIR) + "/" + rel);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
 TEST(Server, TenThousandRandomEditsReplay) {
   TestClient c;
   c.initialize();
-  std::string text = "kernel k\n  (a : Tensor[F16, [M], on=cuda:global])\n  : Tensor[F16, [M], "
-                     "on=cuda:global] {\n  block_grid [M/128] {\n    block_sync\n  }\n}\n";
+  std::string text = readSource("stdlib/gemm_tc.kina");
+  ASSERT_FALSE(text.empty());
   c.notify("textDocument/didOpen", openParams(text));
-  const std::vector<std::string> pieces = {"a", "{", "}", "(", ")", "[", "]", "\n", " ",
-                                           "// c\n", "\xC3\xA9", "\xF0\x9F\x98\x80", "block_sync"};
+  const std::vector<std::string> pieces = {
+      "a",          "{",         "}",          "(",          ")",     "[",
+      "]",          "\n",        " ",          "// c\n",     "\xC3\xA9", "\xF0\x9F\x98\x80",
+      "block_sync", "c_reg",     "a_smem",     " 16",        "+ 64",  "cp_async_wait_all\n",
+      "fill 0.0",   "kernel z ", "tile t {\n", "F32"};
   std::mt19937 rng(20261129);
   int version = 1;
   for (int i = 0; i < 10000; ++i) {
@@ -153,9 +193,29 @@ TEST(Server, TenThousandRandomEditsReplay) {
   }
   EXPECT_EQ(last, version);
 
-  // Final diagnostics equal a from-scratch analysis of the independently
-  // kept text (incremental == from scratch).
-  // TODO(kina driver): also compare with `kina check --diagnostics-format=json`.
+  // Final diagnostics equal `kina check --diagnostics-format=json` on the
+  // independently kept final text (the server's default target is sm_80).
+#ifdef KINA_DRIVER
+  json cli = kinaCheck(text, "sm_80");
+  ASSERT_TRUE(cli.is_array() && cli.size() == 1) << cli.dump();
+  const json &expected = cli[0]["diagnostics"];
+  ASSERT_EQ(lastDiags.size(), expected.size()) << text;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::string message = expected[i]["message"];
+    for (const json &note : expected[i]["notes"])
+      message += "\nnote: " + note.get<std::string>();
+    EXPECT_EQ(lastDiags[i]["message"], message);
+    EXPECT_EQ(lastDiags[i]["code"], expected[i]["code"]);
+    for (const char *end : {"start", "end"})
+      for (const char *field : {"line", "character"})
+        EXPECT_EQ(lastDiags[i]["range"][end][field], expected[i]["range"][end][field])
+            << i << " " << end << "." << field;
+  }
+#else
+  GTEST_FAIL() << "kina_lsp_tests was built without the kina driver (KINA_DRIVER)";
+#endif
+
+  // And a from-scratch analysis in process (incremental == from scratch).
   auto final = std::make_shared<const kina::SourceFile>(kUri, text);
   Analysis scratch;
   scratch.setFile(kUri, final, version);

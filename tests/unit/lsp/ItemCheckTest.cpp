@@ -1,0 +1,218 @@
+//===- ItemCheckTest.cpp - Item-by-item checking equals a full check ------===//
+//
+// ItemCheckCache re-checks only the items whose text (or whose callees'
+// text) changed. These tests assert both halves of that contract: what was
+// re-checked after each kind of edit, and that the merged result (every
+// diagnostic with its labels, notes and fix-its; annotations; symbols;
+// kernel summaries) equals kina::sema::analyze of the same text, over a
+// seeded series of random edits of a realistic multi-item file.
+//
+//===----------------------------------------------------------------------===//
+#include "ItemCheck.h"
+
+#include "sema/Frontend.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <tuple>
+
+using namespace kina;
+using namespace kina::lsp;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// A file with tile functions, their callers, and the stdlib kernels.
+std::string corpus() {
+  std::string root = KINA_SOURCE_DIR;
+  std::string text;
+  for (const char *p :
+       {"/tests/lit/sema/cap-through-tile-function.kina", "/stdlib/gemm_tc.kina",
+        "/tests/lit/sema/call-requires-symbolic.kina", "/stdlib/softmax.kina",
+        "/stdlib/reduce.kina", "/stdlib/transpose.kina", "/stdlib/elementwise.kina"})
+    text += readFile(root + p) + "\n";
+  return text;
+}
+
+std::string describe(const Diagnostic &d) {
+  std::ostringstream s;
+  s << d.info().code << "@" << d.span.begin << "-" << d.span.end << " " << d.message;
+  for (const SpanLabel &l : d.labels)
+    s << " [label " << l.span.begin << "-" << l.span.end << " " << l.message << "]";
+  for (const std::string &n : d.notes)
+    s << " [note " << n << "]";
+  for (const FixIt &f : d.fixits)
+    s << " [fix " << f.span.begin << "-" << f.span.end << " '" << f.replacement << "' "
+      << f.title << "]";
+  return s.str();
+}
+
+std::vector<std::string> describeAll(const std::vector<Diagnostic> &ds) {
+  std::vector<std::string> out;
+  for (const Diagnostic &d : ds)
+    out.push_back(describe(d));
+  return out;
+}
+
+std::vector<std::string> annotations(const std::vector<sema::TypeAnnotation> &as) {
+  std::vector<std::string> out;
+  for (const auto &a : as)
+    out.push_back(std::to_string(a.span.begin) + "-" + std::to_string(a.span.end) + " " +
+                  a.type + " " + a.shape + (a.inlay ? " inlay" : ""));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> symbols(const std::vector<sema::SymbolInfo> &ss) {
+  std::vector<std::string> out;
+  for (const auto &s : ss) {
+    std::vector<uint32_t> refs;
+    for (Span r : s.references)
+      refs.push_back(r.begin);
+    std::sort(refs.begin(), refs.end());
+    std::string line = s.name + " kind" + std::to_string(int(s.kind)) + " item" +
+                       std::to_string(s.item) + " @" + std::to_string(s.definition.begin) + " " +
+                       s.type + " refs";
+    for (uint32_t r : refs)
+      line += " " + std::to_string(r);
+    out.push_back(line);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> kernels(const std::vector<sema::KernelSummary> &ks) {
+  std::vector<std::string> out;
+  for (const auto &k : ks) {
+    std::string line = k.name + " item" + std::to_string(k.item) + " " + k.signature + " smem" +
+                       std::to_string(k.sharedBytes) + " tpb" +
+                       std::to_string(k.threadsPerBlock) + " regs" +
+                       std::to_string(k.registerEstimate) + " caps";
+    for (const auto &c : k.capabilities)
+      line += " " + c;
+    out.push_back(line);
+  }
+  return out;
+}
+
+/// Expects the incremental result to equal a from-scratch analysis.
+void expectEqualsFullCheck(const CheckedFile &inc, const std::string &text,
+                           const std::string &target, const std::string &context) {
+  SourceFile file("t.kina", text);
+  sema::FrontendOptions o;
+  o.target = target;
+  sema::Analysis full = sema::analyze(file, o);
+  ASSERT_EQ(describeAll(inc.diagnostics), describeAll(full.diagnostics)) << context;
+  EXPECT_EQ(annotations(inc.annotations), annotations(full.program.annotations)) << context;
+  EXPECT_EQ(symbols(inc.symbols), symbols(full.program.symbolInfos)) << context;
+  EXPECT_EQ(kernels(inc.kernels), kernels(full.program.kernels)) << context;
+}
+
+TEST(ItemCheck, OpenChecksEverythingOnceThenReusesIt) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  auto first = cache.check(SourceFile("t.kina", text), "sm_80");
+  EXPECT_GT(first->itemsChecked, 5u);
+  EXPECT_EQ(first->itemsReused, 0u);
+  expectEqualsFullCheck(*first, text, "sm_80", "open");
+  // The same text again: nothing is re-checked.
+  auto again = cache.check(SourceFile("t.kina", text), "sm_80");
+  EXPECT_EQ(again->itemsChecked, 0u);
+  EXPECT_EQ(again->itemsReused, first->itemsChecked);
+  // A comment between items moves every later item: still nothing re-checked.
+  std::string moved = text;
+  moved.insert(moved.find("kernel gemm_tc"), "// moved\n\n");
+  auto shifted = cache.check(SourceFile("t.kina", moved), "sm_80");
+  EXPECT_EQ(shifted->itemsChecked, 0u);
+  expectEqualsFullCheck(*shifted, moved, "sm_80", "shifted");
+  // Another target: every item again.
+  auto other = cache.check(SourceFile("t.kina", moved), "sm_90a");
+  EXPECT_EQ(other->itemsChecked, first->itemsChecked);
+  expectEqualsFullCheck(*other, moved, "sm_90a", "target");
+}
+
+TEST(ItemCheck, EditInsideOneKernelRechecksOnlyThatKernel) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  cache.check(SourceFile("t.kina", text), "sm_80");
+  // Inside softmax_f32's body (no other item names it).
+  size_t at = text.find("block_grid", text.find("kernel softmax_f32"));
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "block_sync\n    ");
+  auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+  EXPECT_EQ(r->itemsChecked, 1u);
+  expectEqualsFullCheck(*r, text, "sm_80", "edit in kernel");
+}
+
+TEST(ItemCheck, EditInsideATileFunctionRechecksItsCallers) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  cache.check(SourceFile("t.kina", text), "sm_80");
+  // mma_step is called by the first gemm_tc only: it and that caller.
+  size_t at = text.find("return wmma_mma acc x y");
+  text.replace(at, 23, "return acc");
+  auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+  EXPECT_EQ(r->itemsChecked, 2u);
+  // The capability error of the caller is gone with the MMA.
+  for (const Diagnostic &d : r->diagnostics)
+    EXPECT_EQ(d.message.find("uses `mma_m16n16k16_f16_f16_f32`"), std::string::npos)
+        << d.message;
+  expectEqualsFullCheck(*r, text, "sm_80", "edit in tile function");
+}
+
+TEST(ItemCheck, NewItemNamedLikeAnUnknownFunctionRechecksTheUser) {
+  ItemCheckCache cache;
+  std::string text = "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
+                     "  : (c : Tensor[F16, [64], on=cuda:global]) {\n"
+                     "  block_grid [1] {\n    let v = helper a in\n    block_sync\n  }\n}\n";
+  auto before = cache.check(SourceFile("t.kina", text), "sm_80");
+  expectEqualsFullCheck(*before, text, "sm_80", "unknown helper");
+  text += "\ntile helper\n  (t : Tensor[F16, [64], on=cuda:global])\n"
+          "  : Tensor[F16, [64], on=cuda:global] {\n  return t\n}\n";
+  auto after = cache.check(SourceFile("t.kina", text), "sm_80");
+  EXPECT_EQ(after->itemsChecked, 2u); // the new item and its caller
+  expectEqualsFullCheck(*after, text, "sm_80", "helper defined");
+}
+
+TEST(ItemCheck, RandomEditsEqualFullChecks) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  std::mt19937 rng(6);
+  const std::vector<std::string> pieces = {
+      "{", "}", "(", ")", "[", "]", "\n", " ", "a", "k", "0", "16", "mma_step ", "rows_max ",
+      "block_sync\n", "cp_async_wait_all\n", "kernel z {\n", "tile t {\n", "// c\n", "<- ",
+      "c_reg", "F16", "sm_90a", ", cp_async", "requires (M mod 64 = 0)\n"};
+  unsigned reused = 0;
+  for (int i = 0; i < 300; ++i) {
+    size_t at = rng() % (text.size() + 1);
+    if (rng() % 3 == 0 && text.size() > 10) {
+      text.erase(at, 1 + rng() % 4);
+    } else if (rng() % 5 == 0 && text.size() > 40) {
+      // Copy a random slice elsewhere (realistic paste).
+      size_t from = rng() % (text.size() - 20);
+      text.insert(at, text.substr(from, 1 + rng() % 20));
+    } else {
+      text.insert(at, pieces[rng() % pieces.size()]);
+    }
+    auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+    reused += r->itemsReused;
+    expectEqualsFullCheck(*r, text, "sm_80", "edit " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(reused, 300u); // the cache did its job
+  // Bounded: the results of the last two checks at most.
+  EXPECT_LE(cache.size(), 200u);
+}
+
+} // namespace
