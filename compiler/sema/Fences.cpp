@@ -102,6 +102,23 @@ void boundQueue(FenceState &s) {
   }
 }
 
+/// Applies `fix` to every region of a state (sets are re-deduplicated).
+template <typename Fn> FenceState mapRegions(const FenceState &s, Fn fix) {
+  auto fixSet = [&](const RegionSet &set) {
+    RegionSet out;
+    for (const Region &r : set)
+      insertRegion(out, fix(r));
+    return out;
+  };
+  FenceState r;
+  r.uncommitted = fixSet(s.uncommitted);
+  r.unsynced = fixSet(s.unsynced);
+  r.readers = fixSet(s.readers);
+  for (const RegionSet &g : s.pending)
+    r.pending.push_back(fixSet(g));
+  return r;
+}
+
 class FenceChecker {
 public:
   FenceChecker(Checker &c) : c_(c), m_(c.m) {}
@@ -449,19 +466,7 @@ private:
         r.whole = true;
       return r;
     };
-    auto fixSet = [&](const RegionSet &set) {
-      RegionSet out;
-      for (const Region &r : set)
-        insertRegion(out, fix(r));
-      return out;
-    };
-    FenceState r;
-    r.uncommitted = fixSet(s.uncommitted);
-    r.unsynced = fixSet(s.unsynced);
-    r.readers = fixSet(s.readers);
-    for (const RegionSet &g : s.pending)
-      r.pending.push_back(fixSet(g));
-    return r;
+    return mapRegions(s, fix);
   }
 
   /// Regions whose stage mentions the loop variable become whole tiles.
@@ -476,40 +481,18 @@ private:
       }
       return false;
     };
-    auto fixSet = [&](const RegionSet &set) {
-      RegionSet out;
-      for (Region r : set) {
-        if (!r.whole && mentions(r.stage))
-          r.whole = true;
-        insertRegion(out, r);
-      }
-      return out;
-    };
-    FenceState r;
-    r.uncommitted = fixSet(s.uncommitted);
-    r.unsynced = fixSet(s.unsynced);
-    r.readers = fixSet(s.readers);
-    for (const RegionSet &g : s.pending)
-      r.pending.push_back(fixSet(g));
-    return r;
+    return mapRegions(s, [&](Region r) {
+      if (!r.whole && mentions(r.stage))
+        r.whole = true;
+      return r;
+    });
   }
 
   FenceState widen(const FenceState &s) {
-    auto wholeSet = [](const RegionSet &set) {
-      RegionSet out;
-      for (Region r : set) {
-        r.whole = true;
-        insertRegion(out, r);
-      }
-      return out;
-    };
-    FenceState r;
-    r.uncommitted = wholeSet(s.uncommitted);
-    r.unsynced = wholeSet(s.unsynced);
-    r.readers = wholeSet(s.readers);
-    for (const RegionSet &g : s.pending)
-      r.pending.push_back(wholeSet(g));
-    return r;
+    return mapRegions(s, [](Region r) {
+      r.whole = true;
+      return r;
+    });
   }
 
   FenceState walkLoop(StmtId id, const Stmt &st, FenceState entry) {

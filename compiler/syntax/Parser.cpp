@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "syntax/Parser.h"
 #include "syntax/Lower.h"
+#include "diag/Spelling.h"
 
 #include <algorithm>
 #include <cstring>
@@ -82,31 +83,9 @@ const std::vector<std::string> &itemKeywords() {
   return words;
 }
 
-unsigned editDistance(std::string_view a, std::string_view b) {
-  std::vector<unsigned> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    prev[j] = static_cast<unsigned>(j);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = static_cast<unsigned>(i);
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 /// The closest keyword within a small edit distance, or empty.
 std::string closestKeyword(std::string_view word, const std::vector<std::string> &candidates) {
-  std::string best;
-  unsigned bestDistance = word.size() <= 4 ? 1 : 2;
-  for (const std::string &k : candidates) {
-    unsigned d = editDistance(word, k);
-    if (d <= bestDistance && d > 0 && (best.empty() || d < bestDistance)) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
+  return closestSpelling(word, candidates, word.size() <= 4 ? 1 : 2);
 }
 
 /// Human description of the construct a CST node kind stands for.
