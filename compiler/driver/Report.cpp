@@ -8,9 +8,8 @@
 #include "codegen/Codegen.h"
 #include "diag/Render.h"
 #include "driver/Commands.h"
+#include "driver/CompileKernel.h"
 #include "driver/SourceLoader.h"
-#include "lower/TileIRFromAst.h"
-#include "sema/Frontend.h"
 #include "target/Registry.h"
 #include "target/ReportJson.h"
 #include "target/ResourceReport.h"
@@ -32,38 +31,12 @@ int runReportCommand(const ReportOptions &options) {
     std::cerr << "kina: error: " << target::unknownTargetMessage(options.common.target) << "\n";
     return UsageError;
   }
-  sema::FrontendOptions fe;
-  fe.target = options.common.target;
-  sema::Analysis analysis = sema::analyze(*file, fe);
-  bool errors = false;
-  for (const Diagnostic &d : analysis.diagnostics) {
-    errors |= d.severity() == Severity::Error;
-    std::cerr << renderDiagnostic(d, *file);
-  }
-  if (errors)
-    return InputErrors;
-  std::string kernel = options.kernel;
-  if (kernel.empty()) {
-    if (analysis.program.kernels.size() != 1) {
-      std::cerr << "kina: error: the file has " << analysis.program.kernels.size()
-                << " kernels; choose one with --kernel\n";
-      return UsageError;
-    }
-    kernel = analysis.program.kernels[0].name;
-  }
-  auto tileIR = lower::lowerKernel(analysis, kernel);
-  if (!tileIR) {
-    std::cerr << "kina: error: " << llvm::toString(tileIR.takeError()) << "\n";
-    return InputErrors;
-  }
-  DiagnosticSink sink;
-  codegen::CodegenOptions cg;
-  cg.target = options.common.target;
-  auto compiled = codegen::compile(*tileIR, cg, codegen::Stage::Cubin, sink);
-  for (const Diagnostic &d : sink.diagnostics())
-    std::cerr << renderDiagnostic(d, *file);
-  if (!compiled)
-    return ToolFailure;
+  auto built = compileKernelToCubin(*file, options.common.target, options.kernel);
+  if (auto *code = std::get_if<int>(&built))
+    return *code;
+  CompiledKernel &ck = std::get<CompiledKernel>(built);
+  const ir::Kernel *tileIR = &ck.tileIR;
+  const codegen::CodegenResult *compiled = &ck.result;
   target::ReportOptions ro;
   ro.threadsPerBlock = tileIR->threadsPerBlock();
   ro.dynamicSharedBytes = compiled->launch.dynamicSharedBytes;

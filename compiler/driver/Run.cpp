@@ -11,8 +11,8 @@
 #include "codegen/Codegen.h"
 #include "diag/Render.h"
 #include "driver/Commands.h"
+#include "driver/CompileKernel.h"
 #include "driver/SourceLoader.h"
-#include "lower/TileIRFromAst.h"
 #include "reference/Interpreter.h"
 #include "runtime/Compare.h"
 #include "runtime/Device.h"
@@ -84,8 +84,20 @@ int runRunCommand(const RunOptions &options) {
   std::string targetName = options.common.target;
   if (targetName == "auto") {
     auto opened = runtime::Device::open(0);
-    if (!opened)
+    if (!opened) {
+      // Without a device there is no target to pick, but errors in the file
+      // still come first: check it against the default target.
+      sema::FrontendOptions fe;
+      sema::Analysis analysis = sema::analyze(*file, fe);
+      bool errors = false;
+      for (const Diagnostic &d : analysis.diagnostics) {
+        errors |= d.severity() == Severity::Error;
+        std::cerr << renderDiagnostic(d, *file);
+      }
+      if (errors)
+        return InputErrors;
       return runtimeFailure(opened.error(), options.kernel);
+    }
     device.emplace(opened.take());
     targetName = targetForDevice(device->info());
     if (targetName.empty())
@@ -94,37 +106,13 @@ int runRunCommand(const RunOptions &options) {
     return fail(target::unknownTargetMessage(targetName), UsageError);
   }
 
-  sema::FrontendOptions fe;
-  fe.target = targetName;
-  sema::Analysis analysis = sema::analyze(*file, fe);
-  bool errors = false;
-  for (const Diagnostic &d : analysis.diagnostics) {
-    errors |= d.severity() == Severity::Error;
-    std::cerr << renderDiagnostic(d, *file);
-  }
-  if (errors)
-    return InputErrors;
-
-  std::string kernelName = options.kernel;
-  if (kernelName.empty()) {
-    if (analysis.program.kernels.size() != 1)
-      return fail("the file has " + std::to_string(analysis.program.kernels.size()) +
-                      " kernels; choose one with --kernel",
-                  UsageError);
-    kernelName = analysis.program.kernels[0].name;
-  }
-  auto tileIR = lower::lowerKernel(analysis, kernelName);
-  if (!tileIR)
-    return fail(llvm::toString(tileIR.takeError()));
-
-  DiagnosticSink sink;
-  codegen::CodegenOptions cg;
-  cg.target = targetName;
-  auto compiled = codegen::compile(*tileIR, cg, codegen::Stage::Cubin, sink);
-  for (const Diagnostic &d : sink.diagnostics())
-    std::cerr << renderDiagnostic(d, *file);
-  if (!compiled)
-    return ToolFailure;
+  auto built = compileKernelToCubin(*file, targetName, options.kernel);
+  if (auto *code = std::get_if<int>(&built))
+    return *code;
+  CompiledKernel &ck = std::get<CompiledKernel>(built);
+  const std::string &kernelName = ck.name;
+  const ir::Kernel *tileIR = &ck.tileIR;
+  const codegen::CodegenResult *compiled = &ck.result;
 
   auto spec = runtime::launchSpecFromJson(codegen::toJson(compiled->launch));
   if (!spec)
