@@ -226,19 +226,26 @@ local function run()
 
   check(':KinaPTX opens a buffer with .visible .entry', function()
     assert(attached, 'kina-lsp did not attach')
-    local line = find(buf, 'block_sync')
+    -- The seed has type errors by design; PTX is shown for the corrected seed.
+    local fixed = copy_fixture('gemm_tc_fixed.kina')
+    vim.cmd('edit ' .. vim.fn.fnameescape(fixed))
+    local fbuf = vim.api.nvim_get_current_buf()
+    wait_for('kina-lsp to attach to the corrected seed', function()
+      return next(vim.lsp.buf_get_clients(fbuf)) ~= nil
+    end, 10000)
+    local line = find(fbuf, 'block_sync')
     vim.api.nvim_win_set_cursor(0, { line, 0 })
     vim.cmd('KinaPTX')
     local ptx
     wait_for('the PTX buffer', function()
-      ptx = vim.fn.bufnr('kina://ptx/gemm_tc.kina/gemm_tc')
+      ptx = vim.fn.bufnr('kina://ptx/gemm_tc_fixed.kina/gemm_tc')
       return ptx ~= -1 and vim.fn.bufwinid(ptx) ~= -1
     end, 5000)
     local ok = vim.wait(2 * FOLLOW_TIMEOUT, function()
       return buffer_text(ptx):find('.visible .entry', 1, true) ~= nil
     end, 50)
     assert(ok, 'PTX buffer shows: ' .. buffer_text(ptx):sub(1, 300))
-    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    vim.cmd('buffer ' .. buf)
   end)
 
   check('quick fix adds `requires (K mod 16 = 0)` and clears its error', function()

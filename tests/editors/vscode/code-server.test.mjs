@@ -45,7 +45,7 @@ const CHECKS = [
   'vscode: Problems entry on the store into `a`',
   'vscode: hover on c_reg shows its tile type',
   'vscode: inlay hint [64, 16] on the a_smem slice',
-  'vscode: Show PTX opens a document with .visible .entry',
+  'vscode: Show PTX (corrected seed) opens a document with .visible .entry',
   'vscode: a killed kina-lsp is restarted',
 ];
 const results = new Map();
@@ -215,6 +215,9 @@ async function main() {
 
     // 2. A workspace with the seed and settings that point at the real server.
     fs.copyFileSync(FIXTURE, path.join(dirs.ws, 'gemm_tc.kina'));
+    // The seed is ill-typed by design (it stores into its input `a`), so PTX
+    // is shown for the corrected seed (stdlib/gemm_tc.kina).
+    fs.copyFileSync(path.resolve(HERE, '../fixtures/gemm_tc_fixed.kina'), path.join(dirs.ws, 'gemm_tc_fixed.kina'));
     const settings = {
       'kina.serverPath': path.resolve(LSP),
       'kina.target': 'sm_90a',
@@ -382,8 +385,26 @@ async function main() {
       }
     });
 
-    // 9. Show PTX beside the source.
+    // 9. Show PTX beside the corrected seed (the seed itself has type errors).
     await check(CHECKS[7], async () => {
+      for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press('Control+P');
+        await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
+        await page.keyboard.type('gemm_tc_fixed.kina');
+        try {
+          await page.locator('.quick-input-list .monaco-list-row', { hasText: 'gemm_tc_fixed.kina' }).first()
+            .waitFor({ state: 'visible', timeout: 5000 });
+          await page.keyboard.press('Enter');
+          break;
+        } catch (e) {
+          await page.keyboard.press('Escape');
+          if (attempt === 6) {
+            throw new Error(`Quick Open never listed gemm_tc_fixed.kina: ${e.message}`);
+          }
+        }
+      }
+      await page.locator('.tab.active', { hasText: 'gemm_tc_fixed.kina' }).waitFor({ timeout: 20000 });
+      await page.waitForTimeout(1500);
       await goTo(page, sliceAt.line, 1);
       await runCommand(page, 'Kina: Show PTX');
       const tab = page.locator('.tab', { hasText: '.ptx' }).first();
