@@ -112,7 +112,17 @@ void expectEqualsFullCheck(const CheckedFile &inc, const std::string &text,
   sema::FrontendOptions o;
   o.target = target;
   sema::Analysis full = sema::analyze(file, o);
-  ASSERT_EQ(describeAll(inc.diagnostics), describeAll(full.diagnostics)) << context;
+  std::vector<std::string> got = describeAll(inc.diagnostics), want = describeAll(full.diagnostics);
+  if (got != want) {
+    std::string diff;
+    for (const auto &g : got)
+      if (std::find(want.begin(), want.end(), g) == want.end())
+        diff += "\n  only incremental: " + g;
+    for (const auto &w : want)
+      if (std::find(got.begin(), got.end(), w) == got.end())
+        diff += "\n  only full: " + w;
+    FAIL() << context << ": diagnostics differ" << diff;
+  }
   EXPECT_EQ(annotations(inc.annotations), annotations(full.program.annotations)) << context;
   EXPECT_EQ(symbols(inc.symbols), symbols(full.program.symbolInfos)) << context;
   EXPECT_EQ(kernels(inc.kernels), kernels(full.program.kernels)) << context;
@@ -184,10 +194,12 @@ TEST(ItemCheck, NewItemNamedLikeAnUnknownFunctionRechecksTheUser) {
   expectEqualsFullCheck(*after, text, "sm_80", "helper defined");
 }
 
-TEST(ItemCheck, RandomEditsEqualFullChecks) {
+class ItemCheckRandom : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(ItemCheckRandom, EditsEqualFullChecks) {
   ItemCheckCache cache;
   std::string text = corpus();
-  std::mt19937 rng(6);
+  std::mt19937 rng(GetParam());
   const std::vector<std::string> pieces = {
       "{", "}", "(", ")", "[", "]", "\n", " ", "a", "k", "0", "16", "mma_step ", "rows_max ",
       "block_sync\n", "cp_async_wait_all\n", "kernel z {\n", "tile t {\n", "// c\n", "<- ",
@@ -214,5 +226,83 @@ TEST(ItemCheck, RandomEditsEqualFullChecks) {
   // Bounded: the results of the last two checks at most.
   EXPECT_LE(cache.size(), 200u);
 }
+
+/// Typing at a cursor: characters of a statement typed one by one (the item
+/// is broken in between), backspaces, and now and then a move elsewhere.
+/// Incremental parses are kept only when error-free; the result must always
+/// equal a fresh check.
+TEST_P(ItemCheckRandom, TypingEqualsFullChecks) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  std::mt19937 rng(GetParam());
+  const std::vector<std::string> snippets = {
+      "block_sync\n", "let q = block_id 0 in\n", "c_reg <- wmma_mma c_reg a_smem b_smem\n",
+      "cp_async_wait_all\n", "register t : Tile[F32, [16, 16], on=cuda:register]\n",
+      "for i in (0 .. 4) {\n}\n", "x[0 ..+ 16] <- relu t\n"};
+  size_t cursor = text.find("block_grid");
+  for (int i = 0; i < 300; ++i) {
+    if (i % 40 == 0) {
+      // Move to the start of a line inside some item's body.
+      size_t at = text.find("\n    ", rng() % text.size());
+      cursor = at == std::string::npos ? text.find("block_grid") : at + 1;
+    }
+    const std::string &snippet = snippets[(i / 40) % snippets.size()];
+    if (rng() % 5 == 0 && cursor > 0) {
+      text.erase(--cursor, 1); // backspace
+    } else {
+      text.insert(cursor, 1, snippet[i % snippet.size()]);
+      ++cursor;
+    }
+    auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+    expectEqualsFullCheck(*r, text, "sm_80", "typing edit " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+}
+
+/// Edits that keep the file syntactically valid (numbers, names, comments,
+/// whole statements) take the incremental parse, and still equal fresh checks.
+TEST_P(ItemCheckRandom, ValidEditsParseIncrementally) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  std::mt19937 rng(GetParam());
+  cache.check(SourceFile("t.kina", text), "sm_80");
+  unsigned incremental = 0;
+  for (int i = 0; i < 60; ++i) {
+    switch (rng() % 4) {
+    case 0: { // a number changes
+      size_t at = text.find("16", rng() % text.size());
+      if (at != std::string::npos)
+        text.replace(at, 2, rng() % 2 ? "32" : "8");
+      break;
+    }
+    case 1: { // a comment is typed
+      size_t at = text.find("// ", rng() % text.size());
+      if (at != std::string::npos)
+        text.insert(at + 3, "x");
+      break;
+    }
+    case 2: { // a whole statement is pasted at the start of a body line
+      size_t at = text.find("\n    block_sync", rng() % text.size());
+      if (at != std::string::npos)
+        text.insert(at + 1, "    block_sync\n");
+      break;
+    }
+    default: { // a name is renamed
+      size_t at = text.find("c_reg", rng() % text.size());
+      if (at != std::string::npos)
+        text.replace(at, 5, "c_rg");
+    }
+    }
+    auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+    incremental += r->reusedTree;
+    expectEqualsFullCheck(*r, text, "sm_80", "valid edit " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(incremental, 40u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ItemCheckRandom, ::testing::Range(6u, 9u));
 
 } // namespace
