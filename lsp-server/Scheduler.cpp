@@ -208,6 +208,19 @@ void Scheduler::run(Worker &w) {
       }
     }
     w.running = false;
+    if (!w.pending && !w.stop) {
+      // Idle: hand the freed analysis memory back (glibc keeps it otherwise;
+      // RSS then only grows over a long session). At most once a second:
+      // a trim walks the heap (milliseconds).
+      static std::atomic<int64_t> lastTrimMs{0};
+      int64_t now = std::chrono::duration_cast<Millis>(Clock::now().time_since_epoch()).count();
+      int64_t last = lastTrimMs.load();
+      if (now - last >= 1000 && lastTrimMs.compare_exchange_strong(last, now)) {
+        lock.unlock();
+        Analysis::trimMemory();
+        lock.lock();
+      }
+    }
   }
 }
 

@@ -3,8 +3,18 @@
 
 Starts the real server over stdio (Content-Length framing), opens the stdlib
 plus N generated files, then replays a seeded session of single-character
-inserts and deletes across a 2,000-line file with `debounceMs: 0`, waiting
+inserts and deletes in a 2,000-line file with `debounceMs: 0`, waiting
 after each `didChange` for the `publishDiagnostics` of that exact version.
+
+Two sessions (--mode):
+  typing   a cursor session: every ~30 keystrokes the cursor moves to the
+           start of a random line in some kernel's body, then Kina statements
+           are typed there character by character, with a backspace now and
+           then (the code is syntactically broken between keystrokes, as it
+           is when a person types);
+  scatter  every edit at an independent random offset of the file (a random
+           character inserted, or one deleted): syntax errors pile up all
+           over the file, so every check needs a fresh parse.
 
 Reports:
   * p50 / p99 / max latency from didChange sent to publishDiagnostics read;
@@ -71,12 +81,39 @@ KERNEL = """kernel gemm_{i}
 
 
 def generated_file(lines):
-    out, i = [], 0
-    while sum(s.count("\n") for s in out) < lines:
+    """Whole kernels, at least `lines` lines (the last kernel is not cut)."""
+    out, count, i = [], 0, 0
+    while count < lines:
         out.append(KERNEL.format(i=i))
+        count += out[-1].count("\n")
         i += 1
-    text = "".join(out)
-    return "\n".join(text.split("\n")[:lines]) + "\n"
+    return "".join(out)
+
+
+STATEMENTS = ["block_sync\n      ", "cp_async_wait_all\n      ",
+              "let q = block_id 0 in\n      ",
+              "c_reg <- wmma_mma c_reg a_smem[0 ..+ 64, 0 ..+ 16] b_smem[0 ..+ 16, 0 ..+ 64]\n      ",
+              "register t : Tile[F32, [64, 64], on=cuda:register]\n      "]
+
+
+def typing_session(text, edits, rng):
+    """(offset, inserted char or None for a delete at offset) per keystroke."""
+    cursor, typed = 0, ""
+    for i in range(edits):
+        if i % 30 == 0:
+            at = text.find("\n      c_reg <- fill", rng.randrange(0, len(text)))
+            if at < 0:
+                at = text.find("\n      c_reg <- fill")
+            cursor, typed = at + 7, rng.choice(STATEMENTS)
+        if typed and rng.random() < 0.85:
+            ch, typed = typed[0], typed[1:]
+            yield cursor, ch
+            text = text[:cursor] + ch + text[cursor:]
+            cursor += 1
+        elif cursor > 0:
+            cursor -= 1
+            yield cursor, None
+            text = text[:cursor] + text[cursor + 1:]
 
 
 class Client:
@@ -174,6 +211,7 @@ def main():
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--mode", choices=["typing", "scatter"], default="typing")
     ap.add_argument("--log", default="/tmp/kina-lsp-bench.log")
     ap.add_argument("--json", help="also write the figures as JSON here")
     args = ap.parse_args()
@@ -210,17 +248,29 @@ def main():
     latencies = []
     version = 1
     alphabet = "abcdefgk_ 0123456789+-*/()[]{}<.,:\n"
-    for _ in range(args.edits):
+
+    def scatter():
+        t = text
+        for _ in range(args.edits):
+            if rng.random() < 0.5 and len(t) > 1:
+                at = rng.randrange(0, len(t) - 1)
+                yield at, None
+                t = t[:at] + t[at + 1:]
+            else:
+                at = rng.randrange(0, len(t) + 1)
+                ch = rng.choice(alphabet)
+                yield at, ch
+                t = t[:at] + ch + t[at:]
+
+    session = typing_session(text, args.edits, rng) if args.mode == "typing" else scatter()
+    for at, ch in session:
         version += 1
-        if rng.random() < 0.5 and len(text) > 1:
-            at = rng.randrange(0, len(text) - 1)
+        if ch is None:
             (l1, c1), (l2, c2) = utf16_position(text, at), utf16_position(text, at + 1)
             change = {"range": {"start": {"line": l1, "character": c1},
                                 "end": {"line": l2, "character": c2}}, "text": ""}
             text = text[:at] + text[at + 1:]
         else:
-            at = rng.randrange(0, len(text) + 1)
-            ch = rng.choice(alphabet)
             l1, c1 = utf16_position(text, at)
             change = {"range": {"start": {"line": l1, "character": c1},
                                 "end": {"line": l1, "character": c1}}, "text": ch}
@@ -239,8 +289,9 @@ def main():
     latencies.sort()
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
     figures = {
+        "mode": args.mode,
         "files_opened": len(opened) + 1,
-        "typing_file_lines": args.lines,
+        "typing_file_lines": text.count("\n"),
         "edits": args.edits,
         "latency_ms": {"p50": round(p(0.50), 3), "p99": round(p(0.99), 3),
                        "max": round(latencies[-1], 3),
