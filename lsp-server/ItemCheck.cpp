@@ -122,6 +122,15 @@ syntax::TreeHandle editedTree(const std::string &oldText, const syntax::TreeHand
   if (!oldTree)
     return nullptr;
   TSInputEdit e = changedRange(oldText, text);
+  // An old tree with a syntax error away from the edit gives a new tree with
+  // that error too, which check() would throw away: do not try.
+  TSNode root = ts_tree_root_node(oldTree.get());
+  for (uint32_t i = 0, c = ts_node_child_count(root); i < c; ++i) {
+    TSNode item = ts_node_child(root, i);
+    if (ts_node_has_error(item) &&
+        (ts_node_end_byte(item) < e.start_byte || ts_node_start_byte(item) > e.old_end_byte))
+      return nullptr;
+  }
   syntax::TreeHandle copy(ts_tree_copy(oldTree.get()), ts_tree_delete);
   ts_tree_edit(copy.get(), &e);
   return copy;

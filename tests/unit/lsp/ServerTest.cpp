@@ -21,6 +21,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace kina::lsp;
@@ -77,6 +78,54 @@ TEST(Server, CancelRequestAnswersRequestCancelled) {
   EXPECT_EQ((*r)["error"]["code"], -32800);
 }
 
+std::string readSource(const std::string &rel) {
+  std::ifstream f(std::string(KINA_SOURCE_DIR) + "/" + rel);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// kina/run with a driver that does not finish (a stand-in script named by
+/// kina.path: without a GPU the real driver exits at once with 77, so it
+/// cannot show cancellation): $/cancelRequest kills it and answers
+/// RequestCancelled, with a `cancelled` progress end.
+TEST(Server, CancelRunKillsTheDriver) {
+  char dir[] = "/tmp/kina-lsp-cancel-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  std::string script = std::string(dir) + "/kina";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\necho started\nexec sleep 60\n";
+  }
+  ::chmod(script.c_str(), 0755);
+  TestClient c;
+  c.initialize({{"debounceMs", 0}, {"path", script}});
+  c.notify("textDocument/didOpen", openParams(readSource("stdlib/gemm_tc.kina")));
+  c.server().waitIdle();
+  auto start = std::chrono::steady_clock::now();
+  c.request(5, "kina/run",
+            {{"textDocument", {{"uri", kUri}}}, {"kernel", "gemm_tc"}, {"workDoneToken", "t"}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  c.notify("$/cancelRequest", {{"id", 5}});
+  c.server().waitIdle();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  auto r = c.response(5);
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)["error"]["code"], -32800);
+  bool sawStarted = false, sawCancelled = false;
+  for (const json &m : c.received()) {
+    if (m.value("method", "") != "$/progress")
+      continue;
+    const json &v = m["params"]["value"];
+    sawStarted |= v.value("message", "") == "started";
+    sawCancelled |= v["kind"] == "end" && v.value("message", "") == "cancelled";
+  }
+  EXPECT_TRUE(sawStarted);
+  EXPECT_TRUE(sawCancelled);
+  std::remove(script.c_str());
+  ::rmdir(dir);
+}
+
 /// UTF-16 (line, character) of byte `offset`, computed independently.
 std::pair<int, int> utf16Position(const std::string &s, size_t offset) {
   int line = 0, col = 0;
@@ -129,13 +178,6 @@ json kinaCheck(const std::string &text, const std::string &target) {
   return json::parse(out, nullptr, /*allow_exceptions=*/false);
 }
 
-std::string readSource(const std::string &rel) {
-  std::ifstream f(std::string(KINA_SOURCE_DIR) + "/" + rel);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 TEST(Server, TenThousandRandomEditsReplay) {
   TestClient c;
   c.initialize();
@@ -157,9 +199,9 @@ TEST(Server, TenThousandRandomEditsReplay) {
     if (rng() % 2 == 0 || text.size() < 10) {
       insert = pieces[rng() % pieces.size()];
     } else {
-      // Delete one to three characters after a.
+      // Delete one to five characters after a (about as many as inserted).
       auto it = std::find(bounds.begin(), bounds.end(), a);
-      size_t k = std::min<size_t>(bounds.end() - it - 1, 1 + rng() % 3);
+      size_t k = std::min<size_t>(bounds.end() - it - 1, 1 + rng() % 5);
       b = *(it + k);
     }
     auto [l1, c1] = utf16Position(text, a);
@@ -174,6 +216,9 @@ TEST(Server, TenThousandRandomEditsReplay) {
                  {"text", insert}}}}});
   }
   c.server().waitIdle();
+  // The text stayed a real file (neither emptied nor exploded).
+  EXPECT_GT(text.size(), 500u);
+  EXPECT_LT(text.size(), 20000u);
 
   // Alive: it still answers.
   c.request(1, "textDocument/foldingRange", {{"textDocument", {{"uri", kUri}}}});
