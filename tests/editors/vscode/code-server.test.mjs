@@ -82,6 +82,27 @@ async function check(name, fn) {
 
 const text = (s) => s.replace(/\u00a0/g, ' ');
 const fixtureLines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
+
+/// Opens a workspace file through Quick Open (retried: the file index may
+/// still be building).
+async function quickOpen(page, name) {
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
+    await page.keyboard.type(name);
+    try {
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first()
+        .waitFor({ state: 'visible', timeout: 5000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch (e) {
+      await page.keyboard.press('Escape');
+      if (attempt === 6) {
+        throw new Error(`Quick Open never listed ${name}: ${e.message}`);
+      }
+    }
+  }
+}
 /** 1-based line and column of the first occurrence of `needle` (after `after` on that line). */
 function locate(needle, after = '') {
   for (let i = 0; i < fixtureLines.length; i++) {
@@ -273,23 +294,8 @@ async function main() {
     note('workbench is up');
     await page.waitForTimeout(1500);
 
-    // 5. Open the seed through Quick Open (retried: the file index may still be building).
-    for (let attempt = 1; ; attempt++) {
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
-      await page.keyboard.type('gemm_tc.kina');
-      try {
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'gemm_tc.kina' }).first()
-          .waitFor({ state: 'visible', timeout: 5000 });
-        await page.keyboard.press('Enter');
-        break;
-      } catch (e) {
-        await page.keyboard.press('Escape');
-        if (attempt === 6) {
-          throw new Error(`Quick Open never listed gemm_tc.kina: ${e.message}`);
-        }
-      }
-    }
+    // 5. Open the seed through Quick Open.
+    await quickOpen(page, 'gemm_tc.kina');
     await page.locator('.editor-instance .view-lines .view-line').first().waitFor({ timeout: 20000 });
     await shot(page, '1-opened');
 
@@ -387,22 +393,7 @@ async function main() {
 
     // 9. Show PTX beside the corrected seed (the seed itself has type errors).
     await check(CHECKS[7], async () => {
-      for (let attempt = 1; ; attempt++) {
-        await page.keyboard.press('Control+P');
-        await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
-        await page.keyboard.type('gemm_tc_fixed.kina');
-        try {
-          await page.locator('.quick-input-list .monaco-list-row', { hasText: 'gemm_tc_fixed.kina' }).first()
-            .waitFor({ state: 'visible', timeout: 5000 });
-          await page.keyboard.press('Enter');
-          break;
-        } catch (e) {
-          await page.keyboard.press('Escape');
-          if (attempt === 6) {
-            throw new Error(`Quick Open never listed gemm_tc_fixed.kina: ${e.message}`);
-          }
-        }
-      }
+      await quickOpen(page, 'gemm_tc_fixed.kina');
       await page.locator('.tab.active', { hasText: 'gemm_tc_fixed.kina' }).waitFor({ timeout: 20000 });
       await page.waitForTimeout(1500);
       await goTo(page, sliceAt.line, 1);
