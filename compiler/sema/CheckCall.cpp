@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "sema/Checker.h"
 
+#include <algorithm>
+
 namespace kina::sema {
 
 Type Checker::resolveTypeQuiet(syntax::TypeId id) {
@@ -107,8 +109,13 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
     // A callee's own errors are reported where it is defined, not here.
     DiagnosticSink scratch;
     DiagnosticSink *saved = active;
-    if (!options.onlyItems.empty())
+    // With a subset selected, only a callee outside it is checked silently;
+    // a selected callee reports as if it had been checked on its own.
+    const auto &only = options.onlyItems;
+    if (!only.empty() && std::find(only.begin(), only.end(), calleeIndex) == only.end())
       active = &scratch;
+    else
+      active = &sink;
     checkItem(calleeIndex);
     active = saved;
   }

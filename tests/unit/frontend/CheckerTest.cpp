@@ -65,3 +65,44 @@ TEST(Checker, StdlibChecksClean) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Checker, SelectedCalleeReportsWhenReachedThroughASelectedCaller) {
+  // Regression: with onlyItems = {callee, caller} and the caller first, the
+  // callee's own error went to the caller's scratch sink and was lost.
+  const char *text = R"(kernel user [R]
+    requires (R mod 16 = 0)
+    requires capability(sm_80)
+    (x : Tensor[F32, [R, 64], on=cuda:global])
+    : (out : Tensor[F32, [R, 64], on=cuda:global]) {
+  block_grid [R/16] {
+    warp_grid [1] {
+      register t : Tile[F32, [16, 64], on=cuda:register]
+      t <- x[block_id 0 * 16 ..+ 16, 0 ..+ 64]
+      out[block_id 0 * 16 ..+ 16, 0 ..+ 64] <- twice t
+    }
+  }
+}
+
+tile twice [R, C]
+    (t : Tile[F32, [R, C], on=cuda:register])
+    : Tile[F32, [R, C], on=cuda:register] {
+  return add t unknown_name
+}
+)";
+  SourceFile file("t.kina", text);
+  sema::FrontendOptions all;
+  size_t full = 0;
+  for (const Diagnostic &d : sema::analyze(file, all).diagnostics)
+    full += d.id == DiagId::UnknownName;
+  sema::FrontendOptions subset;
+  subset.onlyItems = {0, 1};
+  size_t partial = 0;
+  for (const Diagnostic &d : sema::analyze(file, subset).diagnostics)
+    partial += d.id == DiagId::UnknownName;
+  EXPECT_EQ(full, 1u);
+  EXPECT_EQ(partial, full);
+}
+
+} // namespace
