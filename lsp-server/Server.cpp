@@ -25,6 +25,16 @@ template <class T> T parseParams(const json &params) {
   return out;
 }
 
+/// The `textDocument` of requests that take only a document.
+TextDocumentIdentifier textDocumentParam(const json &params) {
+  TextDocumentIdentifier doc;
+  std::string error;
+  if (!params.is_object() || !params.contains("textDocument") ||
+      !fromJSON(params["textDocument"], doc, error))
+    throw LspError{ErrorCode::InvalidParams, "invalid params: textDocument is required"};
+  return doc;
+}
+
 Position toPosition(const SourceFile &f, uint32_t offset) {
   LineCol lc = f.utf16LineCol(std::min<uint32_t>(offset, f.text().size()));
   return {lc.line, lc.column};
@@ -703,11 +713,7 @@ json Server::rename(const json &params, RequestContext &ctx) {
 }
 
 json Server::documentSymbols(const json &params, RequestContext &ctx) {
-  TextDocumentIdentifier doc;
-  std::string error;
-  if (!params.is_object() || !params.contains("textDocument") ||
-      !fromJSON(params["textDocument"], doc, error))
-    throw LspError{ErrorCode::InvalidParams, "invalid params: textDocument is required"};
+  TextDocumentIdentifier doc = textDocumentParam(params);
   auto snap = analysis_.snapshot(ctx.token);
   auto f = openFile(*snap, doc.uri);
   std::function<DocumentSymbol(const SymbolInfo &)> convert = [&](const SymbolInfo &s) {
@@ -737,11 +743,7 @@ json Server::documentSymbols(const json &params, RequestContext &ctx) {
 }
 
 json Server::foldingRanges(const json &params, RequestContext &ctx) {
-  TextDocumentIdentifier doc;
-  std::string error;
-  if (!params.is_object() || !params.contains("textDocument") ||
-      !fromJSON(params["textDocument"], doc, error))
-    throw LspError{ErrorCode::InvalidParams, "invalid params: textDocument is required"};
+  TextDocumentIdentifier doc = textDocumentParam(params);
   auto snap = analysis_.snapshot(ctx.token);
   auto f = openFile(*snap, doc.uri);
   json out = json::array();
@@ -805,11 +807,7 @@ json Server::codeActions(const json &params, RequestContext &ctx) {
 }
 
 json Server::codeLenses(const json &params, RequestContext &ctx) {
-  TextDocumentIdentifier doc;
-  std::string error;
-  if (!params.is_object() || !params.contains("textDocument") ||
-      !fromJSON(params["textDocument"], doc, error))
-    throw LspError{ErrorCode::InvalidParams, "invalid params: textDocument is required"};
+  TextDocumentIdentifier doc = textDocumentParam(params);
   auto snap = analysis_.snapshot(ctx.token);
   auto f = openFile(*snap, doc.uri);
   json out = json::array();
