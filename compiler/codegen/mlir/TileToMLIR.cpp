@@ -150,6 +150,9 @@ private:
   std::optional<View> view(const kir::Access &a, std::string &error);
   /// Pointer to element (r, c) of the view; r and c are i32 relative to the view.
   Value elemPtr(const View &v, Value r, Value c);
+  /// v as (value, constant) with v == value + constant: peels one addi with
+  /// a constant operand (what add(x, c) builds); a constant gives (0, c).
+  std::pair<Value, int64_t> splitConst(Value v);
   Value sharedByteOffset(const View &v, Value r, Value c);
 
   // ---- register layout ----
@@ -340,12 +343,41 @@ Value Emitter::sharedByteOffset(const View &v, Value r, Value c) {
   return add(v.stageByteOffset, off);
 }
 
+std::pair<Value, int64_t> Emitter::splitConst(Value v) {
+  if (auto c = constOf(v))
+    return {c32(0), *c};
+  if (auto a = v.getDefiningOp<arith::AddIOp>()) {
+    if (auto c = constOf(a.getRhs()))
+      return {a.getLhs(), *c};
+    if (auto c = constOf(a.getLhs()))
+      return {a.getRhs(), *c};
+  }
+  return {v, 0};
+}
+
 Value Emitter::elemPtr(const View &v, Value r, Value c) {
   if (v.global) {
-    Value off = add(v.base, add(mul(r, v.rowStride), mul(c, v.colStride)));
+    // The constant part of the column becomes a constant GEP on a pointer
+    // that all columns of one row share, so register-tile accesses of a row
+    // differ by constants: LLVM's alias analysis, load/store vectorizer and
+    // straight-line strength reduction then compare them in constant time
+    // instead of reasoning about zext(i32 sums), and ptxas folds the
+    // constants into [reg+imm] addresses.
+    auto [cv, cc] = splitConst(c);
+    std::optional<int64_t> cs = constOf(v.colStride);
+    if (!cs) {
+      cv = c;
+      cc = 0;
+    }
+    Value off = add(v.base, add(mul(r, v.rowStride), mul(cv, v.colStride)));
     Value off64 = arith::ExtUIOp::create(b_, loc_, i64(), off);
-    return LLVM::GEPOp::create(b_, loc_, ptr(1), v.elem, v.ptr, ArrayRef<LLVM::GEPArg>{off64},
-                               LLVM::GEPNoWrapFlags::inbounds);
+    Value p = LLVM::GEPOp::create(b_, loc_, ptr(1), v.elem, v.ptr, ArrayRef<LLVM::GEPArg>{off64},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    if (cc != 0)
+      p = LLVM::GEPOp::create(b_, loc_, ptr(1), v.elem, p,
+                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(cc * *cs)},
+                              LLVM::GEPNoWrapFlags::inbounds);
+    return p;
   }
   Value off = sharedByteOffset(v, r, c);
   return LLVM::GEPOp::create(b_, loc_, ptr(3), b_.getI8Type(), smem_,
