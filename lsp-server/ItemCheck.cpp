@@ -11,7 +11,6 @@
 
 #include "query/ArtifactCache.h"
 
-#include <tree_sitter/api.h>
 
 #include <algorithm>
 #include <cctype>
@@ -83,85 +82,13 @@ std::set<std::string_view> identifiers(std::string_view text) {
   return out;
 }
 
-/// Row and byte column of `offset` in `text`, as tree-sitter counts them.
-TSPoint pointAt(const std::string &text, uint32_t offset) {
-  uint32_t row = 0, lineStart = 0;
-  for (const char *p = text.data(), *end = p + offset;
-       (p = static_cast<const char *>(std::memchr(p, '\n', end - p))); ++p) {
-    ++row;
-    lineStart = static_cast<uint32_t>(p - text.data()) + 1;
-  }
-  return {row, offset - lineStart};
-}
-
-/// The one changed range between two texts (common prefix and suffix kept).
-TSInputEdit changedRange(const std::string &oldText, const std::string &text) {
-  size_t n = std::min(oldText.size(), text.size());
-  size_t prefix = 0;
-  while (prefix < n && oldText[prefix] == text[prefix])
-    ++prefix;
-  size_t suffix = 0;
-  while (suffix < n - prefix &&
-         oldText[oldText.size() - 1 - suffix] == text[text.size() - 1 - suffix])
-    ++suffix;
-  TSInputEdit e;
-  e.start_byte = static_cast<uint32_t>(prefix);
-  e.old_end_byte = static_cast<uint32_t>(oldText.size() - suffix);
-  e.new_end_byte = static_cast<uint32_t>(text.size() - suffix);
-  e.start_point = pointAt(text, e.start_byte);
-  e.old_end_point = pointAt(oldText, e.old_end_byte);
-  e.new_end_point = pointAt(text, e.new_end_byte);
-  return e;
-}
-
-/// A copy of `old.tree` edited to match `text` (one changed range: the
-/// common prefix and suffix are kept), ready to be passed as
-/// ParseOptions::oldTree; null when there is nothing to reuse.
-syntax::TreeHandle editedTree(const std::string &oldText, const syntax::TreeHandle &oldTree,
-                              const std::string &text) {
-  if (!oldTree)
-    return nullptr;
-  TSInputEdit e = changedRange(oldText, text);
-  // An old tree with a syntax error away from the edit gives a new tree with
-  // that error too, which check() would throw away: do not try.
-  TSNode root = ts_tree_root_node(oldTree.get());
-  for (uint32_t i = 0, c = ts_node_child_count(root); i < c; ++i) {
-    TSNode item = ts_node_child(root, i);
-    if (ts_node_has_error(item) &&
-        (ts_node_end_byte(item) < e.start_byte || ts_node_start_byte(item) > e.old_end_byte))
-      return nullptr;
-  }
-  syntax::TreeHandle copy(ts_tree_copy(oldTree.get()), ts_tree_delete);
-  ts_tree_edit(copy.get(), &e);
-  return copy;
-}
-
 } // namespace
 
 std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
                                                           const std::string &target) {
   auto out = std::make_shared<CheckedFile>();
-  std::shared_ptr<const LastParse> last;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    last = last_;
-  }
-  syntax::ParseOptions po;
-  syntax::TreeHandle old = last ? editedTree(last->text, last->tree, file.text()) : nullptr;
-  po.oldTree = old.get();
-  syntax::ParseResult parse = syntax::parse(file, po);
-  // Tree-sitter's incremental parse can recover from syntax errors
-  // differently than a fresh parse (measured: different K0001/K0002 in
-  // broken code, whatever the neighbourhood of the edit). An error-free tree
-  // is the one valid parse of the text, the same either way; a tree with an
-  // error is thrown away and the text parsed afresh, so diagnostics always
-  // equal `kina check`'s.
-  if (old && ts_node_has_error(ts_tree_root_node(parse.tree.get()))) {
-    po.oldTree = nullptr;
-    parse = syntax::parse(file, po);
-    old = nullptr;
-  }
-  out->reusedTree = old != nullptr;
+  syntax::ParseResult parse = syntax::parse(file);
+  out->tableParsed = parse.tableParsed;
   const syntax::Module &m = parse.module;
   const std::string &text = file.text();
   const size_t n = m.items.size();
@@ -463,12 +390,6 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       entries_[key[freshIndex[f]]] = Entry{fresh[f], generation};
     for (auto it = entries_.begin(); it != entries_.end();)
       it = it->second.lastUsed + 1 < generation_ ? entries_.erase(it) : std::next(it);
-  }
-  {
-    // The tree is kept once the file is edited (opened-only files keep none).
-    std::lock_guard<std::mutex> lock(mu_);
-    if (last_ || ++parses_ > 1)
-      last_ = std::make_shared<const LastParse>(LastParse{file.text(), parse.tree});
   }
   out->module = std::make_shared<const syntax::Module>(std::move(parse.module));
   return out;

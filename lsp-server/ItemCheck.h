@@ -1,12 +1,9 @@
 //===- ItemCheck.h - Incremental, item-by-item checking of one file -*- C++ -*-===//
 //
 // What makes diagnostics fast while typing (issue 6, DESIGN.md §3.7): the
-// file is re-parsed incrementally on every edit (tree-sitter reuses the
-// previous tree, edited with the one changed range found by comparing the old
-// and new text: ~0.3 ms instead of ~20 ms for 2,000 lines; lowering to the AST
-// stays whole-file, ~7 ms) as long as the result has no syntax error (else it
-// is parsed afresh: tree-sitter's error recovery differs between the two),
-// and only the items whose result may have changed are re-checked
+// whole file is re-parsed on every edit (error-free text takes the table
+// parser, a few ms for 2,000 lines, so no tree needs to be kept between
+// edits), and only the items whose result may have changed are re-checked
 // with kina::sema (CheckOptions::onlyItems). The result of each checked item
 // (its diagnostics, type annotations, local symbols, references to other
 // items, kernel summary) is kept with spans relative to the item's start,
@@ -60,7 +57,7 @@ struct CheckedFile {
   std::shared_ptr<const syntax::Module> module;
   unsigned itemsChecked = 0; ///< how many items this check re-checked
   unsigned itemsReused = 0;  ///< how many came from the cache
-  bool reusedTree = false;   ///< parsed incrementally from the previous tree
+  bool tableParsed = false;  ///< parsed by the table parser (no syntax error)
 };
 
 class ItemCheckCache {
@@ -75,11 +72,6 @@ public:
   struct ItemResult;
 
 private:
-  /// The text and tree of the last parse, for the next incremental parse.
-  struct LastParse {
-    std::string text;
-    syntax::TreeHandle tree;
-  };
   struct Entry {
     std::shared_ptr<const ItemResult> result;
     uint64_t lastUsed = 0;
@@ -87,8 +79,6 @@ private:
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, Entry> entries_;
   uint64_t generation_ = 0;
-  std::shared_ptr<const LastParse> last_;
-  unsigned parses_ = 0;
 };
 
 } // namespace kina::lsp

@@ -5,9 +5,7 @@ namespace kina::sema {
 
 Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   Analysis a;
-  syntax::ParseOptions po;
-  po.oldTree = options.oldTree;
-  a.parse = syntax::parse(file, po);
+  a.parse = syntax::parse(file);
   a.diagnostics = a.parse.diagnostics;
   bool syntaxErrors = false;
   for (const Diagnostic &d : a.diagnostics)

@@ -15,7 +15,6 @@ namespace kina::sema {
 
 struct FrontendOptions {
   std::string target = "sm_90a";
-  struct TSTree *oldTree = nullptr; ///< edited previous tree (LSP incremental parse)
   std::vector<int> onlyItems;       ///< check only these items (see CheckOptions)
 };
 

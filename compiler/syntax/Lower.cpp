@@ -1,6 +1,6 @@
-//===- Lower.cpp - Lower the tree-sitter CST to the Kina AST --------------===//
+//===- Lower.cpp - Lower the flat CST to the Kina AST ---------------------===//
 //
-// A single recursive walk over the CST. Node kinds and field names are
+// A single recursive walk over the Cst. Node kinds and field names are
 // resolved once to tree-sitter ids. Nesting beyond ParseOptions::maxNesting
 // becomes an Error node (the caller reports K0008), so the C++ stack stays
 // bounded on adversarial input.
@@ -39,13 +39,12 @@ namespace {
 
 class Lowerer {
 public:
-  Lowerer(const SourceFile &file, Module &module, unsigned maxNesting)
-      : file_(file), m_(module), ids_(CstIds::get()), maxNesting_(maxNesting) {}
+  Lowerer(const Cst &cst, const SourceFile &file, Module &module, unsigned maxNesting)
+      : cst_(cst), file_(file), m_(module), ids_(CstIds::get()), maxNesting_(maxNesting) {}
 
-  void lowerFile(TSNode root) {
-    // A cursor walk: ts_node_named_child(i) is linear in i.
-    forEachChild(root, [&](TSNode child, TSFieldId) {
-      TSSymbol s = ts_node_symbol(child);
+  void lowerFile() {
+    forEachChild(cst_.root, [&](Node child, TSFieldId) {
+      TSSymbol s = sym(child);
       if (s == ids_.kernel_definition || s == ids_.tile_function || s == ids_.host_function)
         lowerItem(child);
     });
@@ -55,6 +54,8 @@ public:
   Span deepestSpan() const { return deepestSpan_; }
 
 private:
+  using Node = CstNodeId;
+  const Cst &cst_;
   const SourceFile &file_;
   Module &m_;
   const CstIds &ids_;
@@ -63,27 +64,27 @@ private:
   bool nestingExceeded_ = false;
   Span deepestSpan_;
 
-  static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
-  std::string text(TSNode n) const { return std::string(file_.slice(span(n))); }
-  Ident ident(TSNode n) const {
-    if (ts_node_is_null(n) || ts_node_is_missing(n))
+  Span span(Node n) const { return cst_.span(n); }
+  TSSymbol sym(Node n) const { return cst_[n].symbol; }
+  static bool isNull(Node n) { return n == kNoCstNode; }
+  bool isMissing(Node n) const { return cst_[n].missing; }
+  std::string text(Node n) const { return std::string(file_.slice(span(n))); }
+  Ident ident(Node n) const {
+    if (isNull(n) || isMissing(n))
       return {};
     return {text(n), span(n)};
   }
 
-  TSNode field(TSNode n, TSFieldId f) const { return ts_node_child_by_field_id(n, f); }
+  Node field(Node n, TSFieldId f) const { return cst_.child(n, f); }
 
   /// Calls fn(child, fieldId) for every named child (fieldId 0 when none).
-  template <typename Fn> void forEachChild(TSNode n, Fn fn) {
-    TSTreeCursor cursor = ts_tree_cursor_new(n);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      do {
-        TSNode child = ts_tree_cursor_current_node(&cursor);
-        if (ts_node_is_named(child))
-          fn(child, ts_tree_cursor_current_field_id(&cursor));
-      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  template <typename Fn> void forEachChild(Node n, Fn fn) {
+    const CstNode &node = cst_[n];
+    for (uint32_t i = 0; i < node.childCount; ++i) {
+      Node child = node.firstChild + i;
+      if (cst_[child].named)
+        fn(child, cst_[child].field);
     }
-    ts_tree_cursor_delete(&cursor);
   }
 
   ExprId addExpr(Expr e) {
@@ -112,7 +113,7 @@ private:
     ~DepthGuard() { --l.depth_; }
   };
 
-  bool tooDeep(TSNode n) {
+  bool tooDeep(Node n) {
     if (depth_ <= maxNesting_)
       return false;
     if (!nestingExceeded_) {
@@ -124,22 +125,22 @@ private:
 
   // ---------------------------------------------------------------- items
 
-  void lowerItem(TSNode n) {
+  void lowerItem(Node n) {
     Item item;
-    TSSymbol s = ts_node_symbol(n);
+    TSSymbol s = sym(n);
     item.kind = s == ids_.kernel_definition ? ItemKind::Kernel
                 : s == ids_.tile_function   ? ItemKind::TileFunction
                                             : ItemKind::HostFunction;
     item.span = span(n);
-    TSNode kw = ts_node_child(n, 0);
-    item.keywordSpan = span(kw);
-    forEachChild(n, [&](TSNode c, TSFieldId f) {
+    Node kw = cst_.firstChild(n);
+    item.keywordSpan = isNull(kw) ? item.span : span(kw);
+    forEachChild(n, [&](Node c, TSFieldId f) {
       if (f == ids_.f_name) {
         item.name = ident(c);
       } else if (f == ids_.f_dims) {
         item.dimsSpan = span(c);
-        forEachChild(c, [&](TSNode d, TSFieldId df) {
-          if (df == ids_.f_dim && ts_node_symbol(d) == ids_.identifier)
+        forEachChild(c, [&](Node d, TSFieldId df) {
+          if (df == ids_.f_dim && sym(d) == ids_.identifier)
             item.dims.push_back(ident(d));
         });
       } else if (f == ids_.f_requires) {
@@ -148,7 +149,7 @@ private:
         item.params.push_back(lowerParam(c));
       } else if (f == ids_.f_result) {
         item.resultSpan = span(c);
-        if (ts_node_symbol(c) == ids_.named_result) {
+        if (sym(c) == ids_.named_result) {
           item.resultName = ident(field(c, ids_.f_name));
           item.result = lowerType(field(c, ids_.f_type));
         } else {
@@ -162,19 +163,19 @@ private:
     m_.items.push_back(std::move(item));
   }
 
-  Requirement lowerRequirement(TSNode n) {
+  Requirement lowerRequirement(Node n) {
     Requirement r;
     r.span = span(n);
-    TSNode cond = field(n, ids_.f_condition);
-    if (!ts_node_is_null(cond)) {
+    Node cond = field(n, ids_.f_condition);
+    if (!isNull(cond)) {
       r.condition = lowerExpr(cond);
       return r;
     }
-    TSNode cap = field(n, ids_.f_capability);
-    if (ts_node_is_null(cap))
+    Node cap = field(n, ids_.f_capability);
+    if (isNull(cap))
       return r;
     r.isCapability = true;
-    forEachChild(cap, [&](TSNode c, TSFieldId f) {
+    forEachChild(cap, [&](Node c, TSFieldId f) {
       if (f == ids_.f_target)
         r.target = ident(c);
       else if (f == ids_.f_capability)
@@ -183,12 +184,12 @@ private:
     return r;
   }
 
-  Param lowerParam(TSNode n) {
+  Param lowerParam(Node n) {
     Param p;
     p.span = span(n);
     p.name = ident(field(n, ids_.f_name));
-    TSNode mut = field(n, ids_.f_mutable);
-    if (!ts_node_is_null(mut)) {
+    Node mut = field(n, ids_.f_mutable);
+    if (!isNull(mut)) {
       p.isMutable = true;
       p.mutSpan = span(mut);
     }
@@ -196,21 +197,21 @@ private:
     return p;
   }
 
-  TypeId lowerType(TSNode n) {
+  TypeId lowerType(Node n) {
     TypeRef t;
-    if (ts_node_is_null(n) || ts_node_is_missing(n)) {
-      t.span = ts_node_is_null(n) ? Span{} : span(n);
+    if (isNull(n) || isMissing(n)) {
+      t.span = isNull(n) ? Span{} : span(n);
       return addType(std::move(t));
     }
     t.span = span(n);
-    TSSymbol s = ts_node_symbol(n);
+    TSSymbol s = sym(n);
     t.kind = s == ids_.tensor_type ? TypeKind::Tensor
              : s == ids_.tile_type ? TypeKind::Tile
              : s == ids_.scalar_type ? TypeKind::Scalar
                                    : TypeKind::Error;
-    forEachChild(n, [&](TSNode c, TSFieldId f) {
+    forEachChild(n, [&](Node c, TSFieldId f) {
       if (f == ids_.f_dtype) {
-        t.dtype = ident(ts_node_named_child_count(c) ? ts_node_named_child(c, 0) : c);
+        t.dtype = ident(cst_.namedChildCount(c) ? cst_.firstNamedChild(c) : c);
       } else if (f == ids_.f_shape) {
         t.shapeSpan = span(c);
         t.shape = lowerShape(c);
@@ -221,17 +222,17 @@ private:
     return addType(std::move(t));
   }
 
-  Placement lowerPlacement(TSNode n) {
+  Placement lowerPlacement(Node n) {
     Placement p;
     p.span = span(n);
-    forEachChild(n, [&](TSNode c, TSFieldId) {
-      TSSymbol s = ts_node_symbol(c);
+    forEachChild(n, [&](Node c, TSFieldId) {
+      TSSymbol s = sym(c);
       if (s == ids_.host_placement) {
         p.kind = PlacementKind::Host;
       } else if (s == ids_.global_placement) {
         p.kind = PlacementKind::Global;
-        TSNode dev = field(c, ids_.f_device);
-        if (!ts_node_is_null(dev))
+        Node dev = field(c, ids_.f_device);
+        if (!isNull(dev))
           p.device = lowerExpr(dev);
       } else if (s == ids_.shared_placement) {
         p.kind = PlacementKind::Shared;
@@ -239,14 +240,14 @@ private:
         p.kind = PlacementKind::Register;
       }
     });
-    if (ts_node_symbol(n) == ids_.host_placement)
+    if (sym(n) == ids_.host_placement)
       p.kind = PlacementKind::Host;
     return p;
   }
 
-  std::vector<ExprId> lowerShape(TSNode n) {
+  std::vector<ExprId> lowerShape(Node n) {
     std::vector<ExprId> dims;
-    forEachChild(n, [&](TSNode c, TSFieldId f) {
+    forEachChild(n, [&](Node c, TSFieldId f) {
       if (f == ids_.f_dim)
         dims.push_back(lowerExpr(c));
     });
@@ -255,36 +256,35 @@ private:
 
   // ----------------------------------------------------------- statements
 
-  std::vector<StmtId> lowerBlock(TSNode n) {
+  std::vector<StmtId> lowerBlock(Node n) {
     std::vector<StmtId> body;
-    if (ts_node_is_null(n))
+    if (isNull(n))
       return body;
     DepthGuard guard(*this);
     if (tooDeep(n))
       return body;
-    forEachChild(n, [&](TSNode c, TSFieldId) {
-      if (ts_node_symbol(c) == ids_.comment || ts_node_is_extra(c) ||
-          ts_node_symbol(c) == static_cast<TSSymbol>(-1))
+    forEachChild(n, [&](Node c, TSFieldId) {
+      if (sym(c) == ids_.comment || cst_[c].extra || sym(c) == static_cast<TSSymbol>(-1))
         return;
       body.push_back(lowerStmt(c));
     });
     return body;
   }
 
-  StmtId lowerStmt(TSNode n) {
+  StmtId lowerStmt(Node n) {
     Stmt s;
     s.span = span(n);
-    s.keywordSpan = ts_node_child_count(n) > 0 ? span(ts_node_child(n, 0)) : span(n);
-    TSSymbol sym = ts_node_symbol(n);
+    s.keywordSpan = cst_[n].childCount > 0 ? span(cst_.firstChild(n)) : span(n);
+    TSSymbol sym = this->sym(n);
     if (sym == ids_.block_grid || sym == ids_.warp_grid) {
       s.kind = sym == ids_.block_grid ? StmtKind::BlockGrid : StmtKind::WarpGrid;
-      TSNode shape = field(n, ids_.f_shape);
-      if (!ts_node_is_null(shape)) {
+      Node shape = field(n, ids_.f_shape);
+      if (!isNull(shape)) {
         s.shapeSpan = span(shape);
         s.shape = lowerShape(shape);
       }
-      TSNode body = field(n, ids_.f_body);
-      s.bodySpan = ts_node_is_null(body) ? Span{} : span(body);
+      Node body = field(n, ids_.f_body);
+      s.bodySpan = isNull(body) ? Span{} : span(body);
       s.body = lowerBlock(body);
     } else if (sym == ids_.let_binding) {
       s.kind = StmtKind::Let;
@@ -297,26 +297,26 @@ private:
     } else if (sym == ids_.for_statement) {
       s.kind = StmtKind::For;
       s.name = ident(field(n, ids_.f_variable));
-      TSNode range = field(n, ids_.f_range);
-      if (!ts_node_is_null(range)) {
+      Node range = field(n, ids_.f_range);
+      if (!isNull(range)) {
         s.value = lowerOptionalExpr(field(range, ids_.f_start), range);
         s.end = lowerOptionalExpr(field(range, ids_.f_end), range);
       } else {
         s.value = s.end = errorExpr(s.span);
       }
-      TSNode body = field(n, ids_.f_body);
-      s.bodySpan = ts_node_is_null(body) ? Span{} : span(body);
+      Node body = field(n, ids_.f_body);
+      s.bodySpan = isNull(body) ? Span{} : span(body);
       s.body = lowerBlock(body);
     } else if (sym == ids_.if_statement) {
       s.kind = StmtKind::If;
       s.value = lowerOptionalExpr(field(n, ids_.f_condition), n);
-      TSNode body = field(n, ids_.f_consequence);
-      s.bodySpan = ts_node_is_null(body) ? Span{} : span(body);
+      Node body = field(n, ids_.f_consequence);
+      s.bodySpan = isNull(body) ? Span{} : span(body);
       s.body = lowerBlock(body);
-      TSNode alt = field(n, ids_.f_alternative);
-      if (!ts_node_is_null(alt)) {
+      Node alt = field(n, ids_.f_alternative);
+      if (!isNull(alt)) {
         s.hasElse = true;
-        if (ts_node_symbol(alt) == ids_.if_statement) {
+        if (this->sym(alt) == ids_.if_statement) {
           DepthGuard guard(*this);
           if (!tooDeep(alt))
             s.elseBody.push_back(lowerStmt(alt));
@@ -326,8 +326,8 @@ private:
       }
     } else if (sym == ids_.cp_async_statement || sym == ids_.assignment) {
       s.kind = sym == ids_.cp_async_statement ? StmtKind::CpAsync : StmtKind::Assign;
-      TSNode target = field(n, sym == ids_.assignment ? ids_.f_target : ids_.f_destination);
-      TSNode value = field(n, sym == ids_.assignment ? ids_.f_value : ids_.f_source);
+      Node target = field(n, sym == ids_.assignment ? ids_.f_target : ids_.f_destination);
+      Node value = field(n, sym == ids_.assignment ? ids_.f_value : ids_.f_source);
       s.target = lowerOptionalExpr(target, n);
       s.value = lowerOptionalExpr(value, n);
     } else if (sym == ids_.cp_async_commit) {
@@ -336,8 +336,8 @@ private:
       s.kind = StmtKind::WaitAll;
     } else if (sym == ids_.cp_async_wait_group) {
       s.kind = StmtKind::WaitGroup;
-      TSNode count = field(n, ids_.f_count);
-      if (!ts_node_is_null(count) && !ts_node_is_missing(count)) {
+      Node count = field(n, ids_.f_count);
+      if (!isNull(count) && !isMissing(count)) {
         s.countSpan = span(count);
         s.count = parseInteger(text(count), s.countSpan).value_or(0);
       }
@@ -354,10 +354,9 @@ private:
 
   // ---------------------------------------------------------- expressions
 
-  ExprId lowerOptionalExpr(TSNode n, TSNode context) {
-    if (ts_node_is_null(n) || ts_node_is_missing(n)) {
-      Span s = ts_node_is_null(n) ? Span{ts_node_end_byte(context), ts_node_end_byte(context)}
-                                  : span(n);
+  ExprId lowerOptionalExpr(Node n, Node context) {
+    if (isNull(n) || isMissing(n)) {
+      Span s = isNull(n) ? Span{cst_[context].end, cst_[context].end} : span(n);
       return errorExpr(s);
     }
     return lowerExpr(n);
@@ -376,13 +375,13 @@ private:
     return static_cast<int64_t>(v);
   }
 
-  ExprId lowerExpr(TSNode n) {
-    if (ts_node_is_null(n) || ts_node_is_missing(n))
-      return errorExpr(ts_node_is_null(n) ? Span{} : span(n));
+  ExprId lowerExpr(Node n) {
+    if (isNull(n) || isMissing(n))
+      return errorExpr(isNull(n) ? Span{} : span(n));
     DepthGuard guard(*this);
     if (tooDeep(n))
       return errorExpr(span(n));
-    TSSymbol s = ts_node_symbol(n);
+    TSSymbol s = sym(n);
     Expr e;
     e.span = span(n);
     if (s == ids_.identifier) {
@@ -410,7 +409,7 @@ private:
     } else if (s == ids_.index_expression) {
       e.kind = ExprKind::Index;
       e.children.push_back(lowerOptionalExpr(field(n, ids_.f_base), n));
-      forEachChild(n, [&](TSNode c, TSFieldId f) {
+      forEachChild(n, [&](Node c, TSFieldId f) {
         if (f == ids_.f_index)
           e.children.push_back(lowerExpr(c));
       });
@@ -421,7 +420,7 @@ private:
     } else if (s == ids_.application) {
       e.kind = ExprKind::Application;
       e.name = ident(field(n, ids_.f_function));
-      forEachChild(n, [&](TSNode c, TSFieldId f) {
+      forEachChild(n, [&](Node c, TSFieldId f) {
         if (f == ids_.f_argument)
           e.children.push_back(lowerExpr(c));
       });
@@ -430,8 +429,8 @@ private:
       e.children.push_back(lowerOptionalExpr(field(n, ids_.f_operand), n));
     } else if (s == ids_.binary_expression) {
       e.kind = ExprKind::Binary;
-      TSNode op = field(n, ids_.f_operator);
-      std::string o = ts_node_is_null(op) ? "+" : text(op);
+      Node op = field(n, ids_.f_operator);
+      std::string o = isNull(op) ? "+" : text(op);
       e.op = o == "+"     ? BinaryOp::Add
              : o == "-"   ? BinaryOp::Sub
              : o == "*"   ? BinaryOp::Mul
@@ -457,9 +456,15 @@ public:
 
 } // namespace
 
-LowerResult lowerTree(TSNode root, const SourceFile &file, Module &module, unsigned maxNesting) {
-  Lowerer lowerer(file, module, maxNesting);
-  lowerer.lowerFile(root);
+LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module,
+                      unsigned maxNesting) {
+  // Generous guesses from the CST's size: reserving address space is
+  // nearly free, regrowth copies are not.
+  module.exprs.reserve(cst.nodes.size() / 2);
+  module.stmts.reserve(cst.nodes.size() / 8);
+  module.types.reserve(cst.nodes.size() / 8);
+  Lowerer lowerer(cst, file, module, maxNesting);
+  lowerer.lowerFile();
   LowerResult r;
   r.nestingExceeded = lowerer.nestingExceeded();
   r.deepestSpan = lowerer.deepestSpan();

@@ -1,6 +1,7 @@
 //===- Lower.h - CST to AST lowering (internal to syntax) -------*- C++ -*-===//
 #pragma once
 
+#include "syntax/Cst.h"
 #include "syntax/Parser.h"
 
 #include <optional>
@@ -25,6 +26,6 @@ struct LowerResult {
   std::vector<Span> invalidLiterals;
 };
 
-LowerResult lowerTree(TSNode root, const SourceFile &file, Module &module, unsigned maxNesting);
+LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module, unsigned maxNesting);
 
 } // namespace kina::syntax

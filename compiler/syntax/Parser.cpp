@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "syntax/Parser.h"
 #include "syntax/Lower.h"
+#include "syntax/TableParser.h"
 #include "diag/Spelling.h"
 
 #include <algorithm>
@@ -142,6 +143,20 @@ bool isPunctuation(std::string_view kind) {
   return !kind.empty() && !std::isalpha(static_cast<unsigned char>(kind[0])) && kind[0] != '_';
 }
 
+/// The children of `n` in order (ts_node_child(n, i) is linear in i, so a
+/// loop over it is quadratic on a node with thousands of children).
+std::vector<TSNode> childrenOf(TSNode n) {
+  std::vector<TSNode> out;
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do
+      out.push_back(ts_tree_cursor_current_node(&cursor));
+    while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
 class SyntaxErrorReporter {
 public:
   SyntaxErrorReporter(const SourceFile &file, std::vector<Diagnostic> &out,
@@ -165,9 +180,8 @@ public:
       }
       if (!ts_node_has_error(n))
         continue;
-      uint32_t count = ts_node_child_count(n);
-      for (uint32_t i = count; i-- > 0;)
-        stack.push_back(ts_node_child(n, i));
+      std::vector<TSNode> children = childrenOf(n);
+      stack.insert(stack.end(), children.rbegin(), children.rend());
     }
   }
 
@@ -193,10 +207,10 @@ private:
     TSNode n = root_;
     TSNode none{};
     while (true) {
-      uint32_t count = ts_node_child_count(n);
+      std::vector<TSNode> children = childrenOf(n);
       TSNode pick = none;
-      for (uint32_t i = count; i-- > 0;) {
-        TSNode c = ts_node_child(n, i);
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {
+        TSNode c = *it;
         if (ts_node_is_missing(c) || ts_node_is_extra(c) || ts_node_end_byte(c) == ts_node_start_byte(c))
           continue;
         if (ts_node_start_byte(c) < offset) {
@@ -220,11 +234,10 @@ private:
       stack.pop_back();
       if (ts_node_is_extra(c) && ts_node_child_count(c) == 0)
         continue;
-      uint32_t count = ts_node_child_count(c);
-      if (count == 0)
+      if (ts_node_child_count(c) == 0)
         return c;
-      for (uint32_t i = count; i-- > 0;)
-        stack.push_back(ts_node_child(c, i));
+      std::vector<TSNode> children = childrenOf(c);
+      stack.insert(stack.end(), children.rbegin(), children.rend());
     }
     return n;
   }
@@ -404,28 +417,41 @@ ParseResult parse(const SourceFile &file, const ParseOptions &options) {
     parseText = &sanitized;
   }
 
-  DelimiterScan scan(*parseText);
-  std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
-  ts_parser_set_language(parser.get(), tree_sitter_kina());
-  TSTree *tree = ts_parser_parse_string(parser.get(), options.oldTree, parseText->data(),
-                                        static_cast<uint32_t>(parseText->size()));
-  result.tree = TreeHandle(tree, ts_tree_delete);
-  TSNode root = ts_tree_root_node(tree);
+  // Error-free text (nearly every keystroke's) takes the table parser; the
+  // runtime's tree is needed only to explain syntax errors.
+  std::optional<Cst> cst = parseWithTables(*parseText);
+  result.tableParsed = cst.has_value();
+  std::unique_ptr<TSTree, void (*)(TSTree *)> tree(nullptr, ts_tree_delete);
+  std::optional<DelimiterScan> scan;
+  unsigned maxDepth = 0;
+  uint32_t deepestOffset = 0;
+  if (cst) {
+    maxDepth = cst->maxBracketDepth;
+    deepestOffset = cst->deepestBracket;
+  } else {
+    scan.emplace(*parseText);
+    maxDepth = scan->maxDepth;
+    deepestOffset = scan->deepestOffset;
+    std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
+    ts_parser_set_language(parser.get(), tree_sitter_kina());
+    tree.reset(ts_parser_parse_string(parser.get(), nullptr, parseText->data(),
+                                      static_cast<uint32_t>(parseText->size())));
+    cst = cstFromTree(ts_tree_root_node(tree.get()));
+  }
 
-  LowerResult lowered = lowerTree(root, file, result.module, options.maxNesting);
+  LowerResult lowered = lowerTree(*cst, file, result.module, options.maxNesting);
 
-  if (scan.maxDepth > options.maxNesting || lowered.nestingExceeded) {
-    uint32_t at = scan.maxDepth > options.maxNesting ? scan.deepestOffset
-                                                     : lowered.deepestSpan.begin;
+  if (maxDepth > options.maxNesting || lowered.nestingExceeded) {
+    uint32_t at = maxDepth > options.maxNesting ? deepestOffset : lowered.deepestSpan.begin;
     result.diagnostics.push_back(Diagnostic{
         DiagId::NestingTooDeep, Span{at, at + 1},
-        "nesting is " + std::to_string(scan.maxDepth) + " levels deep here; at most " +
+        "nesting is " + std::to_string(maxDepth) + " levels deep here; at most " +
             std::to_string(options.maxNesting) + " levels are accepted",
         {}, {}, {}});
-  } else {
-    reportDelimiters(scan, file, result.diagnostics);
-    SyntaxErrorReporter reporter(file, result.diagnostics, scan);
-    reporter.visit(root);
+  } else if (scan) {
+    reportDelimiters(*scan, file, result.diagnostics);
+    SyntaxErrorReporter reporter(file, result.diagnostics, *scan);
+    reporter.visit(ts_tree_root_node(tree.get()));
   }
   for (Span s : lowered.invalidLiterals)
     result.diagnostics.push_back(Diagnostic{DiagId::InvalidLiteral, s,

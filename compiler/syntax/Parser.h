@@ -1,9 +1,11 @@
 //===- Parser.h - Parse Kina source into an AST -----------------*- C++ -*-===//
 //
 // Parsing never fails: it always yields a Module plus syntax diagnostics
-// (rust-analyzer's "syntax is a value"). The CST comes from the generated
-// tree-sitter parser; this layer turns ERROR/MISSING nodes into located,
-// specific messages and lowers the rest to the AST in Ast.h.
+// (rust-analyzer's "syntax is a value"). The CST comes from the tables
+// tree-sitter generated: TableParser on error-free text, the tree-sitter
+// runtime (with its error recovery) otherwise; this layer turns ERROR and
+// MISSING nodes into located, specific messages and lowers the CST to the
+// AST in Ast.h.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -13,25 +15,21 @@
 
 #include <memory>
 
-struct TSTree;
 struct TSLanguage;
 
 extern "C" const TSLanguage *tree_sitter_kina(void);
 
 namespace kina::syntax {
 
-/// Owning handle on a tree-sitter tree (kept for incremental re-parsing).
-using TreeHandle = std::shared_ptr<TSTree>;
-
 struct ParseResult {
   Module module;
   std::vector<Diagnostic> diagnostics;
-  TreeHandle tree;
+  /// False when the tree-sitter runtime parsed (the text has a syntax error
+  /// or the table parser gave up).
+  bool tableParsed = false;
 };
 
 struct ParseOptions {
-  /// A previous tree already edited with ts_tree_edit, for incremental parsing.
-  TSTree *oldTree = nullptr;
   /// Deeper nesting than this is reported (K0008) instead of lowered.
   unsigned maxNesting = 256;
 };

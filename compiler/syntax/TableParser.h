@@ -1,0 +1,28 @@
+//===- TableParser.h - Fast LR parse over the generated tables --*- C++ -*-===//
+//
+// A deterministic LR driver over the parse and lex tables that tree-sitter
+// generated from grammar/grammar.js, so the grammar stays the one definition
+// of the syntax. It builds the flat Cst straight into arrays and has no
+// error recovery: on input with a syntax error (or anything it does not
+// handle) it returns nothing, and the caller parses with the tree-sitter
+// runtime, whose recovery the error messages are built on. The grammar's
+// two declared conflicts (a juxtaposed argument that may start the next
+// statement) are resolved by backtracking to the fork, bounded in distance
+// and in total work; GLR would keep the one alternative that survives, and
+// the grammar has no input on which both do.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "syntax/Cst.h"
+
+#include <optional>
+#include <string_view>
+
+namespace kina::syntax {
+
+/// The CST of `text`, or nothing when the text has a syntax error or the
+/// fast path gives up (then parse with the tree-sitter runtime).
+std::optional<Cst> parseWithTables(std::string_view text);
+
+} // namespace kina::syntax

@@ -1,0 +1,170 @@
+//===- TableParserTest.cpp - The table parser against the tree-sitter runtime -===//
+//
+// The table parser must give the very tree the runtime gives (node kinds,
+// fields, spans, extras) on every error-free text, and decline on every text
+// with a syntax error. Checked on every .kina file of the repository and on
+// thousands of seeded mutants of them (deleted, duplicated and swapped
+// tokens and lines), which reach the grammar's conflicts and error paths.
+//
+//===----------------------------------------------------------------------===//
+#include "syntax/Cst.h"
+#include "syntax/Parser.h"
+#include "syntax/TableParser.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <random>
+#include <sstream>
+
+using namespace kina;
+using namespace kina::syntax;
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> repositoryKinaFiles() {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const char *dir : {"/stdlib", "/tests", "/bench", "/editors"}) {
+    std::string root = std::string(KINA_SOURCE_DIR) + dir;
+    if (!std::filesystem::exists(root))
+      continue;
+    for (const auto &e : std::filesystem::recursive_directory_iterator(root)) {
+      if (!e.is_regular_file() || e.path().extension() != ".kina")
+        continue;
+      std::ifstream in(e.path());
+      std::stringstream ss;
+      ss << in.rdbuf();
+      files.emplace_back(e.path().string(), ss.str());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// First difference between the two trees, or "" when equal.
+std::string compare(const Cst &a, const Cst &b) {
+  std::vector<std::pair<CstNodeId, CstNodeId>> work{{a.root, b.root}};
+  while (!work.empty()) {
+    auto [x, y] = work.back();
+    work.pop_back();
+    const CstNode &p = a[x], &q = b[y];
+    auto where = [&] {
+      return " at bytes " + std::to_string(q.begin) + ".." + std::to_string(q.end) +
+             " (symbol " + std::to_string(q.symbol) + ")";
+    };
+    if (p.symbol != q.symbol)
+      return "symbol " + std::to_string(p.symbol) + " vs " + std::to_string(q.symbol) + where();
+    if (p.begin != q.begin || p.end != q.end)
+      return "span " + std::to_string(p.begin) + ".." + std::to_string(p.end) + where();
+    if (p.field != q.field)
+      return "field " + std::to_string(p.field) + " vs " + std::to_string(q.field) + where();
+    if (p.named != q.named || p.extra != q.extra)
+      return "named/extra flags" + where();
+    if (p.childCount != q.childCount)
+      return "child count " + std::to_string(p.childCount) + " vs " +
+             std::to_string(q.childCount) + where();
+    for (uint32_t i = 0; i < p.childCount; ++i)
+      work.emplace_back(p.firstChild + i, q.firstChild + i);
+  }
+  return "";
+}
+
+struct RuntimeParse {
+  Cst cst;
+  bool hasError;
+};
+
+RuntimeParse runtimeParse(const std::string &text) {
+  std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
+  ts_parser_set_language(parser.get(), tree_sitter_kina());
+  std::unique_ptr<TSTree, void (*)(TSTree *)> tree(
+      ts_parser_parse_string(parser.get(), nullptr, text.data(),
+                             static_cast<uint32_t>(text.size())),
+      ts_tree_delete);
+  TSNode root = ts_tree_root_node(tree.get());
+  return {cstFromTree(root), ts_node_has_error(root)};
+}
+
+/// Checks the contract on one text; returns a failure message or "".
+std::string checkOne(const std::string &text) {
+  RuntimeParse expected = runtimeParse(text);
+  std::optional<Cst> fast = parseWithTables(text);
+  if (expected.hasError)
+    return fast ? "table parser accepted text the runtime rejects" : "";
+  if (!fast)
+    return "table parser declined error-free text";
+  return compare(*fast, expected.cst);
+}
+
+TEST(TableParser, SameTreeAsTheRuntimeOnEveryRepositoryFile) {
+  auto files = repositoryKinaFiles();
+  ASSERT_GT(files.size(), 100u); // stdlib + lit tests + editor fixtures
+  unsigned valid = 0;
+  for (const auto &[path, text] : files) {
+    EXPECT_EQ(checkOne(text), "") << path;
+    valid += !runtimeParse(text).hasError;
+  }
+  EXPECT_GT(valid, 80u);
+}
+
+TEST(TableParser, SameVerdictAndTreeOnMutants) {
+  auto files = repositoryKinaFiles();
+  std::mt19937 rng(20261129);
+  unsigned mutants = 0, validMutants = 0, failures = 0;
+  for (const auto &[path, original] : files) {
+    if (original.size() > 20000)
+      continue;
+    for (int m = 0; m < 12; ++m) {
+      std::string text = original;
+      size_t at = text.empty() ? 0 : rng() % text.size();
+      switch (m % 4) {
+      case 0: // delete a word or symbol
+        text.erase(at, 1 + rng() % 6);
+        break;
+      case 1: { // duplicate a line (an extra argument or statement)
+        size_t b = text.rfind('\n', at), e = text.find('\n', at);
+        b = b == std::string::npos ? 0 : b + 1;
+        e = e == std::string::npos ? text.size() : e + 1;
+        text.insert(e, text.substr(b, e - b));
+        break;
+      }
+      case 2: { // move a line up past its predecessor
+        size_t e = text.find('\n', at);
+        size_t b = text.rfind('\n', at);
+        if (b == std::string::npos || e == std::string::npos)
+          break;
+        size_t pb = text.rfind('\n', b - 1);
+        pb = pb == std::string::npos ? 0 : pb + 1;
+        std::string line = text.substr(b + 1, e - b), prev = text.substr(pb, b + 1 - pb);
+        text.replace(pb, e + 1 - pb, line + prev);
+        break;
+      }
+      default: // a comment or a bare word dropped into the text
+        text.insert(at, rng() % 2 ? " // note\n" : " x ");
+      }
+      std::string failure = checkOne(text);
+      ++mutants;
+      validMutants += !runtimeParse(text).hasError;
+      if (!failure.empty() && ++failures <= 5)
+        ADD_FAILURE() << path << " mutant " << m << ": " << failure << "\n--- text ---\n"
+                      << text.substr(0, 4000);
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+  EXPECT_GT(mutants, 1000u);
+  EXPECT_GT(validMutants, 100u); // both verdicts are exercised
+}
+
+TEST(TableParser, DeclinesNestingDeeperThanItsStack) {
+  std::string deep = "kernel k (a : Tensor[F16, [M], on=cuda:global]) : Tensor[F16, [M], "
+                     "on=cuda:global] { a[0] <- " +
+                     std::string(20000, '(') + "1" + std::string(20000, ')') + " }";
+  EXPECT_FALSE(parseWithTables(deep).has_value());
+  // and parse() still answers, through the runtime, with K0008
+  SourceFile file("deep.kina", deep);
+  auto r = parse(file);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_EQ(r.diagnostics.front().id, DiagId::NestingTooDeep);
+}
+
+} // namespace
