@@ -130,8 +130,15 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
   gpm.addPass(createSCFToControlFlowPass());
   gpm.addPass(createConvertGpuOpsToNVVMOps());
   gpm.addPass(createConvertNVVMToLLVMPass());
-  gpm.addPass(createCanonicalizerPass());
-  gpm.addPass(createCSEPass());
+  // At O1 and above LLVM's EarlyCSE/InstCombine/GVN redo what MLIR's
+  // canonicalize + cse would do on the LLVM dialect: with them the PTX of
+  // every stdlib kernel was byte-identical (row_sum: one commuted `or`), and
+  // they cost ~20% of mlir_passes (bench/compile, callgrind). O0 keeps them
+  // so that unoptimized PTX stays readable.
+  if (req.optLevel == 0) {
+    gpm.addPass(createCanonicalizerPass());
+    gpm.addPass(createCSEPass());
+  }
   gpm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(*module)))
     return fail("the MLIR pass pipeline failed for kernel '" + req.kernel->name + "'");
