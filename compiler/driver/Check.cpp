@@ -28,6 +28,7 @@ int runCheckCommand(const CheckOptions &options) {
     }
     sema::FrontendOptions fe;
     fe.target = options.common.target;
+    fe.diagnosticsOnly = true; // items are checked on every core
     sema::Analysis analysis = sema::analyze(*file, fe);
     for (const Diagnostic &d : analysis.diagnostics)
       anyError |= d.severity() == Severity::Error;

@@ -30,12 +30,13 @@ const Binding *Checker::lookup(const std::string &name) const {
   return nullptr;
 }
 
-int Checker::defineSymbol(const syntax::Ident &name, SymbolKind kind, const std::string &type) {
+int Checker::defineSymbol(const syntax::Ident &name, SymbolKind kind, std::string_view type) {
   SymbolInfo info;
   info.name = name.name;
   info.kind = kind;
   info.definition = name.span;
-  info.type = type;
+  if (options.ideTables)
+    info.type = type;
   info.item = current ? current->itemIndex : -1;
   program.symbolInfos.push_back(std::move(info));
   return static_cast<int>(program.symbolInfos.size() - 1);
@@ -56,12 +57,12 @@ void Checker::bind(const syntax::Ident &name, Binding binding) {
 }
 
 void Checker::addReference(int symbol, Span span) {
-  if (symbol >= 0)
+  if (symbol >= 0 && options.ideTables)
     program.symbolInfos[symbol].references.push_back(span);
 }
 
 void Checker::annotate(Span span, const Type &type, bool inlay) {
-  if (type.isError())
+  if (type.isError() || !options.ideTables)
     return;
   TypeAnnotation a;
   a.span = span;
@@ -98,7 +99,8 @@ CheckedProgram Checker::run() {
       continue;
     auto [it, inserted] = itemsByName.emplace(item.name.name, static_cast<int>(i));
     if (!inserted) {
-      error(DiagId::DuplicateDefinition, item.name.span,
+      if (options.fileDiagnostics)
+        error(DiagId::DuplicateDefinition, item.name.span,
             "`" + item.name.name + "` is already defined in this file")
           .label(m.items[it->second].name.span, "first defined here");
       continue;
@@ -114,7 +116,7 @@ CheckedProgram Checker::run() {
       checkItem(static_cast<int>(i));
   } else {
     // Callees reached from the selected items are checked into a scratch sink.
-    std::vector<bool> selected(m.items.size(), false);
+    selected.assign(m.items.size(), false);
     for (int i : options.onlyItems)
       if (i >= 0 && static_cast<size_t>(i) < m.items.size())
         selected[i] = true;
@@ -300,7 +302,7 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
           d.fix(m.type(p.type).placement.span, "cuda:global", "use `cuda:global`");
       }
     }
-    Binding b{BindingKind::Param, defineSymbol(p.name, SymbolKind::Param, typeStr(t)), t};
+    Binding b{BindingKind::Param, defineSymbol(p.name, SymbolKind::Param, symbolType(t)), t};
     bind(p.name, std::move(b));
   }
   if (item.result != syntax::kNone) {
@@ -317,7 +319,7 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
       syntax::Ident name = item.resultName.valid()
                                ? item.resultName
                                : syntax::Ident{"result", m.type(item.result).span};
-      Binding b{BindingKind::Result, defineSymbol(name, SymbolKind::Result, typeStr(t)), t};
+      Binding b{BindingKind::Result, defineSymbol(name, SymbolKind::Result, symbolType(t)), t};
       bind(name, std::move(b));
     }
   }
@@ -325,6 +327,17 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
   KernelSummary &summary = itemSummaries[state.itemIndex];
   summary.item = state.itemIndex;
   summary.name = item.name.name;
+  for (const syntax::Requirement &r : item.requirements)
+    if (r.isCapability) {
+      summary.declaredTarget = r.target.name;
+      for (const auto &c : r.capabilities)
+        summary.requiredCapabilities.push_back(c.name);
+    }
+  if (options.ideTables)
+    summary.signature = printSignature(item);
+}
+
+std::string Checker::printSignature(const Item &item) {
   std::string sig = (item.kind == syntax::ItemKind::Kernel ? "kernel "
                      : item.kind == syntax::ItemKind::TileFunction ? "tile "
                                                                     : "fn ") +
@@ -341,9 +354,6 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
       for (const auto &c : r.capabilities)
         sig += ", " + c.name;
       sig += ")";
-      summary.declaredTarget = r.target.name;
-      for (const auto &c : r.capabilities)
-        summary.requiredCapabilities.push_back(c.name);
     } else if (r.condition != syntax::kNone) {
       sig += "\n    requires (" + syntax::printExpr(m, r.condition) + ")";
     }
@@ -358,7 +368,7 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
     sig += "\n    : " + (item.resultName.valid() ? "(" + item.resultName.name + " : " : std::string()) +
            typeStr(rt) + (item.resultName.valid() ? ")" : "");
   }
-  summary.signature = sig;
+  return sig;
 }
 
 // ------------------------------------------------------------- statements
@@ -458,11 +468,12 @@ void Checker::checkStmt(StmtId id) {
           symbols.renameSymbol(*atom, s.name.name);
       }
       // A let names a value; binding it to the expression keeps every fact.
-      Binding b{BindingKind::Let, defineSymbol(s.name, SymbolKind::Let, "Index = " + str(t.index)),
+      Binding b{BindingKind::Let, defineSymbol(s.name, SymbolKind::Let,
+                                          options.ideTables ? "Index = " + str(t.index) : ""),
                 t};
       bind(s.name, std::move(b));
     } else {
-      int sym = defineSymbol(s.name, SymbolKind::Let, typeStr(t));
+      int sym = defineSymbol(s.name, SymbolKind::Let, symbolType(t));
       letValues[sym] = s.value;
       Binding b{BindingKind::Let, sym, t};
       bind(s.name, std::move(b));
@@ -510,7 +521,7 @@ void Checker::checkStmt(StmtId id) {
         current->registerBytesPerThread += (bytes + 31) / 32;
     }
     Binding b{shared ? BindingKind::Shared : BindingKind::Register,
-              defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, typeStr(t)),
+              defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, symbolType(t)),
               t};
     bind(s.name, std::move(b));
     annotate(s.name.span, t, false);

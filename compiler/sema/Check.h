@@ -58,6 +58,12 @@ struct CheckOptions {
   /// but report nothing. The language server re-checks only edited kernels.
   std::vector<int> onlyItems;
   std::string_view sourceText; ///< for fix-its that keep the indentation
+  /// Build what only the IDE reads: annotations, symbols' printed types and
+  /// references, kernel signatures. Diagnostics do not depend on it.
+  bool ideTables = true;
+  /// Report file-level diagnostics (duplicate item names). Of several
+  /// checks that share out a file's items, exactly one reports them.
+  bool fileDiagnostics = true;
 };
 
 /// The typed program: the AST plus side tables indexed by ExprId.

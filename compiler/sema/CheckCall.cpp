@@ -111,8 +111,7 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
     DiagnosticSink *saved = active;
     // With a subset selected, only a callee outside it is checked silently;
     // a selected callee reports as if it had been checked on its own.
-    const auto &only = options.onlyItems;
-    if (!only.empty() && std::find(only.begin(), only.end(), calleeIndex) == only.end())
+    if (!options.onlyItems.empty() && !selected[calleeIndex])
       active = &scratch;
     else
       active = &sink;

@@ -77,6 +77,7 @@ public:
   std::unordered_map<std::string, int> itemsByName;
   std::vector<KernelSummary> itemSummaries; ///< by item index
   std::vector<int> itemCheckState;          ///< 0 unchecked, 1 in progress, 2 done
+  std::vector<bool> selected; ///< by item index, with CheckOptions::onlyItems
   GridContext grid;
   ItemState *current = nullptr;
   bool inTileSignature = false; ///< symbolic tile extents allowed (tile-function signatures)
@@ -90,7 +91,11 @@ public:
     prover.pop();
   }
   const Binding *lookup(const std::string &name) const;
-  int defineSymbol(const syntax::Ident &name, SymbolKind kind, const std::string &type);
+  int defineSymbol(const syntax::Ident &name, SymbolKind kind, std::string_view type);
+  /// A symbol's printed type, only when the IDE tables are built.
+  std::string symbolType(const Type &t) const {
+    return options.ideTables ? typeStr(t) : std::string();
+  }
   void bind(const syntax::Ident &name, Binding binding);
   void addReference(int symbol, Span span);
 
@@ -110,6 +115,8 @@ public:
   // ---- items and statements (Check.cpp) ----
   void checkItem(int index);
   void checkSignature(const Item &item, ItemState &state);
+  /// The hover text of an item's signature (its parameters must be bound).
+  std::string printSignature(const Item &item);
   std::optional<Type> resolveType(syntax::TypeId id, bool isTileContext);
   void checkBlock(const std::vector<StmtId> &body);
   void checkStmt(StmtId id);

@@ -16,11 +16,18 @@ namespace kina::sema {
 struct FrontendOptions {
   std::string target = "sm_90a";
   std::vector<int> onlyItems;       ///< check only these items (see CheckOptions)
+  /// Only Analysis::diagnostics is wanted (`kina check`): the IDE tables are
+  /// not built, Analysis::program stays empty, and the items may be checked
+  /// on several threads. The diagnostics equal those of a full analysis.
+  bool diagnosticsOnly = false;
+  /// With diagnosticsOnly: how many threads check items. 0 picks one per
+  /// hardware thread (at most 8) for files large enough to gain from it.
+  unsigned threads = 0;
 };
 
 struct Analysis {
   syntax::ParseResult parse;
-  CheckedProgram program;
+  CheckedProgram program;              ///< empty with diagnosticsOnly
   std::vector<Diagnostic> diagnostics; ///< syntax + semantic, sorted
 };
 

@@ -1,6 +1,8 @@
 //===- CheckerTest.cpp - Checker side tables the IDE relies on ------------===//
 #include "sema/Frontend.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -103,6 +105,128 @@ tile twice [R, C]
     partial += d.id == DiagId::UnknownName;
   EXPECT_EQ(full, 1u);
   EXPECT_EQ(partial, full);
+}
+
+} // namespace
+
+// ---- the diagnostics-only path of `kina check` equals the full analysis ----
+
+namespace {
+
+/// Everything a diagnostic carries, one line per part, in order.
+std::string describe(const std::vector<Diagnostic> &diags) {
+  std::string out;
+  auto span = [](Span s) { return std::to_string(s.begin) + "-" + std::to_string(s.end); };
+  for (const Diagnostic &d : diags) {
+    out += std::string(d.info().code) + " " + span(d.span) + " " + d.message + "\n";
+    for (const SpanLabel &l : d.labels)
+      out += "  label " + span(l.span) + " " + l.message + "\n";
+    for (const std::string &n : d.notes)
+      out += "  note " + n + "\n";
+    for (const FixIt &f : d.fixits)
+      out += "  fix " + span(f.span) + " [" + f.replacement + "] " + f.title + "\n";
+  }
+  return out;
+}
+
+/// The number of diagnostics; fails the test when a diagnostics-only
+/// analysis on 1, 2, 3 or 7 threads differs from the full one in anything.
+size_t expectSameDiagnostics(const SourceFile &file, const std::string &target) {
+  sema::FrontendOptions full;
+  full.target = target;
+  std::vector<Diagnostic> expected = sema::analyze(file, full).diagnostics;
+  std::string want = describe(expected);
+  for (unsigned threads : {1u, 2u, 3u, 7u}) {
+    sema::FrontendOptions o;
+    o.target = target;
+    o.diagnosticsOnly = true;
+    o.threads = threads;
+    sema::Analysis a = sema::analyze(file, o);
+    EXPECT_EQ(describe(a.diagnostics), want)
+        << file.path() << " (" << target << ", " << threads << " threads)";
+    EXPECT_TRUE(a.program.annotations.empty() && a.program.symbolInfos.empty());
+  }
+  return expected.size();
+}
+
+std::vector<std::string> kinaFiles() {
+  std::vector<std::string> out;
+  for (const char *dir : {KINA_SOURCE_DIR "/stdlib", KINA_SOURCE_DIR "/tests"})
+    for (const auto &e : std::filesystem::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".kina")
+        out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(CheckOnly, EqualsFullAnalysisOnEveryStdlibAndTestFile) {
+  std::vector<std::string> files = kinaFiles();
+  ASSERT_GE(files.size(), 200u);
+  size_t withErrors = 0;
+  for (const std::string &path : files) {
+    SourceFile file(path, readFile(path));
+    withErrors += expectSameDiagnostics(file, "sm_90a") > 0;
+  }
+  EXPECT_GE(withErrors, 100u); // the negative lit tests
+}
+
+TEST(CheckOnly, EqualsFullAnalysisOnAGeneratedFileWithErrors) {
+  // Every stdlib and lit file in one file: hundreds of items, duplicate
+  // names (file-level diagnostics), errors in many items, callers on one
+  // thread whose callees another thread checks.
+  std::string text;
+  for (const std::string &path : kinaFiles())
+    text += readFile(path) + "\n";
+  SourceFile file("all.kina", text);
+  syntax::ParseResult parse = syntax::parse(file);
+  ASSERT_GE(parse.module.items.size(), 200u);
+  for (const char *target : {"sm_75", "sm_90a"}) {
+    size_t n = expectSameDiagnostics(file, target);
+    EXPECT_GE(n, 100u) << target;
+  }
+  sema::FrontendOptions o;
+  o.diagnosticsOnly = true;
+  o.threads = 2;
+  size_t duplicates = 0;
+  for (const Diagnostic &d : sema::analyze(file, o).diagnostics)
+    duplicates += d.id == DiagId::DuplicateDefinition;
+  EXPECT_GE(duplicates, 10u);
+}
+
+TEST(CheckOnly, CalleeInAnotherRangeReportsOnce) {
+  // The caller is checked by the first thread, which re-checks the callee
+  // silently; the second thread reports the callee's own errors, once.
+  std::string kernels;
+  for (int i = 0; i < 8; ++i)
+    kernels += "kernel user" + std::to_string(i) + R"( [R]
+    requires (R mod 16 = 0)
+    requires capability(sm_80)
+    (x : Tensor[F32, [R, 64], on=cuda:global])
+    : (out : Tensor[F32, [R, 64], on=cuda:global]) {
+  block_grid [R/16] {
+    warp_grid [1] {
+      register t : Tile[F32, [16, 64], on=cuda:register]
+      t <- x[block_id 0 * 16 ..+ 16, 0 ..+ 64]
+      out[block_id 0 * 16 ..+ 16, 0 ..+ 64] <- twice t
+    }
+  }
+}
+
+)";
+  SourceFile file("t.kina", kernels + R"(tile twice [R, C]
+    (t : Tile[F32, [R, C], on=cuda:register])
+    : Tile[F32, [R, C], on=cuda:register] {
+  return add t unknown_name
+}
+)");
+  expectSameDiagnostics(file, "sm_90a");
+  sema::FrontendOptions o;
+  o.diagnosticsOnly = true;
+  o.threads = 2;
+  size_t unknown = 0;
+  for (const Diagnostic &d : sema::analyze(file, o).diagnostics)
+    unknown += d.id == DiagId::UnknownName;
+  EXPECT_EQ(unknown, 1u);
 }
 
 } // namespace
