@@ -245,8 +245,12 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
               " indices are given");
     return Type::error();
   }
-  TensorType view = t;
-  view.shape.clear();
+  TensorType view;
+  view.dtype = t.dtype;
+  view.space = t.space;
+  view.isTile = t.isTile;
+  view.writable = t.writable;
+  view.shape.reserve(count);
   bool ok = true;
   for (size_t i = 0; i < count; ++i) {
     const Expr &ix = m.expr(e.children[i + 1]);
@@ -255,8 +259,10 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
       continue;
     }
     const DimExpr &extent = t.shape[i];
-    std::string dimName = "dimension " + std::to_string(i + 1) + " of `" +
-                          syntax::printExpr(m, e.children[0]) + "` (extent " + str(extent) + ")";
+    auto dimName = [&] {
+      return "dimension " + std::to_string(i + 1) + " of `" +
+             syntax::printExpr(m, e.children[0]) + "` (extent " + str(extent) + ")";
+    };
     if (isSlice[i]) {
       if (!lengths[i]->constantValue()) {
         error(DiagId::NonConstantTileShape, m.expr(ix.children[1]).span,
@@ -277,7 +283,7 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
         std::string goal = !hi.proved() ? str(end) + " <= " + str(extent) : str(*starts[i]) + " >= 0";
         auto &d = error(DiagId::SliceOutOfBounds, ix.span,
                         "slice `" + syntax::printExpr(m, e.children[i + 1]) +
-                            "` may be out of bounds of " + dimName + ": cannot prove " + goal);
+                            "` may be out of bounds of " + dimName() + ": cannot prove " + goal);
         if (bad.Result == solver::Verdict::Disproved)
           d.note("it is out of bounds whenever the `requires` facts hold");
         if (!bad.Suggestions.empty() && !bad.Suggestions[0].RequiresClauses.empty())
@@ -290,7 +296,7 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
       solver::Proof hi = prover.proveLess(*starts[i], extent);
       if (!lo.proved() || !hi.proved()) {
         error(DiagId::IndexOutOfBounds, ix.span,
-              "index `" + str(*starts[i]) + "` may be out of bounds of " + dimName +
+              "index `" + str(*starts[i]) + "` may be out of bounds of " + dimName() +
                   ": cannot prove 0 <= " + str(*starts[i]) + " < " + str(extent));
       }
     }

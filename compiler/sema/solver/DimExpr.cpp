@@ -24,32 +24,14 @@ void TermList::reserve(size_t N) {
   Cap = uint32_t(N);
 }
 
-void TermList::assign(const TermList &O) {
-  reserve(O.Size);
-  std::copy(O.begin(), O.end(), data());
-  Size = O.Size;
-}
-
-void TermList::steal(TermList &O) {
-  if (O.Heap) {
-    Heap = O.Heap;
-    Cap = O.Cap;
-    O.Heap = nullptr;
-    O.Cap = kInline;
-  } else {
-    Heap = nullptr;
-    Cap = kInline;
-    std::copy(O.begin(), O.end(), Inline);
-  }
-  Size = O.Size;
-  O.Size = 0;
-}
-
-void TermList::release() {
+void TermList::stealHeap(TermList &O) {
   delete[] Heap;
-  Heap = nullptr;
-  Cap = kInline;
-  Size = 0;
+  Heap = O.Heap;
+  Cap = O.Cap;
+  Size = O.Size;
+  O.Heap = nullptr;
+  O.Cap = kInline;
+  O.Size = 0;
 }
 
 bool operator==(const TermList &A, const TermList &B) {

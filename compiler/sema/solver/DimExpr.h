@@ -60,7 +60,7 @@ public:
     }
     return *this;
   }
-  ~TermList() { release(); }
+  ~TermList() { delete[] Heap; }
 
   uint32_t size() const { return Size; }
   bool empty() const { return Size == 0; }
@@ -83,9 +83,37 @@ public:
 private:
   Term *data() { return Heap ? Heap : Inline; }
   const Term *data() const { return Heap ? Heap : Inline; }
-  void assign(const TermList &O);
-  void steal(TermList &O);
-  void release();
+  // Copies, moves and frees run for every type the checker records: the
+  // inline cases stay in the header, the heap cases are out of line.
+  void assign(const TermList &O) {
+    if (O.Size > Cap)
+      reserve(O.Size);
+    Term *D = data();
+    for (uint32_t I = 0; I < O.Size; ++I)
+      D[I] = O.data()[I];
+    Size = O.Size;
+  }
+  void steal(TermList &O) {
+    if (O.Heap) {
+      stealHeap(O);
+      return;
+    }
+    Heap = nullptr;
+    Cap = kInline;
+    for (uint32_t I = 0; I < O.Size; ++I)
+      Inline[I] = O.Inline[I];
+    Size = O.Size;
+    O.Size = 0;
+  }
+  void stealHeap(TermList &O);
+  void release() {
+    if (Heap) {
+      delete[] Heap;
+      Heap = nullptr;
+      Cap = kInline;
+    }
+    Size = 0;
+  }
 
   Term Inline[kInline];
   Term *Heap = nullptr;

@@ -15,13 +15,6 @@ namespace kina::sema::solver {
 
 using namespace detail;
 
-size_t SymbolTable::KeyHash::operator()(const std::vector<int64_t> &K) const {
-  size_t H = K.size();
-  for (int64_t V : K)
-    H ^= uint64_t(V) + 0x9e3779b97f4a7c15ull + (H << 6) + (H >> 2);
-  return H;
-}
-
 AtomId SymbolTable::newSymbol(std::string_view Name, SymbolKind Kind) {
   AtomInfo Info;
   Info.Kind = AtomKind::Symbol;
@@ -49,22 +42,37 @@ bool SymbolTable::onlyDims(const DimExpr &E) const {
   return true;
 }
 
-AtomId SymbolTable::intern(AtomInfo Info) {
-  std::vector<int64_t> Key;
-  Key.push_back(int64_t(Info.Kind));
-  if (Info.Kind == AtomKind::Product) {
-    Key.insert(Key.end(), Info.Factors.begin(), Info.Factors.end());
-  } else {
-    Key.push_back(Info.Divisor);
-    Key.push_back(Info.Operand.constantTerm());
-    for (const Term &T : Info.Operand.terms()) {
-      Key.push_back(T.Atom);
-      Key.push_back(T.Coeff);
-    }
-  }
-  auto It = Interned.find(Key);
-  if (It != Interned.end())
-    return It->second;
+namespace {
+uint64_t mixKey(uint64_t H, uint64_t V) {
+  return H ^ (V + 0x9e3779b97f4a7c15ull + (H << 6) + (H >> 2));
+}
+} // namespace
+
+uint64_t SymbolTable::keyOf(AtomKind Kind, std::span<const AtomId> Factors) {
+  uint64_t H = mixKey(Factors.size(), uint64_t(Kind));
+  for (AtomId F : Factors)
+    H = mixKey(H, F);
+  return H;
+}
+
+uint64_t SymbolTable::keyOf(AtomKind Kind, const DimExpr &Operand, int64_t N) {
+  uint64_t H = mixKey(mixKey(uint64_t(Kind), uint64_t(N)), uint64_t(Operand.constantTerm()));
+  for (const Term &T : Operand.terms())
+    H = mixKey(mixKey(H, T.Atom), uint64_t(T.Coeff));
+  return H;
+}
+
+std::optional<AtomId> SymbolTable::findInterned(uint64_t Key,
+                                                const std::function<bool(const AtomInfo &)> &Same)
+    const {
+  auto [B, E] = Interned.equal_range(Key);
+  for (auto It = B; It != E; ++It)
+    if (Same(Atoms[It->second]))
+      return It->second;
+  return std::nullopt;
+}
+
+AtomId SymbolTable::intern(AtomInfo Info, uint64_t Key) {
   // Dependencies: the union of the constituents' symbols.
   std::vector<AtomId> Deps;
   auto AddDeps = [&](AtomId A) {
@@ -83,16 +91,21 @@ AtomId SymbolTable::intern(AtomInfo Info) {
   Info.Symbols = std::move(Deps);
   AtomId Id = AtomId(Atoms.size());
   Atoms.push_back(std::move(Info));
-  Interned.emplace(std::move(Key), Id);
+  Interned.emplace(Key, Id);
   return Id;
 }
 
 AtomId SymbolTable::internDivMod(AtomKind Kind, const DimExpr &Operand, int64_t N) {
+  uint64_t Key = keyOf(Kind, Operand, N);
+  if (auto Found = findInterned(Key, [&](const AtomInfo &I) {
+        return I.Kind == Kind && I.Divisor == N && I.Operand == Operand;
+      }))
+    return *Found;
   AtomInfo Info;
   Info.Kind = Kind;
   Info.Operand = Operand;
   Info.Divisor = N;
-  return intern(std::move(Info));
+  return intern(std::move(Info), Key);
 }
 
 AtomId SymbolTable::monomial(AtomId A, AtomId B) {
@@ -107,7 +120,12 @@ AtomId SymbolTable::monomial(AtomId A, AtomId B) {
   Add(A);
   Add(B);
   std::sort(Info.Factors.begin(), Info.Factors.end());
-  return intern(std::move(Info));
+  uint64_t Key = keyOf(AtomKind::Product, Info.Factors);
+  if (auto Found = findInterned(Key, [&](const AtomInfo &I) {
+        return I.Kind == AtomKind::Product && I.Factors == Info.Factors;
+      }))
+    return *Found;
+  return intern(std::move(Info), Key);
 }
 
 DimExpr SymbolTable::mul(const DimExpr &A, const DimExpr &B) {

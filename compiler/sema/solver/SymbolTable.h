@@ -35,6 +35,8 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -113,7 +115,14 @@ public:
   static constexpr size_t kMaxTerms = 256;
 
 private:
-  AtomId intern(AtomInfo Info);
+  /// Adds a new opaque atom whose interning key is Key.
+  AtomId intern(AtomInfo Info, uint64_t Key);
+  /// Interning keys: hashes of what identifies an opaque atom.
+  static uint64_t keyOf(AtomKind Kind, std::span<const AtomId> Factors);
+  static uint64_t keyOf(AtomKind Kind, const DimExpr &Operand, int64_t N);
+  /// The interned atom with this key for which Same holds.
+  std::optional<AtomId> findInterned(uint64_t Key,
+                                     const std::function<bool(const AtomInfo &)> &Same) const;
   /// `(atom built from Kind, Operand, N)` for an operand already reduced.
   AtomId internDivMod(AtomKind Kind, const DimExpr &Operand, int64_t N);
   AtomId monomial(AtomId A, AtomId B);
@@ -122,12 +131,10 @@ private:
                   std::unordered_map<AtomId, DimExpr> &Memo);
   void appendExpr(std::string &Out, const DimExpr &E, bool Parenthesize) const;
 
-  struct KeyHash {
-    size_t operator()(const std::vector<int64_t> &K) const;
-  };
   /// A deque: references returned by info() stay valid as atoms are added.
   std::deque<AtomInfo> Atoms;
-  std::unordered_map<std::vector<int64_t>, AtomId, KeyHash> Interned;
+  /// Opaque atoms by interning key (keys may collide; findInterned compares).
+  std::unordered_multimap<uint64_t, AtomId> Interned;
 };
 
 } // namespace kina::sema::solver
