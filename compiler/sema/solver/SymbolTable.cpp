@@ -46,20 +46,31 @@ namespace {
 uint64_t mixKey(uint64_t H, uint64_t V) {
   return H ^ (V + 0x9e3779b97f4a7c15ull + (H << 6) + (H >> 2));
 }
+
+/// Spreads every bit of H over the result (MurmurHash3's finalizer): the
+/// table's buckets take the key modulo a prime, and sums of small ids and
+/// coefficients leave the low bits too regular.
+uint64_t finishKey(uint64_t H) {
+  H ^= H >> 33;
+  H *= 0xff51afd7ed558ccdull;
+  H ^= H >> 33;
+  H *= 0xc4ceb9fe1a85ec53ull;
+  return H ^ (H >> 33);
+}
 } // namespace
 
 uint64_t SymbolTable::keyOf(AtomKind Kind, std::span<const AtomId> Factors) {
   uint64_t H = mixKey(Factors.size(), uint64_t(Kind));
   for (AtomId F : Factors)
     H = mixKey(H, F);
-  return H;
+  return finishKey(H);
 }
 
 uint64_t SymbolTable::keyOf(AtomKind Kind, const DimExpr &Operand, int64_t N) {
   uint64_t H = mixKey(mixKey(uint64_t(Kind), uint64_t(N)), uint64_t(Operand.constantTerm()));
   for (const Term &T : Operand.terms())
     H = mixKey(mixKey(H, T.Atom), uint64_t(T.Coeff));
-  return H;
+  return finishKey(H);
 }
 
 std::optional<AtomId> SymbolTable::findInterned(uint64_t Key,
