@@ -87,7 +87,13 @@ std::set<std::string_view> identifiers(std::string_view text) {
 std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
                                                           const std::string &target) {
   auto out = std::make_shared<CheckedFile>();
-  syntax::ParseResult parse = syntax::parse(file);
+  syntax::ParseResult parse;
+  {
+    // Items' parses are kept once the file is edited: opened-only files
+    // (most of a workspace) keep none.
+    std::lock_guard<std::mutex> lock(parseMu_);
+    parse = parses_++ == 0 ? syntax::parse(file) : parseCache_.parse(file);
+  }
   out->tableParsed = parse.tableParsed;
   const syntax::Module &m = parse.module;
   const std::string &text = file.text();

@@ -1,9 +1,9 @@
 //===- ItemCheck.h - Incremental, item-by-item checking of one file -*- C++ -*-===//
 //
 // What makes diagnostics fast while typing (issue 6, DESIGN.md §3.7): the
-// whole file is re-parsed on every edit (error-free text takes the table
-// parser, a few ms for 2,000 lines, so no tree needs to be kept between
-// edits), and only the items whose result may have changed are re-checked
+// file is re-parsed on every edit through a syntax::ParseCache (only the
+// edited item is parsed and lowered again; the others are moved), and only
+// the items whose result may have changed are re-checked
 // with kina::sema (CheckOptions::onlyItems). The result of each checked item
 // (its diagnostics, type annotations, local symbols, references to other
 // items, kernel summary) is kept with spans relative to the item's start,
@@ -77,6 +77,11 @@ private:
     uint64_t lastUsed = 0;
   };
   mutable std::mutex mu_;
+  /// Items' parses from the previous checks (see syntax::ParseCache). Only
+  /// the thread holding parseMu_ parses with it.
+  std::mutex parseMu_;
+  syntax::ParseCache parseCache_;
+  unsigned parses_ = 0;
   std::unordered_map<uint64_t, Entry> entries_;
   uint64_t generation_ = 0;
 };

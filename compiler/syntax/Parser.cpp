@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "syntax/Parser.h"
 #include "syntax/Lower.h"
+#include "syntax/Splice.h"
 #include "syntax/TableParser.h"
 #include "diag/Spelling.h"
 
@@ -36,9 +37,10 @@ struct DelimiterScan {
   unsigned maxDepth = 0;
   uint32_t deepestOffset = 0;
 
-  explicit DelimiterScan(std::string_view text) {
+  /// Scans text[begin, text.size()); offsets stay absolute.
+  explicit DelimiterScan(std::string_view text, uint32_t begin = 0) {
     std::vector<Delimiter> stack;
-    for (uint32_t i = 0; i < text.size(); ++i) {
+    for (uint32_t i = begin; i < text.size(); ++i) {
       char c = text[i];
       if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
         while (i < text.size() && text[i] != '\n')
@@ -358,9 +360,12 @@ private:
   }
 };
 
-void reportDelimiters(const DelimiterScan &scan, const SourceFile &file,
+/// `end` is where the item being parsed ends: the end of the file, or the
+/// start of the next item when a file with errors is parsed item by item.
+void reportDelimiters(const DelimiterScan &scan, const SourceFile &file, uint32_t end,
                       std::vector<Diagnostic> &out) {
-  uint32_t eof = static_cast<uint32_t>(file.text().size());
+  bool atEof = end >= file.text().size();
+  std::string where = atEof ? "the end of the file" : "the next item";
   // Only the innermost few unclosed openers matter; report the last one first
   // seen from the end, plus the outermost, to avoid cascades.
   size_t reported = 0;
@@ -369,10 +374,11 @@ void reportDelimiters(const DelimiterScan &scan, const SourceFile &file,
     std::string open(1, it->open);
     std::string close(1, closerOf(it->open));
     Diagnostic d{DiagId::UnclosedDelimiter, Span{it->offset, it->offset + 1},
-                 "unclosed `" + open + "`: no matching `" + close + "` before the end of the file",
+                 "unclosed `" + open + "`: no matching `" + close + "` before " + where,
                  {}, {}, {}};
-    d.label(Span{eof, eof}, "the file ends here");
-    d.fix(Span{eof, eof}, close, "insert `" + close + "` at the end of the file");
+    d.label(Span{end, end}, atEof ? "the file ends here" : "the next item starts here");
+    d.fix(Span{end, end}, atEof ? close : close + "\n",
+          "insert `" + close + "` " + (atEof ? "at the end of the file" : "before the next item"));
     out.push_back(std::move(d));
   }
   for (const Delimiter &d : scan.unmatched) {
@@ -385,9 +391,110 @@ void reportDelimiters(const DelimiterScan &scan, const SourceFile &file,
   }
 }
 
-} // namespace
+/// Where items start, for parsing a file with errors item by item: offset 0,
+/// then every line that begins with `kernel`, `tile` or `fn`, whitespace and
+/// a name. (No valid statement line looks like that: a statement that starts
+/// with a name continues with `[` or `<-`.)
+std::vector<uint32_t> itemStarts(std::string_view text) {
+  std::vector<uint32_t> starts{0};
+  auto isNameStart = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t line = 0; line < text.size();) {
+    for (std::string_view kw : {"kernel", "tile", "fn"}) {
+      size_t at = line + kw.size();
+      if (line == 0 || text.compare(line, kw.size(), kw) != 0 || at >= text.size() ||
+          (text[at] != ' ' && text[at] != '\t'))
+        continue;
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+      if (at < text.size() && isNameStart(text[at]))
+        starts.push_back(static_cast<uint32_t>(line));
+      break;
+    }
+    size_t next = text.find('\n', line);
+    line = next == std::string_view::npos ? text.size() : next + 1;
+  }
+  return starts;
+}
 
-ParseResult parse(const SourceFile &file, const ParseOptions &options) {
+/// Row and column of `offset`, as tree-sitter counts them (bytes).
+TSPoint pointAt(std::string_view text, uint32_t offset) {
+  uint32_t row = 0, lineStart = 0;
+  for (uint32_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') {
+      ++row;
+      lineStart = i + 1;
+    }
+  return {row, offset - lineStart};
+}
+
+void shrinkToFit(Module &m) {
+  m.items.shrink_to_fit();
+  m.exprs.shrink_to_fit();
+  m.stmts.shrink_to_fit();
+  m.types.shrink_to_fit();
+}
+
+void reserveFor(Module &m, const std::vector<std::shared_ptr<const ParseCache::Item>> &parts) {
+  size_t items = 0, exprs = 0, stmts = 0, types = 0;
+  for (const auto &p : parts) {
+    items += p->module.items.size();
+    exprs += p->module.exprs.size();
+    stmts += p->module.stmts.size();
+    types += p->module.types.size();
+  }
+  m.items.reserve(items);
+  m.exprs.reserve(exprs);
+  m.stmts.reserve(stmts);
+  m.types.reserve(types);
+}
+
+/// Lowers and explains text[range] into `into` and `diags`: `cst` from the
+/// table parser, or else parsed by the runtime here.
+void parseChunk(const SourceFile &file, std::string_view text, Span range,
+                std::optional<Cst> cst, const ParseOptions &options, Module &into,
+                std::vector<Diagnostic> &diags) {
+  std::unique_ptr<TSTree, void (*)(TSTree *)> tree(nullptr, ts_tree_delete);
+  std::optional<DelimiterScan> scan;
+  unsigned maxDepth = 0;
+  uint32_t deepestOffset = 0;
+  if (cst) {
+    maxDepth = cst->maxBracketDepth;
+    deepestOffset = cst->deepestBracket;
+  } else {
+    scan.emplace(text.substr(0, range.end), range.begin);
+    maxDepth = scan->maxDepth;
+    deepestOffset = scan->deepestOffset;
+    std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
+    ts_parser_set_language(parser.get(), tree_sitter_kina());
+    TSRange only{pointAt(text, range.begin), pointAt(text, range.end), range.begin, range.end};
+    ts_parser_set_included_ranges(parser.get(), &only, 1);
+    tree.reset(ts_parser_parse_string(parser.get(), nullptr, text.data(),
+                                      static_cast<uint32_t>(text.size())));
+    cst = cstFromTree(ts_tree_root_node(tree.get()));
+  }
+
+  LowerResult lowered = lowerTree(*cst, file, into, options.maxNesting);
+  for (Span s : lowered.invalidLiterals)
+    diags.push_back(Diagnostic{DiagId::InvalidLiteral, s,
+                               "integer literal `" + std::string(file.slice(s)) +
+                                   "` does not fit in 64 bits",
+                               {}, {}, {}});
+  if (maxDepth > options.maxNesting || lowered.nestingExceeded) {
+    uint32_t at = maxDepth > options.maxNesting ? deepestOffset : lowered.deepestSpan.begin;
+    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{at, at + 1},
+                               "nesting is " + std::to_string(maxDepth) +
+                                   " levels deep here; at most " +
+                                   std::to_string(options.maxNesting) + " levels are accepted",
+                               {}, {}, {}});
+  } else if (scan) {
+    reportDelimiters(*scan, file, range.end, diags);
+    SyntaxErrorReporter reporter(file, diags, *scan);
+    reporter.visit(ts_tree_root_node(tree.get()));
+  }
+}
+
+ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
+                              ParseCache *cache) {
   ParseResult result;
   const std::string &text = file.text();
   if (text.size() > kMaxFileBytes) {
@@ -417,47 +524,75 @@ ParseResult parse(const SourceFile &file, const ParseOptions &options) {
     parseText = &sanitized;
   }
 
-  // Error-free text (nearly every keystroke's) takes the table parser; the
-  // runtime's tree is needed only to explain syntax errors.
-  std::optional<Cst> cst = parseWithTables(*parseText);
-  result.tableParsed = cst.has_value();
-  std::unique_ptr<TSTree, void (*)(TSTree *)> tree(nullptr, ts_tree_delete);
-  std::optional<DelimiterScan> scan;
-  unsigned maxDepth = 0;
-  uint32_t deepestOffset = 0;
-  if (cst) {
-    maxDepth = cst->maxBracketDepth;
-    deepestOffset = cst->deepestBracket;
+  // Each item is parsed on its own (docs/language.md, "Syntax errors"): an
+  // error stays inside its item, and only broken items need the tree-sitter
+  // runtime, whose recovery the messages are built on; the rest take the
+  // table parser. A valid file whose item split went wrong (two items fail)
+  // still parses whole.
+  std::string_view parsed = *parseText;
+  std::vector<uint32_t> starts = itemStarts(parsed);
+  auto chunkEnd = [&](size_t i) {
+    return i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(parsed.size());
+  };
+  auto keyOf = [&](size_t i) {
+    // The last item's delimiter messages speak of the end of the file.
+    std::string key(1, i + 1 == starts.size() ? 'L' : 'M');
+    key += std::to_string(options.maxNesting);
+    key += ':';
+    key.append(std::string_view(text).substr(starts[i], chunkEnd(i) - starts[i]));
+    return key;
+  };
+  std::vector<std::string> keys(starts.size());
+  std::vector<std::shared_ptr<const ParseCache::Item>> reused(starts.size());
+  std::vector<std::optional<Cst>> csts(starts.size());
+  size_t failed = 0;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (cache) {
+      keys[i] = keyOf(i);
+      reused[i] = cache->find(keys[i]);
+    }
+    if (reused[i]) {
+      failed += !reused[i]->tableParsed;
+      continue;
+    }
+    csts[i] = parseWithTables(parsed.substr(0, chunkEnd(i)), starts[i]);
+    failed += !csts[i];
+  }
+  if (failed >= 2) {
+    if (std::optional<Cst> whole = parseWithTables(parsed)) {
+      starts = {0};
+      csts.clear();
+      csts.push_back(std::move(whole));
+      reused.assign(1, nullptr);
+      keys.assign(1, "");
+      failed = 0;
+      cache = nullptr; // a whole-file parse is not an item's
+    }
+  }
+  result.tableParsed = failed == 0;
+  if (!cache) {
+    for (size_t i = 0; i < starts.size(); ++i)
+      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), options,
+                 result.module, result.diagnostics);
   } else {
-    scan.emplace(*parseText);
-    maxDepth = scan->maxDepth;
-    deepestOffset = scan->deepestOffset;
-    std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
-    ts_parser_set_language(parser.get(), tree_sitter_kina());
-    tree.reset(ts_parser_parse_string(parser.get(), nullptr, parseText->data(),
-                                      static_cast<uint32_t>(parseText->size())));
-    cst = cstFromTree(ts_tree_root_node(tree.get()));
+    for (size_t i = 0; i < starts.size(); ++i) {
+      if (reused[i])
+        continue;
+      auto fresh = std::make_shared<ParseCache::Item>();
+      fresh->begin = starts[i];
+      fresh->tableParsed = csts[i].has_value();
+      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), options,
+                 fresh->module, fresh->diagnostics);
+      shrinkToFit(fresh->module); // kept for many keystrokes: no spare capacity
+      cache->insert(std::move(keys[i]), fresh);
+      reused[i] = std::move(fresh);
+    }
+    reserveFor(result.module, reused);
+    for (size_t i = 0; i < starts.size(); ++i)
+      appendItemParse(result, *reused[i], static_cast<int64_t>(starts[i]) - reused[i]->begin);
   }
-
-  LowerResult lowered = lowerTree(*cst, file, result.module, options.maxNesting);
-
-  if (maxDepth > options.maxNesting || lowered.nestingExceeded) {
-    uint32_t at = maxDepth > options.maxNesting ? deepestOffset : lowered.deepestSpan.begin;
-    result.diagnostics.push_back(Diagnostic{
-        DiagId::NestingTooDeep, Span{at, at + 1},
-        "nesting is " + std::to_string(maxDepth) + " levels deep here; at most " +
-            std::to_string(options.maxNesting) + " levels are accepted",
-        {}, {}, {}});
-  } else if (scan) {
-    reportDelimiters(*scan, file, result.diagnostics);
-    SyntaxErrorReporter reporter(file, result.diagnostics, *scan);
-    reporter.visit(ts_tree_root_node(tree.get()));
-  }
-  for (Span s : lowered.invalidLiterals)
-    result.diagnostics.push_back(Diagnostic{DiagId::InvalidLiteral, s,
-                                            "integer literal `" + std::string(file.slice(s)) +
-                                                "` does not fit in 64 bits",
-                                            {}, {}, {}});
+  if (cache)
+    cache->endParse();
   if (result.module.items.empty() && result.diagnostics.empty()) {
     bool blank = std::all_of(text.begin(), text.end(),
                              [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
@@ -470,6 +605,36 @@ ParseResult parse(const SourceFile &file, const ParseOptions &options) {
   sortDiagnostics(result.diagnostics);
   return result;
 }
+
+} // namespace
+
+ParseResult parse(const SourceFile &file, const ParseOptions &options) {
+  return parseItems(file, options, nullptr);
+}
+
+ParseResult ParseCache::parse(const SourceFile &file, const ParseOptions &options) {
+  return parseItems(file, options, this);
+}
+
+std::shared_ptr<const ParseCache::Item> ParseCache::find(const std::string &key) {
+  auto it = items_.find(key);
+  if (it == items_.end())
+    return nullptr;
+  it->second.lastUsed = generation_;
+  return it->second.item;
+}
+
+void ParseCache::insert(std::string key, std::shared_ptr<const Item> item) {
+  items_[std::move(key)] = Entry{std::move(item), generation_};
+}
+
+void ParseCache::endParse() {
+  // Keep what the last two parses used: undo stays cheap, memory bounded.
+  for (auto it = items_.begin(); it != items_.end();)
+    it = it->second.lastUsed + 1 < generation_ ? items_.erase(it) : std::next(it);
+  ++generation_;
+}
+
 
 const std::vector<std::string> &keywords() {
   static const std::vector<std::string> words = [] {

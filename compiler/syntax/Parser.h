@@ -14,6 +14,8 @@
 #include "syntax/Ast.h"
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 
 struct TSLanguage;
 
@@ -36,6 +38,36 @@ struct ParseOptions {
 
 /// Parses and lowers one file. Never crashes on any input bytes.
 ParseResult parse(const SourceFile &file, const ParseOptions &options = {});
+
+/// Remembers each item's parse between calls (the language server parses
+/// on every keystroke): an item whose text is unchanged is not parsed or
+/// lowered again, only moved. The result always equals parse(file, options).
+class ParseCache {
+public:
+  ParseResult parse(const SourceFile &file, const ParseOptions &options = {});
+  size_t size() const { return items_.size(); }
+
+  /// One item's parse, with spans as of offset `begin`.
+  struct Item {
+    uint32_t begin = 0;
+    bool tableParsed = false;
+    Module module;
+    std::vector<Diagnostic> diagnostics;
+  };
+  // For parse(): an item's parse by key (its text and place), and the end of
+  // one parse (what the last two parses did not use is dropped).
+  std::shared_ptr<const Item> find(const std::string &key);
+  void insert(std::string key, std::shared_ptr<const Item> item);
+  void endParse();
+
+private:
+  struct Entry {
+    std::shared_ptr<const Item> item;
+    uint64_t lastUsed = 0;
+  };
+  std::unordered_map<std::string, Entry> items_;
+  uint64_t generation_ = 1;
+};
 
 /// The Kina keywords, taken from the generated parser's symbol table.
 const std::vector<std::string> &keywords();

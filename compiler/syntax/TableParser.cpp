@@ -200,19 +200,20 @@ struct StackEntry {
 
 class TableParser {
 public:
-  explicit TableParser(std::string_view text)
-      : t_(Tables::get()), lang_(*t_.lang), text_(text), lexer_(text) {
+  TableParser(std::string_view text, uint32_t begin)
+      : t_(Tables::get()), lang_(*t_.lang), text_(text), begin_(begin), lexer_(text) {
     // Measured on the stdlib and generated files: ~1 raw node per 3 bytes.
-    nodes_.reserve(text.size() / 2 + 16);
-    hiddenKids_.reserve(text.size() / 8 + 16);
-    cst_.nodes.reserve(text.size() / 3 + 16);
+    size_t bytes = text.size() - begin;
+    nodes_.reserve(bytes / 2 + 16);
+    hiddenKids_.reserve(bytes / 8 + 16);
+    cst_.nodes.reserve(bytes / 3 + 16);
   }
 
   std::optional<Cst> run() {
     if (lang_.alias_count != 0)
       return std::nullopt; // aliases are not mirrored here; the grammar has none
     stack_.push_back({1, 0}); // tree-sitter's initial parse state
-    if (!lex(0, token_))
+    if (!lex(begin_, token_))
       return std::nullopt;
     // Work bound: backtracking never costs more than a few passes.
     uint64_t budget = 4 * uint64_t(text_.size()) + 4096;
@@ -269,6 +270,7 @@ private:
   const Tables &t_;
   const TSLanguage &lang_;
   std::string_view text_;
+  uint32_t begin_;
   Lexer lexer_;
   Token token_;
   std::vector<StackEntry> stack_;
@@ -519,6 +521,7 @@ private:
     // the text, trailing whitespace included.
     root.begin = root.childCount ? cst_.nodes[root.firstChild].begin
                                  : static_cast<uint32_t>(text_.size());
+    root.begin = std::max(root.begin, begin_);
     root.end = static_cast<uint32_t>(text_.size());
     appendCstNode(root, 0);
     cst_.root = static_cast<CstNodeId>(cst_.nodes.size() - 1);
@@ -528,10 +531,10 @@ private:
 
 } // namespace
 
-std::optional<Cst> parseWithTables(std::string_view text) {
-  if (text.size() >= UINT32_MAX / 2)
+std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin) {
+  if (text.size() >= UINT32_MAX / 2 || begin > text.size())
     return std::nullopt;
-  return TableParser(text).run();
+  return TableParser(text, begin).run();
 }
 
 } // namespace kina::syntax

@@ -21,8 +21,9 @@
 
 namespace kina::syntax {
 
-/// The CST of `text`, or nothing when the text has a syntax error or the
-/// fast path gives up (then parse with the tree-sitter runtime).
-std::optional<Cst> parseWithTables(std::string_view text);
+/// The CST of text[begin, text.size()) (spans are offsets into `text`), or
+/// nothing when that text has a syntax error or the fast path gives up
+/// (then parse with the tree-sitter runtime).
+std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin = 0);
 
 } // namespace kina::syntax

@@ -168,3 +168,96 @@ TEST(TableParser, DeclinesNestingDeeperThanItsStack) {
 }
 
 } // namespace
+
+namespace {
+
+/// Everything of a parse that later layers read, as text.
+std::string dump(const ParseResult &r) {
+  std::string out;
+  auto span = [&](Span s) { out += "@" + std::to_string(s.begin) + "-" + std::to_string(s.end); };
+  const Module &m = r.module;
+  for (const Expr &e : m.exprs) {
+    out += "E" + std::to_string(int(e.kind)) + e.name.name;
+    span(e.span);
+    span(e.name.span);
+    for (ExprId c : e.children)
+      out += " " + std::to_string(c);
+    out += "\n";
+  }
+  for (const Stmt &s : m.stmts) {
+    out += "S" + std::to_string(int(s.kind)) + s.name.name + " " + std::to_string(s.type) + " " +
+           std::to_string(s.target) + " " + std::to_string(s.value) + " " +
+           std::to_string(s.end);
+    for (Span x : {s.span, s.keywordSpan, s.name.span, s.countSpan, s.shapeSpan, s.bodySpan})
+      span(x);
+    for (auto *list : {&s.shape, &s.body, &s.elseBody})
+      for (uint32_t id : *list)
+        out += " " + std::to_string(id);
+    out += "\n";
+  }
+  for (const TypeRef &t : m.types) {
+    out += "T" + std::to_string(int(t.kind)) + t.dtype.name;
+    for (Span x : {t.span, t.dtype.span, t.shapeSpan, t.placement.span})
+      span(x);
+    for (ExprId id : t.shape)
+      out += " " + std::to_string(id);
+    out += " " + std::to_string(t.placement.device) + "\n";
+  }
+  for (const Item &it : m.items) {
+    out += "I" + it.name.name + " " + std::to_string(it.result);
+    for (Span x : {it.span, it.keywordSpan, it.name.span, it.dimsSpan, it.resultSpan, it.bodySpan})
+      span(x);
+    for (const Param &p : it.params) {
+      out += " p" + p.name.name + std::to_string(p.type);
+      span(p.span);
+    }
+    for (const Requirement &q : it.requirements) {
+      out += " r" + std::to_string(q.condition) + q.target.name;
+      span(q.span);
+    }
+    for (StmtId id : it.body)
+      out += " " + std::to_string(id);
+    out += "\n";
+  }
+  for (const Diagnostic &d : r.diagnostics) {
+    out += "D" + std::to_string(int(d.id)) + " " + d.message;
+    span(d.span);
+    for (const SpanLabel &l : d.labels)
+      span(l.span);
+    for (const FixIt &f : d.fixits) {
+      span(f.span);
+      out += f.replacement;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST(ParseCache, EqualsAFreshParseAfterEveryEdit) {
+  std::string text;
+  for (const auto &[path, t] : repositoryKinaFiles())
+    if (path.find("/stdlib/") != std::string::npos)
+      text += t + "\n";
+  ASSERT_GT(text.size(), 5000u);
+  ParseCache cache;
+  std::mt19937 rng(7);
+  const std::vector<std::string> inserts = {"x", " ", "\n", "}", "{", "[", "(", "kernel k ",
+                                            "block_sync\n", "let", "<-", "..+", "// c\n"};
+  unsigned broken = 0;
+  for (int i = 0; i < 300; ++i) {
+    size_t at = rng() % (text.size() + 1);
+    if (rng() % 3 == 0 && at < text.size())
+      text.erase(at, 1 + rng() % 3);
+    else
+      text.insert(at, inserts[rng() % inserts.size()]);
+    SourceFile file("t.kina", text);
+    ParseResult cached = cache.parse(file), fresh = parse(file);
+    broken += !fresh.tableParsed;
+    ASSERT_EQ(dump(cached), dump(fresh)) << "edit " << i;
+    EXPECT_EQ(cached.tableParsed, fresh.tableParsed);
+  }
+  EXPECT_GT(broken, 100u);      // the edits leave syntax errors most of the time
+  EXPECT_LT(cache.size(), 64u); // only the last two parses' items are kept
+}
+
+} // namespace
