@@ -49,25 +49,18 @@ std::vector<std::vector<int>> splitItems(const syntax::Module &m, const std::vec
   return ranges;
 }
 
-unsigned pickThreads(const FrontendOptions &options, const syntax::Module &m,
-                     const std::vector<int> &items) {
-  if (!options.diagnosticsOnly)
-    return 1;
-  if (options.threads != 0)
-    return options.threads;
-  unsigned hw = std::max(1u, std::min(std::thread::hardware_concurrency(), kMaxThreads));
-  uint64_t total = 0;
-  for (int i : items)
-    total += itemBytes(m.items[i]);
-  return static_cast<unsigned>(std::clamp<uint64_t>(total / kMinBytesPerThread, 1, hw));
-}
-
 /// The diagnostics of checking `items` (all items when empty) with every
 /// item's result discarded: the diagnostics-only path.
 std::vector<Diagnostic> checkDiagnosticsOnly(const syntax::Module &m, const CheckOptions &base,
                                              const std::vector<int> &items, unsigned threads) {
-  std::vector<int> all = items;
-  if (all.empty())
+  // Checker::run checks the selected items once each, in file order.
+  std::vector<int> all;
+  for (int i : items)
+    if (i >= 0 && static_cast<size_t>(i) < m.items.size())
+      all.push_back(i);
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  if (items.empty())
     for (size_t i = 0; i < m.items.size(); ++i)
       all.push_back(static_cast<int>(i));
   if (threads <= 1 || all.size() < 2) {
@@ -101,6 +94,22 @@ std::vector<Diagnostic> checkDiagnosticsOnly(const syntax::Module &m, const Chec
 
 } // namespace
 
+unsigned checkThreads(const syntax::Module &m, const FrontendOptions &options) {
+  if (!options.diagnosticsOnly)
+    return 1;
+  if (options.threads != 0)
+    return options.threads;
+  unsigned hw = std::max(1u, std::min(std::thread::hardware_concurrency(), kMaxThreads));
+  uint64_t total = 0;
+  if (options.onlyItems.empty())
+    for (const syntax::Item &item : m.items)
+      total += itemBytes(item);
+  for (int i : options.onlyItems)
+    if (i >= 0 && static_cast<size_t>(i) < m.items.size())
+      total += itemBytes(m.items[i]);
+  return static_cast<unsigned>(std::clamp<uint64_t>(total / kMinBytesPerThread, 1, hw));
+}
+
 Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   Analysis a;
   a.parse = syntax::parse(file);
@@ -117,7 +126,7 @@ Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   std::vector<Diagnostic> semantic;
   if (options.diagnosticsOnly) {
     co.ideTables = false;
-    unsigned threads = pickThreads(options, a.parse.module, options.onlyItems);
+    unsigned threads = checkThreads(a.parse.module, options);
     semantic = checkDiagnosticsOnly(a.parse.module, co, options.onlyItems, threads);
   } else {
     DiagnosticSink sink;

@@ -33,4 +33,9 @@ struct Analysis {
 
 Analysis analyze(const SourceFile &file, const FrontendOptions &options = {});
 
+/// How many threads analyze() checks `m` on: 1 without diagnosticsOnly,
+/// options.threads when set, else one per hardware thread (at most 8) and
+/// per 32 KiB of item text, at least 1.
+unsigned checkThreads(const syntax::Module &m, const FrontendOptions &options);
+
 } // namespace kina::sema

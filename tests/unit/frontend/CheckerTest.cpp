@@ -6,6 +6,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <thread>
 
 using namespace kina;
 
@@ -227,6 +228,62 @@ TEST(CheckOnly, CalleeInAnotherRangeReportsOnce) {
   for (const Diagnostic &d : sema::analyze(file, o).diagnostics)
     unknown += d.id == DiagId::UnknownName;
   EXPECT_EQ(unknown, 1u);
+}
+
+} // namespace
+
+namespace {
+
+TEST(CheckOnly, KinaCheckUsesEveryCoreOnALargeFile) {
+  std::string one = readFile(KINA_SOURCE_DIR "/stdlib/gemm_tc.kina");
+  std::string text;
+  for (int i = 0; text.size() < 256 * 1024; ++i) {
+    std::string copy = one;
+    for (size_t at = copy.find("kernel "); at != std::string::npos; at = copy.find("kernel ", at + 1))
+      copy.insert(copy.find_first_of(" \n", at + 7), "_" + std::to_string(i));
+    text += copy + "\n";
+  }
+  SourceFile big("big.kina", text), small("small.kina", one);
+  syntax::ParseResult bigParse = syntax::parse(big), smallParse = syntax::parse(small);
+  ASSERT_TRUE(bigParse.diagnostics.empty());
+  sema::FrontendOptions o;
+  o.diagnosticsOnly = true;
+  unsigned hw = std::min(std::thread::hardware_concurrency(), 8u);
+  EXPECT_EQ(sema::checkThreads(bigParse.module, o), std::max(hw, 1u));
+  EXPECT_EQ(sema::checkThreads(smallParse.module, o), 1u);
+  o.threads = 3;
+  EXPECT_EQ(sema::checkThreads(smallParse.module, o), 3u);
+  sema::FrontendOptions full;
+  EXPECT_EQ(sema::checkThreads(bigParse.module, full), 1u);
+  EXPECT_EQ(expectSameDiagnostics(big, "sm_75"), expectSameDiagnostics(small, "sm_75") *
+                                                      (bigParse.module.items.size() /
+                                                       smallParse.module.items.size()));
+}
+
+TEST(CheckOnly, SelectedItemsEqualTheFullAnalysisOfThem) {
+  std::string text;
+  for (const std::string &path : kinaFiles())
+    if (path.find("/tests/lit/sema/") != std::string::npos)
+      text += readFile(path) + "\n";
+  SourceFile file("sema.kina", text);
+  size_t n = syntax::parse(file).module.items.size();
+  ASSERT_GE(n, 100u);
+  std::vector<int> some;
+  for (size_t i = 0; i < n; i += 3)
+    some.push_back(static_cast<int>(i));
+  some.push_back(-4); // out of range and repeated indices change nothing
+  some.push_back(static_cast<int>(n) + 7);
+  some.push_back(some.front());
+  sema::FrontendOptions full;
+  full.onlyItems = some;
+  std::string want = describe(sema::analyze(file, full).diagnostics);
+  EXPECT_NE(want, "");
+  for (unsigned threads : {1u, 2u, 5u}) {
+    sema::FrontendOptions o = full;
+    o.diagnosticsOnly = true;
+    o.threads = threads;
+    EXPECT_EQ(describe(sema::analyze(file, o).diagnostics), want) << threads << " threads";
+  }
 }
 
 } // namespace
