@@ -456,13 +456,18 @@ public:
 
 } // namespace
 
+void reserveForCstNodes(Module &module, size_t nodes) {
+  // Generous guesses from the CST's size: reserving address space is
+  // nearly free, regrowth copies (and their fresh pages) are not.
+  module.exprs.reserve(module.exprs.size() + nodes / 2);
+  module.stmts.reserve(module.stmts.size() + nodes / 8);
+  module.types.reserve(module.types.size() + nodes / 8);
+}
+
 LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module,
                       unsigned maxNesting) {
-  // Generous guesses from the CST's size: reserving address space is
-  // nearly free, regrowth copies are not.
-  module.exprs.reserve(cst.nodes.size() / 2);
-  module.stmts.reserve(cst.nodes.size() / 8);
-  module.types.reserve(cst.nodes.size() / 8);
+  if (module.exprs.empty())
+    reserveForCstNodes(module, cst.nodes.size());
   Lowerer lowerer(cst, file, module, maxNesting);
   lowerer.lowerFile();
   LowerResult r;

@@ -26,6 +26,9 @@ struct LowerResult {
   std::vector<Span> invalidLiterals;
 };
 
+/// Reserves the module's arenas for lowering a CST of `nodes` nodes.
+void reserveForCstNodes(Module &module, size_t nodes);
+
 LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module, unsigned maxNesting);
 
 } // namespace kina::syntax

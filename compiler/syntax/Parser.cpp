@@ -571,6 +571,12 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   }
   result.tableParsed = failed == 0;
   if (!cache) {
+    // Reserve for the whole file at once, as lowerTree does for one CST:
+    // growing the arenas item by item costs copies and fresh pages.
+    size_t nodes = 0;
+    for (const std::optional<Cst> &c : csts)
+      nodes += c ? c->nodes.size() : 0;
+    reserveForCstNodes(result.module, nodes);
     for (size_t i = 0; i < starts.size(); ++i)
       parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), options,
                  result.module, result.diagnostics);
