@@ -16,7 +16,10 @@ Checker::Checker(const Module &module, const CheckOptions &options, DiagnosticSi
     : m(module), options(options), sink(sink), program(),
       symbols(*(program.symbols = std::make_shared<SymbolTable>())), prover(symbols) {
   active = &sink;
-  program.exprTypes.resize(m.exprs.size());
+  if (options.ideTables)
+    program.exprTypes.resize(m.exprs.size());
+  else
+    typePages.resize(m.exprs.size() / kTypePage + 1);
   program.exprSymbol.assign(m.exprs.size(), -1);
   target = target::lookupTarget(options.target);
 }
@@ -112,8 +115,10 @@ CheckedProgram Checker::run() {
     program.symbolInfos.push_back(std::move(info));
   }
   if (options.onlyItems.empty()) {
-    for (size_t i = 0; i < m.items.size(); ++i)
+    for (size_t i = 0; i < m.items.size(); ++i) {
       checkItem(static_cast<int>(i));
+      dropExprTypes();
+    }
   } else {
     // Callees reached from the selected items are checked into a scratch sink.
     selected.assign(m.items.size(), false);
@@ -121,8 +126,10 @@ CheckedProgram Checker::run() {
       if (i >= 0 && static_cast<size_t>(i) < m.items.size())
         selected[i] = true;
     for (size_t i = 0; i < m.items.size(); ++i)
-      if (selected[i])
+      if (selected[i]) {
         checkItem(static_cast<int>(i));
+        dropExprTypes();
+      }
   }
   for (size_t i = 0; i < m.items.size(); ++i)
     if (m.items[i].kind == syntax::ItemKind::Kernel)

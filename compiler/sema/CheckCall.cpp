@@ -47,7 +47,7 @@ void Checker::checkCopyAlignment(const Stmt &s, const Type &src) {
   const Expr &value = m.expr(s.value);
   if (value.kind != ExprKind::Index)
     return;
-  const Type &base = program.exprTypes[value.children[0]];
+  const Type &base = typeOf(value.children[0]);
   if (!base.isTensor() || base.tensor.shape.empty())
     return;
   // Row stride of the source tensor.

@@ -34,15 +34,51 @@ const char *lowerDType(DType t) {
 } // namespace
 
 Type Checker::record(ExprId id, Type t) {
-  if (id < program.exprTypes.size())
-    program.exprTypes[id] = t;
+  if (options.ideTables) {
+    if (id < program.exprTypes.size())
+      program.exprTypes[id] = t;
+    return t;
+  }
+  size_t page = id / kTypePage;
+  if (page >= typePages.size())
+    return t;
+  if (!typePages[page]) {
+    if (spareTypePages.empty()) {
+      typePages[page] = std::make_unique<Type[]>(kTypePage);
+    } else {
+      typePages[page] = std::move(spareTypePages.back());
+      spareTypePages.pop_back();
+    }
+    usedTypePages.push_back(page);
+  }
+  typePages[page][id % kTypePage] = t;
+  typedExprs.push_back(id);
   return t;
 }
 
+const Type &Checker::typeOf(ExprId id) const {
+  static const Type none = Type::error();
+  if (options.ideTables)
+    return id < program.exprTypes.size() ? program.exprTypes[id] : none;
+  size_t page = id / kTypePage;
+  if (page >= typePages.size() || !typePages[page])
+    return none;
+  return typePages[page][id % kTypePage];
+}
+
+void Checker::dropExprTypes() {
+  for (ExprId id : typedExprs)
+    typePages[id / kTypePage][id % kTypePage] = Type::error();
+  typedExprs.clear();
+  for (size_t page : usedTypePages)
+    spareTypePages.push_back(std::move(typePages[page]));
+  usedTypePages.clear();
+}
+
 std::optional<DimExpr> Checker::exprValueOrNull(ExprId id) const {
-  if (id == syntax::kNone || id >= program.exprTypes.size())
+  if (id == syntax::kNone)
     return std::nullopt;
-  const Type &t = program.exprTypes[id];
+  const Type &t = typeOf(id);
   if (t.kind != Type::Index)
     return std::nullopt;
   return t.index;

@@ -131,6 +131,21 @@ public:
   std::unordered_map<StmtId, DimExpr> loopVarOf; ///< every `for` statement's variable
   std::unordered_map<int, ExprId> letValues;     ///< let symbol -> its value expression
 
+  /// The type recorded for an expression (Error when none was).
+  const Type &typeOf(ExprId id) const;
+  /// Forgets the expression types of the items checked so far when nobody
+  /// will read them (no IDE tables): the next item reuses their memory.
+  void dropExprTypes();
+  /// Without IDE tables, expression types live in pages of kTypePage
+  /// instead of program.exprTypes (one Type per expression of the module):
+  /// a page is taken on first use and cleared and given back after each
+  /// top-level item, so a few pages serve the whole file.
+  static constexpr size_t kTypePage = 256;
+  std::vector<std::unique_ptr<Type[]>> typePages; ///< by ExprId / kTypePage
+  std::vector<size_t> usedTypePages;
+  std::vector<std::unique_ptr<Type[]>> spareTypePages; ///< every slot Error
+  std::vector<ExprId> typedExprs; ///< slots written since the last drop
+
   Type resolveTypeQuiet(syntax::TypeId id);
   bool sameType(const Type &a, const Type &b) const;
   void checkCopyAlignment(const Stmt &s, const Type &src);

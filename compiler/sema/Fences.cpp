@@ -172,7 +172,7 @@ private:
     Region r;
     r.tile = sym;
     r.site = e.span;
-    const Type &t = c_.program.exprTypes[baseId];
+    const Type &t = c_.typeOf(baseId);
     if (e.kind == ExprKind::Index && t.isTensor() && t.tensor.shape.size() >= 3 &&
         e.children.size() >= 2 && m_.expr(e.children[1]).kind != ExprKind::Slice) {
       auto stages = t.tensor.shape[0].constantValue();
