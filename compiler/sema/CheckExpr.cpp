@@ -9,6 +9,8 @@
 
 #include "diag/Spelling.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 
 namespace kina::sema {
@@ -252,8 +254,8 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
   Type base = checkExpr(e.children[0]);
   size_t count = e.children.size() - 1;
   // Check every index even when the base is broken, to record their types.
-  std::vector<std::optional<DimExpr>> starts(count), lengths(count);
-  std::vector<bool> isSlice(count, false);
+  llvm::SmallVector<std::optional<DimExpr>, 4> starts(count), lengths(count);
+  llvm::SmallVector<bool, 4> isSlice(count, false);
   for (size_t i = 0; i < count; ++i) {
     const Expr &ix = m.expr(e.children[i + 1]);
     if (ix.kind == ExprKind::Slice) {

@@ -168,8 +168,9 @@ private:
   /// Substitutes the exact divisions (and zero `mod`s) of G by their operands.
   DimExpr eliminateExact(DimExpr G);
   unsigned rank(AtomId A) const;
-  Proof boundsProof(const DimExpr &E, const std::function<std::string()> &Goal,
-                    const ProofOptions &O);
+  /// Proves E >= 0; Goal() prints the goal, only when the proof fails.
+  template <typename GoalPrinter>
+  Proof boundsProof(const DimExpr &E, const GoalPrinter &Goal, const ProofOptions &O);
 
   // ProveDivisibility.cpp
   enum class Tri : uint8_t { Yes, No, Maybe };

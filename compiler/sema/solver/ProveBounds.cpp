@@ -276,8 +276,8 @@ bool Context::nonNegative(const DimExpr &E, unsigned Budget, std::vector<DimExpr
   return Ok;
 }
 
-Proof Context::boundsProof(const DimExpr &E, const std::function<std::string()> &Goal,
-                           const ProofOptions &O) {
+template <typename GoalPrinter>
+Proof Context::boundsProof(const DimExpr &E, const GoalPrinter &Goal, const ProofOptions &O) {
   Proof P;
   DimExpr G = expand(E);
   if (!G.isValid()) {
