@@ -13,6 +13,7 @@
 #include "diag/Spelling.h"
 
 #include <algorithm>
+#include <set>
 #include <cstring>
 #include <tree_sitter/api.h>
 
@@ -427,6 +428,211 @@ TSPoint pointAt(std::string_view text, uint32_t offset) {
   return {row, offset - lineStart};
 }
 
+// ------------------------------------------------- table parser failures
+
+std::string symbolName(TSSymbol sym) { return ts_language_symbol_name(tree_sitter_kina(), sym); }
+
+bool isWordToken(TSSymbol sym) {
+  std::string n = symbolName(sym);
+  return ts_language_symbol_type(tree_sitter_kina(), sym) == TSSymbolTypeAnonymous && !n.empty() &&
+         std::isalpha(static_cast<unsigned char>(n[0]));
+}
+
+bool isStatementOrRepeat(const std::string &name) {
+  static const std::set<std::string> kinds = {
+      "block_grid",    "warp_grid",         "let_binding",     "shared_declaration",
+      "register_declaration", "for_statement", "if_statement",    "cp_async_statement",
+      "cp_async_commit", "cp_async_wait_all", "cp_async_wait_group", "block_sync",
+      "assignment",    "return_statement",  "kernel_definition", "tile_function",
+      "host_function"};
+  return kinds.count(name) || name.find("_repeat") != std::string::npos;
+}
+
+/// What the construct being parsed at a failure is, from the tokens of
+/// unfinished constructs left on the LR stack ("the parameter", "the range").
+std::string failureContext(const TableParseFailure &f) {
+  std::string opener;
+  int closedParens = 0, closedBrackets = 0; // closers above their openers
+  for (auto it = f.stack.rbegin(); it != f.stack.rend(); ++it) {
+    if (!it->token)
+      continue;
+    std::string n = symbolName(it->symbol);
+    if (n == ")" || n == "]") {
+      ++(n == ")" ? closedParens : closedBrackets);
+      continue;
+    }
+    if (n == "(" || n == "[") {
+      int &closed = n == "(" ? closedParens : closedBrackets;
+      if (closed > 0)
+        --closed;
+      else if (opener.empty())
+        opener = n;
+      continue;
+    }
+    if (n == "{")
+      return "the block";
+    if (n == "cp_async")
+      return "`cp_async`";
+    if (n == "let")
+      return "the `let` binding";
+    if (n == "for")
+      return opener == "(" ? "the range" : "the `for` loop";
+    if (n == "Tensor" || n == "Tile")
+      return "the `" + n + "[...]` type";
+    if (n == "kernel" || n == "tile" || n == "fn")
+      return opener == "(" ? "the parameter"
+             : n == "kernel" ? "the kernel signature"
+             : n == "tile"   ? "the tile function signature"
+                             : "the host function signature";
+    if (n == "requires")
+      return "the `requires` clause";
+    if (n == "block_grid" || n == "warp_grid" || n == "return")
+      return "`" + n + "`";
+    if (n == "if")
+      return "the `if` condition";
+  }
+  return "";
+}
+
+/// The identifier that starts the statement (or item) being parsed at the
+/// failure, when it is not a keyword: a misspelled one (`blok_sync`).
+std::optional<Span> unfinishedStatementWord(const TableParseFailure &f, std::string_view text,
+                                            bool &atItemLevel) {
+  size_t from = 0;
+  atItemLevel = true;
+  for (size_t k = f.stack.size(); k-- > 0;)
+    if (f.stack[k].token && symbolName(f.stack[k].symbol) == "{") {
+      from = k + 1;
+      atItemLevel = false;
+      break;
+    }
+  for (size_t k = from; k < f.stack.size(); ++k) {
+    if (isStatementOrRepeat(symbolName(f.stack[k].symbol)))
+      continue;
+    const TableParseFailure::Entry &e = f.stack[k];
+    if (e.token && isWordToken(e.symbol))
+      return std::nullopt; // a real keyword starts it
+    uint32_t b = e.span.begin, end = b;
+    while (end < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+      ++end;
+    if (end == b || std::isdigit(static_cast<unsigned char>(text[b])))
+      return std::nullopt;
+    return Span{b, end};
+  }
+  return std::nullopt;
+}
+
+/// A specific message for the table parser's failure: a misspelled keyword
+/// (K0006) or "expected X after Y in Z" (K0002), the lookahead set coming
+/// from the generated tables. Nothing when the delimiter scan explains the
+/// error better.
+std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const SourceFile &file,
+                                         const DelimiterScan &scan, Span range) {
+  if (!f.valid || f.token.begin > range.end)
+    return std::nullopt;
+  std::string_view text = file.text();
+  auto slice = [&](Span s) {
+    return std::string(text.substr(s.begin, std::min<size_t>(s.end, text.size()) - s.begin));
+  };
+  auto misspelled = [&](Span at, const std::string &word, const std::string &suggestion) {
+    Diagnostic d{DiagId::MisspelledKeyword, at,
+                 "unknown keyword `" + word + "`; did you mean `" + suggestion + "`?", {}, {}, {}};
+    d.fix(at, suggestion, "replace with `" + suggestion + "`");
+    return d;
+  };
+  std::string context = failureContext(f);
+  // A character no token starts with (`@`, `;`).
+  if (f.tokenSymbol == 0 && f.token.begin < range.end) { // 0: the end token
+    std::string c = slice(Span{f.token.begin, f.token.begin + 1});
+    return Diagnostic{DiagId::UnexpectedToken, Span{f.token.begin, f.token.begin + 1},
+                      "unexpected `" + c + "`" + (context.empty() ? "" : " in " + context),
+                      {}, {}, {}};
+  }
+  if (f.hasPrevious && slice(f.previous) == "..+") {
+    Diagnostic d{DiagId::SliceWithoutLength, f.previous,
+                 "expected a length after `..+` in the slice", {}, {}, {}};
+    d.note("a slice is written `start ..+ length`, e.g. `k * 16 ..+ 16`");
+    return d;
+  }
+  // A name where the tables want a keyword: `globl` for `global`.
+  std::string tokenText = f.token.end <= text.size() ? slice(f.token) : std::string();
+  std::vector<std::string> keywordsHere;
+  for (TSSymbol sym : f.expected)
+    if (isWordToken(sym))
+      keywordsHere.push_back(symbolName(sym));
+  if (!tokenText.empty() && (std::isalpha(static_cast<unsigned char>(tokenText[0])) ||
+                             tokenText[0] == '_')) {
+    std::string s = closestKeyword(tokenText, keywordsHere);
+    if (!s.empty() && s != tokenText)
+      return misspelled(f.token, tokenText, s);
+  }
+  // A statement that starts with a misspelled keyword: `blok_sync`.
+  bool atItemLevel = false;
+  if (std::optional<Span> word = unfinishedStatementWord(f, text, atItemLevel)) {
+    std::string w = slice(*word);
+    std::string s = closestKeyword(w, atItemLevel ? itemKeywords() : statementKeywords());
+    if (!s.empty() && s != w)
+      return misspelled(*word, w, s);
+  }
+  // Expected X after Y in Z: the most telling token the tables accept
+  // (`in` and `..` before the operators that could also continue).
+  static const std::vector<std::string> priority = {"<-", ":", "in", "..", "=", ",",
+                                                    "..+", ")", "]", "}",  "{"};
+  std::set<std::string> names;
+  for (TSSymbol sym : f.expected)
+    names.insert(symbolName(sym));
+  if (names.empty())
+    return std::nullopt;
+  if (std::all_of(names.begin(), names.end(),
+                  [](const std::string &n) { return n == "kernel" || n == "tile" || n == "fn"; })) {
+    std::string found = tokenText.empty() ? std::string("the end of the file") : "`" + tokenText + "`";
+    return Diagnostic{DiagId::ExpectedItem, f.token,
+                      "expected `kernel`, `tile` or `fn` at the top level, found " + found,
+                      {}, {}, {}};
+  }
+  std::string chosen;
+  // What the construct itself needs next comes first (`..` in a range, `in`
+  // after a `let`): the tables' lookahead sets are merged across states.
+  std::string preferred = context == "the range"           ? ".."
+                          : context == "the `let` binding" ? "in"
+                          : context == "the `for` loop"    ? "in"
+                                                           : "";
+  if (!preferred.empty() && names.count(preferred))
+    chosen = preferred;
+  for (const std::string &p : priority)
+    if (chosen.empty() && names.count(p))
+      chosen = p;
+  if (chosen.empty())
+    chosen = names.count("identifier") ? "identifier" : *names.begin();
+  // The delimiter scan explains unbalanced text better, except for a
+  // separator still missing where a truncated file ends (`let x = e` + EOF).
+  bool separator = std::find(priority.begin(), priority.end(), chosen) != priority.end() &&
+                   chosen != ")" && chosen != "]" && chosen != "}";
+  if (!scan.unmatched.empty() ||
+      (!scan.unclosed.empty() && (!separator || f.token.begin < range.end)))
+    return std::nullopt;
+  bool placement = names.count("cuda") && (names.count("host") || names.count("host_placement"));
+  std::string what = placement                                   ? "a placement"
+                     : chosen == "identifier"                    ? "a name"
+                     : chosen == "integer"                       ? "an integer"
+                                                                 : "`" + chosen + "`";
+  Span at = f.hasPrevious ? f.previous : f.token;
+  std::string message = "expected " + what;
+  if (chosen == "in" && context == "the `let` binding")
+    message += " after the `let` binding";
+  else {
+    if (f.hasPrevious)
+      message += " after `" + slice(f.previous) + "`";
+    if (!context.empty() && what != "a placement")
+      message += " in " + context;
+  }
+  Diagnostic d{DiagId::MissingToken, at, message, {}, {}, {}};
+  if (isPunctuation(chosen) || chosen == "in")
+    d.fix(Span{at.end, at.end}, " " + chosen, "insert `" + chosen + "`");
+  return d;
+}
+
 void shrinkToFit(Module &m) {
   m.items.shrink_to_fit();
   m.exprs.shrink_to_fit();
@@ -451,8 +657,8 @@ void reserveFor(Module &m, const std::vector<std::shared_ptr<const ParseCache::I
 /// Lowers and explains text[range] into `into` and `diags`: `cst` from the
 /// table parser, or else parsed by the runtime here.
 void parseChunk(const SourceFile &file, std::string_view text, Span range,
-                std::optional<Cst> cst, const ParseOptions &options, Module &into,
-                std::vector<Diagnostic> &diags) {
+                std::optional<Cst> cst, const TableParseFailure &failure,
+                const ParseOptions &options, Module &into, std::vector<Diagnostic> &diags) {
   std::unique_ptr<TSTree, void (*)(TSTree *)> tree(nullptr, ts_tree_delete);
   std::optional<DelimiterScan> scan;
   unsigned maxDepth = 0;
@@ -488,8 +694,12 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
                                {}, {}, {}});
   } else if (scan) {
     reportDelimiters(*scan, file, range.end, diags);
-    SyntaxErrorReporter reporter(file, diags, *scan);
-    reporter.visit(ts_tree_root_node(tree.get()));
+    if (std::optional<Diagnostic> d = explainFailure(failure, file, *scan, range)) {
+      diags.push_back(std::move(*d));
+    } else {
+      SyntaxErrorReporter reporter(file, diags, *scan);
+      reporter.visit(ts_tree_root_node(tree.get()));
+    }
   }
 }
 
@@ -545,6 +755,7 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   std::vector<std::string> keys(starts.size());
   std::vector<std::shared_ptr<const ParseCache::Item>> reused(starts.size());
   std::vector<std::optional<Cst>> csts(starts.size());
+  std::vector<TableParseFailure> failures(starts.size());
   size_t failed = 0;
   for (size_t i = 0; i < starts.size(); ++i) {
     if (cache) {
@@ -555,7 +766,7 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       failed += !reused[i]->tableParsed;
       continue;
     }
-    csts[i] = parseWithTables(parsed.substr(0, chunkEnd(i)), starts[i]);
+    csts[i] = parseWithTables(parsed.substr(0, chunkEnd(i)), starts[i], &failures[i]);
     failed += !csts[i];
   }
   if (failed >= 2) {
@@ -563,6 +774,7 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       starts = {0};
       csts.clear();
       csts.push_back(std::move(whole));
+      failures.assign(1, TableParseFailure{});
       reused.assign(1, nullptr);
       keys.assign(1, "");
       failed = 0;
@@ -578,8 +790,8 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       nodes += c ? c->nodes.size() : 0;
     reserveForCstNodes(result.module, nodes);
     for (size_t i = 0; i < starts.size(); ++i)
-      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), options,
-                 result.module, result.diagnostics);
+      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), failures[i],
+                 options, result.module, result.diagnostics);
   } else {
     for (size_t i = 0; i < starts.size(); ++i) {
       if (reused[i])
@@ -587,8 +799,8 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       auto fresh = std::make_shared<ParseCache::Item>();
       fresh->begin = starts[i];
       fresh->tableParsed = csts[i].has_value();
-      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), options,
-                 fresh->module, fresh->diagnostics);
+      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), failures[i],
+                 options, fresh->module, fresh->diagnostics);
       shrinkToFit(fresh->module); // kept for many keystrokes: no spare capacity
       cache->insert(std::move(keys[i]), fresh);
       reused[i] = std::move(fresh);

@@ -36,6 +36,7 @@ struct Tables {
   uint32_t maxChildren;
   /// +1 for `(`, `[`, `{`; -1 for their closers; 0 for other symbols.
   std::vector<int8_t> bracket;
+  TSSymbol comment;
 
   Tables() : lang(tree_sitter_kina()) {
     const uint32_t symbols = lang->symbol_count, states = lang->state_count;
@@ -53,6 +54,7 @@ struct Tables {
           dense[size_t(s) * symbols + *data++] = value;
       }
     }
+    comment = ts_language_symbol_for_name(lang, "comment", 7, true);
     bracket.assign(symbols, 0);
     for (const char *open : {"(", "[", "{"})
       bracket[ts_language_symbol_for_name(lang, open, 1, false)] = 1;
@@ -180,6 +182,7 @@ struct Token {
   TSSymbol symbol = 0;
   uint32_t begin = 0, end = 0;
   bool keyword = false;
+  TSStateId state = 0; ///< the state it was read in
 };
 
 /// A node on the LR stack. A visible node's children are already a block of
@@ -200,8 +203,9 @@ struct StackEntry {
 
 class TableParser {
 public:
-  TableParser(std::string_view text, uint32_t begin)
-      : t_(Tables::get()), lang_(*t_.lang), text_(text), begin_(begin), lexer_(text) {
+  TableParser(std::string_view text, uint32_t begin, TableParseFailure *failure)
+      : t_(Tables::get()), lang_(*t_.lang), text_(text), begin_(begin), lexer_(text),
+        failure_(failure) {
     // Measured on the stdlib and generated files: ~1 raw node per 3 bytes.
     size_t bytes = text.size() - begin;
     nodes_.reserve(bytes / 2 + 16);
@@ -239,6 +243,8 @@ public:
           continue;
         alts[n++] = &a;
       }
+      if (n == 0)
+        recordFailure();
       if (n == 0 || (n > 1 && !fork(alts + 1, n - 1))) {
         if (!backtrack())
           return std::nullopt;
@@ -261,6 +267,8 @@ private:
     size_t stackAt, stackSize; ///< the saved LR stack, in forkStacks_
     size_t nodes, hiddenKids, cstNodes;
     unsigned depth;
+    Span lastShift;
+    bool shiftedAny;
     Token token;
     uint64_t shifts;
     const TSParseAction *alts[3];
@@ -272,6 +280,9 @@ private:
   std::string_view text_;
   uint32_t begin_;
   Lexer lexer_;
+  TableParseFailure *failure_;
+  Span lastShift_{0, 0}; ///< the last token shifted (not an extra)
+  bool shiftedAny_ = false;
   Token token_;
   std::vector<StackEntry> stack_;
   std::vector<RawNode> nodes_;
@@ -290,6 +301,7 @@ private:
     out.begin = lexer_.tokenStart;
     out.end = lexer_.tokenEnd;
     out.keyword = false;
+    out.state = state;
     if (out.end <= out.begin && out.symbol != ts_builtin_sym_end)
       return false; // an empty token would not advance
     if (out.symbol == lang_.keyword_capture_token && lang_.keyword_lex_fn &&
@@ -299,6 +311,52 @@ private:
       out.keyword = true;
     }
     return true;
+  }
+
+  /// Keeps the failure that got furthest into the text (the usual choice:
+  /// alternatives that died earlier were the wrong reading).
+  void recordFailure() {
+    if (!failure_ || (failure_->valid && failure_->token.begin > token_.begin))
+      return;
+    TableParseFailure &f = *failure_;
+    f.valid = true;
+    f.token = {token_.begin, token_.end};
+    f.tokenSymbol = token_.symbol;
+    f.expected.clear();
+    for (TSSymbol sym = 1; sym < lang_.token_count; ++sym)
+      if (t_.hasActions(token_.state, sym)) {
+        const TSParseAction &first = (t_.actions(token_.state, sym) + 1)->action;
+        if (first.type != TSParseActionTypeShift || !first.shift.extra) // not a comment
+          f.expected.push_back(sym);
+      }
+    f.hasPrevious = shiftedAny_;
+    f.previous = lastShift_;
+    f.stack.clear();
+    for (size_t k = 1; k < stack_.size(); ++k) {
+      const RawNode &n = nodes_[stack_[k].node];
+      if (!n.extra)
+        f.stack.push_back({n.symbol, {n.begin, n.end}, n.symbol < lang_.token_count});
+    }
+  }
+
+  /// The state's lex mode has no token at `at`: find what is there with the
+  /// lex mode that knows every token (tree-sitter's error mode), skipping
+  /// comments, and record the failure at it (at a character no token
+  /// starts with, the failure is that character).
+  void failAtUnlexable(uint32_t at) {
+    TSStateId state = stack_.back().state;
+    while (lexer_.run(lang_.lex_fn, t_.lexState[0], lexer_.skipSpace(at)) &&
+           lexer_.tokenEnd > lexer_.tokenStart) {
+      if (lexer_.base.result_symbol != t_.comment) {
+        token_ = Token{lexer_.base.result_symbol, lexer_.tokenStart, lexer_.tokenEnd, false, state};
+        recordFailure();
+        return;
+      }
+      at = lexer_.tokenEnd;
+    }
+    uint32_t bad = lexer_.skipSpace(at);
+    token_ = Token{0, bad, bad + 1, false, state};
+    recordFailure();
   }
 
   bool apply(const TSParseAction &a) {
@@ -318,7 +376,7 @@ private:
       forkStacks_.clear();
     }
     Fork f{forkStacks_.size(), stack_.size(), nodes_.size(), hiddenKids_.size(),
-           cst_.nodes.size(), depth_, token_, shifts_, {}, 0, n};
+           cst_.nodes.size(), depth_, lastShift_, shiftedAny_, token_, shifts_, {}, 0, n};
     for (unsigned i = 0; i < n; ++i)
       f.alts[i] = alts[i];
     forkStacks_.insert(forkStacks_.end(), stack_.begin(), stack_.end());
@@ -340,6 +398,8 @@ private:
       token_ = f.token;
       shifts_ = f.shifts;
       depth_ = f.depth;
+      lastShift_ = f.lastShift;
+      shiftedAny_ = f.shiftedAny;
       const TSParseAction &a = *f.alts[f.next++];
       if (f.next == f.count) {
         forks_.pop_back();
@@ -368,7 +428,15 @@ private:
                       lang_.symbol_metadata[token_.symbol].visible});
     stack_.push_back({next, static_cast<uint32_t>(nodes_.size() - 1)});
     ++shifts_;
-    return lex(token_.end, token_);
+    if (!a.shift.extra) {
+      lastShift_ = {token_.begin, token_.end};
+      shiftedAny_ = true;
+    }
+    if (!lex(token_.end, token_)) {
+      failAtUnlexable(token_.end);
+      return false;
+    }
+    return true;
   }
 
   bool reduce(TSSymbol symbol, unsigned childCount, uint16_t productionId) {
@@ -531,10 +599,11 @@ private:
 
 } // namespace
 
-std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin) {
+std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin,
+                                   TableParseFailure *failure) {
   if (text.size() >= UINT32_MAX / 2 || begin > text.size())
     return std::nullopt;
-  return TableParser(text, begin).run();
+  return TableParser(text, begin, failure).run();
 }
 
 } // namespace kina::syntax

@@ -21,9 +21,29 @@
 
 namespace kina::syntax {
 
+/// Where the table parser got furthest before every alternative failed:
+/// the token no action accepts, what the tables accept there, and what was
+/// on the LR stack (unfinished constructs show as their tokens).
+struct TableParseFailure {
+  bool valid = false;
+  Span token;
+  TSSymbol tokenSymbol = 0;
+  std::vector<TSSymbol> expected; ///< terminals with an action where `token` was read
+  Span previous;                  ///< the token before, if any
+  bool hasPrevious = false;
+  struct Entry {
+    TSSymbol symbol;
+    Span span;
+    bool token; ///< a token, not a reduced construct
+  };
+  std::vector<Entry> stack; ///< bottom to top
+};
+
 /// The CST of text[begin, text.size()) (spans are offsets into `text`), or
 /// nothing when that text has a syntax error or the fast path gives up
-/// (then parse with the tree-sitter runtime).
-std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin = 0);
+/// (then parse with the tree-sitter runtime). On a syntax error, `failure`
+/// (when given) says where and what was expected.
+std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin = 0,
+                                   TableParseFailure *failure = nullptr);
 
 } // namespace kina::syntax
