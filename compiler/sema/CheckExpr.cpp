@@ -69,8 +69,19 @@ const Type &Checker::typeOf(ExprId id) const {
 }
 
 void Checker::dropExprTypes() {
-  for (ExprId id : typedExprs)
-    typePages[id / kTypePage][id % kTypePage] = Type::error();
+  // Back to Type::error(), keeping the shape's buffer for the next record.
+  const Type none = Type::error();
+  for (ExprId id : typedExprs) {
+    Type &t = typePages[id / kTypePage][id % kTypePage];
+    t.tensor.shape.clear();
+    t.tensor.dtype = none.tensor.dtype;
+    t.tensor.space = none.tensor.space;
+    t.tensor.isTile = none.tensor.isTile;
+    t.tensor.writable = none.tensor.writable;
+    t.kind = none.kind;
+    t.index = none.index;
+    t.scalar = none.scalar;
+  }
   typedExprs.clear();
   for (size_t page : usedTypePages)
     spareTypePages.push_back(std::move(typePages[page]));
