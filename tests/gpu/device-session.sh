@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One device-machine session: unpack the carried static kina, run the GPU
 # suite (checks + compute-sanitizer) and the GEMM benchmark against cuBLAS
-# and Triton. Usage on the device: tests/gpu/device-session.sh suite|bench|all
-# Inputs: .carry/kina.xz (static kina), .carry/smoke_runtime. Outputs: $OUT.
+# and Triton, and kina-lsp's kina/run. Usage on the device:
+# tests/gpu/device-session.sh suite|bench|lsp|all
+# Inputs: .carry/kina.xz, .carry/kina-lsp.xz (static), .carry/smoke_runtime. Outputs: $OUT.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT=${OUT:-/tmp/kina-out}
@@ -19,4 +20,15 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   PYTHONUNBUFFERED=1 python3 bench/gemm/anchors.py --kina "$KINA" --out "$OUT" ${BENCH_ARGS:-} > "$OUT/bench-stdout.txt" 2>&1
   echo "bench exit $?"
 fi
-tail -40 "$OUT"/*stdout.txt
+if [ "$what" = lsp ] || [ "$what" = all ]; then
+  # tests/lit/lsp/run-gpu.test without lit (no LLVM tools on the device):
+  # the carried static kina-lsp answers kina/run by running the carried kina.
+  xz -dc .carry/kina-lsp.xz > /tmp/kina-bin/kina-lsp && chmod +x /tmp/kina-bin/kina-lsp
+  python3 tests/lit/lsp/Inputs/make_transcript.py tests/lit/lsp/Inputs/gemm_tc.kina \
+    < tests/lit/lsp/run-gpu.test > /tmp/run-gpu.msgs
+  KINA="$KINA" timeout 300 /tmp/kina-bin/kina-lsp --lit-test < /tmp/run-gpu.msgs \
+    > "$OUT/lsp-run-gpu-stdout.txt" 2> "$OUT/lsp-run-gpu-stderr.txt"
+  python3 tests/gpu/check_lsp_run.py "$OUT/lsp-run-gpu-stdout.txt" > "$OUT/lsp-run-gpu-verdict.txt" 2>&1
+  echo "lsp exit $?"
+fi
+tail -40 "$OUT"/*stdout.txt "$OUT"/*verdict.txt 2>/dev/null
