@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
   CLI::App app{"Kina compile-time benchmark: source -> cubin per stage"};
   std::string path = std::string(KINA_SOURCE_ROOT) + "/stdlib/gemm_tc.kina";
   std::string kernel = "gemm_tc", target = "sm_90a", fixture;
-  unsigned repeat = 20, optLevel = 3;
+  unsigned repeat = 20, optLevel = codegen::CodegenOptions{}.optLevel;
   bool json = false;
   app.add_option("--file", path, "Kina source file");
   app.add_option("--kernel", kernel, "kernel name");

@@ -5,7 +5,7 @@
 // interfaces the passes "succeed" and translation fails on
 // unrealized_conversion_cast), runs the documented pass pipeline, and
 // serializes the gpu.module to PTX through the NVVM target attribute (LLVM
-// translation, O3, NVPTX backend) in process. MLIR diagnostics are captured
+// translation, O2, NVPTX backend) in process. MLIR diagnostics are captured
 // into the error string; nothing is printed to stderr.
 //
 //===----------------------------------------------------------------------===//
