@@ -603,7 +603,13 @@ std::optional<Cst> parseWithTables(std::string_view text, uint32_t begin,
                                    TableParseFailure *failure) {
   if (text.size() >= UINT32_MAX / 2 || begin > text.size())
     return std::nullopt;
-  return TableParser(text, begin, failure).run();
+  // Recording failures costs a copy of the stack at every abandoned
+  // alternative; only a text that fails is parsed again to record them.
+  if (std::optional<Cst> cst = TableParser(text, begin, nullptr).run())
+    return cst;
+  if (failure)
+    TableParser(text, begin, failure).run();
+  return std::nullopt;
 }
 
 } // namespace kina::syntax

@@ -261,3 +261,32 @@ TEST(ParseCache, EqualsAFreshParseAfterEveryEdit) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ParseCache, LargeFileOnTwoThreadsEqualsItemByItem) {
+  // Over 256 KiB, parse() table-parses the second half on a second thread;
+  // a fresh ParseCache parses item by item on one. Broken items included.
+  std::string stdlib;
+  for (const auto &[path, t] : repositoryKinaFiles())
+    if (path.find("/stdlib/") != std::string::npos)
+      stdlib += t + "\n";
+  std::string text;
+  for (int copy = 0; text.size() < (300u << 10); ++copy) {
+    std::string part = stdlib;
+    for (size_t at = 0; (at = part.find("\nkernel ", at)) != std::string::npos; at += 8)
+      part.insert(at + 8, "c" + std::to_string(copy) + "_");
+    if (copy % 5 == 2)
+      part.insert(part.find("block_grid"), "let = 3 in\n"); // a broken item
+    text += part;
+  }
+  SourceFile file("big.kina", text);
+  ParseResult threaded = parse(file);
+  ParseCache cache;
+  ParseResult sequential = cache.parse(file);
+  EXPECT_FALSE(threaded.tableParsed);
+  EXPECT_GT(threaded.module.items.size(), 100u);
+  EXPECT_EQ(dump(threaded), dump(sequential));
+}
+
+} // namespace
