@@ -9,10 +9,15 @@ Usage: record.py [BUILD_DIR] [RUNS] [REPS]  (defaults: build, 5, 7)
 import datetime, os, pathlib, re, subprocess, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
+if any(a in ("-h", "--help") for a in sys.argv[1:]):
+    print(__doc__.strip())
+    sys.exit(0)
 build = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else root / "build")
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 reps = sys.argv[3] if len(sys.argv) > 3 else "7"
 bench = build / "bench" / "frontend" / "kina-bench-frontend"
+if not bench.is_file():
+    sys.exit(f"record.py: {bench} is not built (usage: record.py [BUILD_DIR] [RUNS] [REPS])")
 kina = build / "compiler" / "driver" / "kina"
 source = pathlib.Path("/tmp/kina-50k.kina")
 subprocess.run([sys.executable, str(root / "bench/frontend/generate.py"), "50000", str(source)],
@@ -50,8 +55,8 @@ md = [f"# Front-end check-only time, {date}", "",
       f"File: `bench/frontend/generate.py 50000` ({lines} lines). Machine: {cpus} CPUs, "
       "shared with other engineers' builds and benchmarks; the load average before each run is "
       "given. Each run prints medians over "
-      f"{reps} repetitions; CPU is this thread's (parse, parse+check) or the whole process's "
-      "(check-only, which spreads items over threads).", "",
+      f"{reps} repetitions; CPU is the whole process's for parse+lower and check-only (both use "
+      "two threads on a file this large) and this thread's for parse+check.", "",
       "| run | load | parse+lower wall / CPU (ms) | parse+check, IDE tables, 1 thread | "
       "check-only (`kina check` path) |", "|---|---|---|---|---|"]
 for i, (load, got) in enumerate(rows, 1):
