@@ -143,6 +143,11 @@ TEST(TableParser, SameVerdictAndTreeOnMutants) {
         text.insert(at, rng() % 2 ? " // note\n" : " x ");
       }
       std::string failure = checkOne(text);
+      // The whole front end on the mutant: every diagnostic lies inside it.
+      ParseResult parsed = parse(SourceFile("m.kina", text));
+      for (const Diagnostic &d : parsed.diagnostics)
+        if (d.span.begin > d.span.end || d.span.end > text.size())
+          failure += " diagnostic span out of the text: " + d.message;
       ++mutants;
       validMutants += !runtimeParse(text).hasError;
       if (!failure.empty() && ++failures <= 5)
