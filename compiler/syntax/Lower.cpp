@@ -466,8 +466,6 @@ void reserveForCstNodes(Module &module, size_t nodes) {
 
 LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module,
                       unsigned maxNesting) {
-  if (module.exprs.empty())
-    reserveForCstNodes(module, cst.nodes.size());
   Lowerer lowerer(cst, file, module, maxNesting);
   lowerer.lowerFile();
   LowerResult r;

@@ -441,18 +441,23 @@ bool isWordToken(TSSymbol sym) {
          std::isalpha(static_cast<unsigned char>(n[0]));
 }
 
-bool isStatementOrRepeat(const std::string &name) {
-  static const std::set<std::string> kinds = {
-      "block_grid",    "warp_grid",         "let_binding",     "shared_declaration",
-      "register_declaration", "for_statement", "if_statement",    "cp_async_statement",
-      "cp_async_commit", "cp_async_wait_all", "cp_async_wait_group", "block_sync",
-      "assignment",    "return_statement",  "kernel_definition", "tile_function",
-      "host_function"};
-  return kinds.count(name) || name.find("_repeat") != std::string::npos;
+/// A finished statement or item, or a repetition of them, on the LR stack.
+bool isFinishedStatement(TSSymbol sym) {
+  const CstIds &ids = CstIds::get();
+  for (TSSymbol kind :
+       {ids.block_grid, ids.warp_grid, ids.let_binding, ids.shared_declaration,
+        ids.register_declaration, ids.for_statement, ids.if_statement, ids.cp_async_statement,
+        ids.cp_async_commit, ids.cp_async_wait_all, ids.cp_async_wait_group, ids.block_sync,
+        ids.assignment, ids.return_statement, ids.kernel_definition, ids.tile_function,
+        ids.host_function})
+    if (sym == kind)
+      return true;
+  return symbolName(sym).find("_repeat") != std::string::npos;
 }
 
-/// What the construct being parsed at a failure is, from the tokens of
-/// unfinished constructs left on the LR stack ("the parameter", "the range").
+/// The node kind of the construct being parsed at a failure (for
+/// describeContext), from the tokens of unfinished constructs left on the LR
+/// stack; "" when none says.
 std::string failureContext(const TableParseFailure &f) {
   std::string opener;
   int closedParens = 0, closedBrackets = 0; // closers above their openers
@@ -472,27 +477,25 @@ std::string failureContext(const TableParseFailure &f) {
         opener = n;
       continue;
     }
-    if (n == "{")
-      return "the block";
-    if (n == "cp_async")
-      return "`cp_async`";
-    if (n == "let")
-      return "the `let` binding";
-    if (n == "for")
-      return opener == "(" ? "the range" : "the `for` loop";
-    if (n == "Tensor" || n == "Tile")
-      return "the `" + n + "[...]` type";
-    if (n == "kernel" || n == "tile" || n == "fn")
-      return opener == "(" ? "the parameter"
-             : n == "kernel" ? "the kernel signature"
-             : n == "tile"   ? "the tile function signature"
-                             : "the host function signature";
-    if (n == "requires")
-      return "the `requires` clause";
-    if (n == "block_grid" || n == "warp_grid" || n == "return")
-      return "`" + n + "`";
-    if (n == "if")
-      return "the `if` condition";
+    static const std::pair<const char *, const char *> construct[] = {
+        {"{", "block"},           {"cp_async", "cp_async_statement"},
+        {"let", "let_binding"},   {"Tensor", "tensor_type"},
+        {"Tile", "tile_type"},    {"requires", "requires_clause"},
+        {"block_grid", "block_grid"}, {"warp_grid", "warp_grid"},
+        {"return", "return_statement"}, {"if", "if_statement"},
+        {"kernel", "kernel_definition"}, {"tile", "tile_function"},
+        {"fn", "host_function"},  {"for", "for_statement"}};
+    for (auto &[token, kind] : construct) {
+      if (n != token)
+        continue;
+      // An open `(` right inside a signature is a parameter; inside `for`,
+      // the range.
+      if (opener == "(" && (n == "kernel" || n == "tile" || n == "fn"))
+        return "parameter";
+      if (opener == "(" && n == "for")
+        return "range";
+      return kind;
+    }
   }
   return "";
 }
@@ -510,7 +513,7 @@ std::optional<Span> unfinishedStatementWord(const TableParseFailure &f, std::str
       break;
     }
   for (size_t k = from; k < f.stack.size(); ++k) {
-    if (isStatementOrRepeat(symbolName(f.stack[k].symbol)))
+    if (isFinishedStatement(f.stack[k].symbol))
       continue;
     const TableParseFailure::Entry &e = f.stack[k];
     if (e.token && isWordToken(e.symbol))
@@ -544,7 +547,8 @@ std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const Sourc
     d.fix(at, suggestion, "replace with `" + suggestion + "`");
     return d;
   };
-  std::string context = failureContext(f);
+  std::string kind = failureContext(f);
+  std::string context = kind.empty() ? "" : describeContext(kind);
   // A character no token starts with (`@`, `;`).
   if (f.tokenSymbol == 0 && f.token.begin < range.end) { // 0: the end token
     std::string c = slice(Span{f.token.begin, f.token.begin + 1});
@@ -597,10 +601,9 @@ std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const Sourc
   std::string chosen;
   // What the construct itself needs next comes first (`..` in a range, `in`
   // after a `let`): the tables' lookahead sets are merged across states.
-  std::string preferred = context == "the range"           ? ".."
-                          : context == "the `let` binding" ? "in"
-                          : context == "the `for` loop"    ? "in"
-                                                           : "";
+  std::string preferred = kind == "range"                                  ? ".."
+                          : kind == "let_binding" || kind == "for_statement" ? "in"
+                                                                             : "";
   if (!preferred.empty() && names.count(preferred))
     chosen = preferred;
   for (const std::string &p : priority)
@@ -622,7 +625,7 @@ std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const Sourc
                                                                  : "`" + chosen + "`";
   Span at = f.hasPrevious ? f.previous : f.token;
   std::string message = "expected " + what;
-  if (chosen == "in" && context == "the `let` binding")
+  if (chosen == "in" && kind == "let_binding")
     message += " after the `let` binding";
   else {
     if (f.hasPrevious)
@@ -799,20 +802,16 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   }
   result.tableParsed = failed == 0;
   if (!cache) {
-    // Reserve once per arena, as lowerTree does for one CST: growing item by
-    // item costs copies and fresh pages.
-    auto lowerRange = [&](size_t from, size_t to, Module &into, std::vector<Diagnostic> &diags) {
-      size_t nodes = 0;
-      for (size_t i = from; i < to; ++i)
-        nodes += csts[i] ? csts[i]->nodes.size() : 0;
-      reserveForCstNodes(into, nodes);
-      for (size_t i = from; i < to; ++i)
-        parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), failures[i],
-                   options, into, diags);
-    };
-    // (Lowering the halves on two threads and appending measured no faster:
-    // the copy and the fresh pages cost what the second core saved.)
-    lowerRange(0, starts.size(), result.module, result.diagnostics);
+    // Reserve the arenas once for all items: growing them item by item
+    // costs copies and fresh pages. (Lowering halves on two threads and
+    // appending measured no faster: the copy cost what the core saved.)
+    size_t nodes = 0;
+    for (const std::optional<Cst> &c : csts)
+      nodes += c ? c->nodes.size() : 0;
+    reserveForCstNodes(result.module, nodes);
+    for (size_t i = 0; i < starts.size(); ++i)
+      parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), failures[i],
+                 options, result.module, result.diagnostics);
   } else {
     for (size_t i = 0; i < starts.size(); ++i) {
       if (reused[i])
@@ -820,6 +819,8 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       auto fresh = std::make_shared<ParseCache::Item>();
       fresh->begin = starts[i];
       fresh->tableParsed = csts[i].has_value();
+      if (csts[i])
+        reserveForCstNodes(fresh->module, csts[i]->nodes.size());
       parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), failures[i],
                  options, fresh->module, fresh->diagnostics);
       shrinkToFit(fresh->module); // kept for many keystrokes: no spare capacity

@@ -335,7 +335,8 @@ private:
     for (size_t k = 1; k < stack_.size(); ++k) {
       const RawNode &n = nodes_[stack_[k].node];
       if (!n.extra)
-        f.stack.push_back({n.symbol, {n.begin, n.end}, n.symbol < lang_.token_count});
+        f.stack.push_back({lang_.public_symbol_map[n.symbol], {n.begin, n.end},
+                           n.symbol < lang_.token_count});
     }
   }
 

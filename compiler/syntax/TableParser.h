@@ -32,7 +32,7 @@ struct TableParseFailure {
   Span previous;                  ///< the token before, if any
   bool hasPrevious = false;
   struct Entry {
-    TSSymbol symbol;
+    TSSymbol symbol; ///< public symbol, as CstIds names them
     Span span;
     bool token; ///< a token, not a reduced construct
   };
