@@ -3,11 +3,12 @@
 # then every test suite. It prints each suite's totals and ends with one line
 # `N passed, N failed, N skipped` summed over the suites; it exits non-zero
 # when anything failed (a suite, the build, or setup). Suites:
-#   ctest        GoogleTest unit tests in the build folder (tests/unit/*);
+#   ctest        GoogleTest unit tests in the build folder (tests/unit/*), except
+#                the `property` label (tests/property/run-suite.sh runs it);
 #   lit          golden tests under tests/lit (tests/lit/lit.cfg.py);
 #   tree-sitter  the grammar's corpus (`cd grammar && tree-sitter test`),
 #                when grammar/grammar.js exists;
-#   tests/*/run-suite.sh  any other suite (editors, mutation, GPU, ...). Such
+#   tests/*/run-suite.sh  any other suite (editors, mutation, property, GPU, ...). Such
 #                a script runs from the repository root with .deps/env.sh
 #                loaded and KINA_ROOT, KINA_BUILD_DIR, KINA_CACHE set, and
 #                prints its own `N passed, N failed, N skipped` line.
@@ -84,8 +85,9 @@ mkdir -p "$RESULTS"
 if ((BUILD_OK)); then
   if [ -f "$KINA_BUILD_DIR/CTestTestfile.cmake" ]; then
     log "ctest in $KINA_BUILD_DIR"
+    # The `property` label runs below as tests/property/run-suite.sh, with its own totals.
     timeout -k 60 "$SUITE_TIMEOUT" ctest --test-dir "$KINA_BUILD_DIR" -j "$KINA_JOBS" --timeout 600 \
-      --output-on-failure --output-junit "$RESULTS/ctest.xml" </dev/null
+      -LE property --output-on-failure --output-junit "$RESULTS/ctest.xml" </dev/null
     rc=$?
     if counts=$(python3 "$KINA_ROOT/scripts/results.py" ctest "$RESULTS/ctest.xml"); then
       read -r p f s <<<"$counts"
