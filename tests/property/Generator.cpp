@@ -322,12 +322,15 @@ private:
     if (!r_.percent(15))
       return;
     feature("requires-compare");
-    switch (r_.below(3)) {
+    switch (r_.below(4)) {
     case 0:
       h.facts.push_back(dim + " >= " + lit(atLeast));
       break;
     case 1:
       h.facts.push_back(dim + " > 0");
+      break;
+    case 2:
+      h.facts.push_back(dim + " < " + lit(1048576));
       break;
     default:
       h.facts.push_back(dim + " <= " + lit(1048576));
@@ -523,6 +526,10 @@ private:
     static const std::vector<std::string> ops = {"=", "!=", "<", "<=", ">", ">="};
     std::string op = r_.pick(ops);
     feature("if-compare-" + op);
+    if (r_.percent(10)) {
+      feature("if-mod");
+      return blockIdx + " mod 2 " + (op == "=" ? "=" : "!=") + " 0";
+    }
     if (r_.percent(30))
       return blockIdx + " + 1 " + op + " " + std::to_string(r_.range(1, 4));
     return blockIdx + " " + op + " " + std::to_string(r_.range(0, 3));
@@ -606,19 +613,37 @@ private:
       h.dims.push_back(B);
       feature("point-index");
     }
-    h.dims.push_back(M);
-    h.dims.push_back(N);
-    h.facts.push_back(M + " mod " + lit(bm) + " = 0");
-    h.facts.push_back(N + " mod " + lit(bn) + " = 0");
-    extraRequires(h, M, bm);
+    // Constant extents: [M, 128] or a kernel with no dims at all.
+    bool constN = !batch && r_.percent(8);
+    bool constM = constN && r_.percent(40);
+    if (constN) {
+      feature("constant-extent");
+      N = std::to_string(bn * r_.range(1, 2));
+    }
+    if (constM) {
+      feature("no-dims");
+      M = std::to_string(bm * r_.range(1, 2));
+    }
+    if (!constM)
+      h.dims.push_back(M);
+    if (!constN)
+      h.dims.push_back(N);
+    if (!constM) {
+      h.facts.push_back(M + " mod " + lit(bm) + " = 0");
+      extraRequires(h, M, bm);
+    }
+    if (!constN)
+      h.facts.push_back(N + " mod " + lit(bn) + " = 0");
     std::string shape = (batch ? B + ", " : "") + M + ", " + N;
     std::vector<std::string> ins;
     std::vector<std::string> inTypes;
     for (int i = 0; i < inputs; ++i) {
       std::string n = fresh("x");
       std::string idt = dt;
-      if (i > 0 && r_.percent(15) && isFloat(dt)) {
-        idt = dt == "F32" ? "F16" : "F32";
+      if (i > 0 && r_.percent(15)) {
+        idt = !isFloat(dt)  ? "F32"
+              : dt == "F32" ? r_.pick(std::vector<std::string>{"F16", "I32"})
+                            : "F32";
         feature("mixed-dtype");
         noteDType(idt);
       }
@@ -695,14 +720,31 @@ private:
       if (!inlineIds)
         out_.line("let " + wnI + " = warp_id 1 in");
     }
-    std::string rowE = "(" + bmI + ") * " + lit(bm) + " + (" + wmI + ") * " + lit(tm);
+    // The warp's row count, spelled as an author might.
+    std::string tmE = lit(tm);
+    unsigned spelling = r_.below(100);
+    if (spelling < 8) {
+      feature("exact-div-index");
+      tmE = "(" + lit(bm) + " / " + std::to_string(wm) + ")";
+    } else if (spelling < 10) {
+      feature("floor-div-index");
+      std::string per = fresh("per_warp");
+      out_.line("let " + per + " = floor_div " + lit(bm) + " " + std::to_string(wm) + " in");
+      tmE = per;
+    }
+    std::string rowE;
     if (!inlineIds || r_.percent(50)) {
       std::string row = fresh("row");
-      out_.line("let " + row + " = " + bmI + " * " + lit(bm) + " + " + wmI + " * " + lit(tm) +
-                " in");
+      out_.line("let " + row + " = " + bmI + " * " + lit(bm) + " + " + wmI + " * " + tmE + " in");
       rowE = row;
+      if (r_.percent(8)) {
+        feature("let-alias");
+        std::string alias = fresh("r");
+        out_.line("let " + alias + " = " + row + " in");
+        rowE = alias;
+      }
     } else {
-      rowE = bmI + " * " + lit(bm) + " + " + wmI + " * " + lit(tm);
+      rowE = bmI + " * " + lit(bm) + " + " + wmI + " * " + tmE;
     }
     WarpEnv env;
     env.dtype = dt;
@@ -737,11 +779,19 @@ private:
       out_.line("register " + flat + " : " + tileType(dt, tm * tn, 0));
     }
 
-    std::string loopVar, batchVar;
+    std::string loopVar, batchVar, colBase;
     if (loopCols) {
       feature("for-dim");
       loopVar = fresh("j");
-      out_.open("for " + loopVar + " in (0 .. " + N + "/" + lit(bn) + ")");
+      if (r_.percent(15)) {
+        // for j in (1 .. N/bn + 1) over column block j - 1.
+        feature("for-shifted");
+        out_.open("for " + loopVar + " in (1 .. " + N + "/" + lit(bn) + " + 1)");
+        colBase = loopVar + " - 1";
+      } else {
+        out_.open("for " + loopVar + " in (0 .. " + N + "/" + lit(bn) + ")");
+        colBase = loopVar;
+      }
       env.indices.push_back(loopVar);
     }
     if (batch && !grid3) {
@@ -754,7 +804,8 @@ private:
       batchVar = fresh("bb");
       out_.line("let " + batchVar + " = block_id 2 in");
     }
-    std::string colBase = loopCols ? loopVar : bnI.empty() ? "0" : bnI;
+    if (!loopCols)
+      colBase = bnI.empty() ? "0" : bnI;
     std::string colE =
         "(" + colBase + ") * " + lit(bn) + (wn ? " + (" + wnI + ") * " + lit(tn) : "");
     if (colBase.find(' ') == std::string::npos)
@@ -781,6 +832,14 @@ private:
     }
     if (column)
       out_.line(br + " <- " + bias + "[" + rowE + " ..+ " + lit(tm) + ", 0 ..+ 1]");
+    if (!batch && inTypes[0] == dt && r_.percent(10)) {
+      // One column of an input as an [R, 1] operand.
+      feature("column-slice");
+      std::string cs = fresh("cs");
+      out_.line("register " + cs + " : " + tileType(dt, tm, 1));
+      out_.line(cs + " <- " + ins[0] + "[" + rowE + " ..+ " + lit(tm) + ", " + colE + " ..+ 1]");
+      env.columns.push_back({cs, dt, tm, 1});
+    }
     if (!mr.empty())
       out_.line(mr + " <- " + window(mutName));
     out_.line(acc + " <- " + tileExpr(env, 1));
@@ -825,8 +884,8 @@ private:
     out_.close(); // warp_grid
     out_.close(); // block_grid
     out_.close(); // kernel
-    if (inputs == 1 && !column && scalar.empty() && mutName.empty() && !batch && dt == odt &&
-        dt == inTypes[0])
+    if (inputs == 1 && !column && scalar.empty() && mutName.empty() && !batch && !constN &&
+        dt == odt && dt == inTypes[0])
       launchable_.push_back({h.name, dt, "", {M, N}});
     if (launchable_.size() && launchable_.back().name == h.name) {
       std::string req;
@@ -1167,7 +1226,14 @@ private:
       feature("shared-stages");
       feature("pipeline");
     }
-    h.caps = {cap, "cp_async"};
+    // Single-stage variant without cp_async: each warp loads a slab of A and
+    // of B into registers and stores it into the shared tiles.
+    int warpsTotal = wm * wnn;
+    bool regStaged = stages == 1 && (bm / warpsTotal) % 16 == 0 && bm % warpsTotal == 0 &&
+                     bn % warpsTotal == 0 && (bn / warpsTotal) % 8 == 0 && r_.percent(30);
+    h.caps = {cap};
+    if (!regStaged)
+      h.caps.push_back("cp_async");
     h.params.push_back("(a : " + globalTensor(in, "M, K") + ")");
     h.params.push_back("(b : " + globalTensor(in, "K, N") + ")");
     bool bias = r_.percent(15);
@@ -1223,7 +1289,26 @@ private:
                 " <- b[" + kExpr + " ..+ " + lit(bk) + ", block_n * " + lit(bn) + " ..+ " +
                 lit(bn) + "]");
     };
-    if (stages == 1) {
+    if (regStaged) {
+      feature("shared-store-mma");
+      feature("shared-store");
+      int ra = bm / warpsTotal, cb = bn / warpsTotal;
+      std::string w = wn ? "warp_m * " + std::to_string(wn) + " + warp_n" : "warp_m";
+      out_.line("let w = " + w + " in");
+      out_.line("register a_r : " + tileType(in, ra, bk));
+      out_.line("register b_r : " + tileType(in, bk, cb));
+      out_.open("for k in (0 .. K/" + lit(bk) + ")");
+      out_.line("a_r <- a[block_m * " + lit(bm) + " + w * " + lit(ra) + " ..+ " + lit(ra) +
+                ", k * " + lit(bk) + " ..+ " + lit(bk) + "]");
+      out_.line("b_r <- b[k * " + lit(bk) + " ..+ " + lit(bk) + ", block_n * " + lit(bn) +
+                " + w * " + lit(cb) + " ..+ " + lit(cb) + "]");
+      out_.line("a_s[w * " + lit(ra) + " ..+ " + lit(ra) + ", 0 ..+ " + lit(bk) + "] <- a_r");
+      out_.line("b_s[0 ..+ " + lit(bk) + ", w * " + lit(cb) + " ..+ " + lit(cb) + "] <- b_r");
+      out_.line("block_sync");
+      out_.line("acc <- wmma_mma " + accIn + " a_s[" + aWin + "] b_s[" + bWin + "]");
+      out_.line("block_sync");
+      out_.close();
+    } else if (stages == 1) {
       out_.open("for k in (0 .. K/" + lit(bk) + ")");
       copies("", "k * " + lit(bk));
       out_.line("cp_async_commit");
@@ -1316,6 +1401,20 @@ private:
       out_.line(r_.percent(50) ? "return add t t" : "return relu (mul t 2.0)");
       out_.close();
       tileFns_.push_back(f);
+      if (r_.percent(40)) {
+        // A tile function calling a tile function (capabilities and
+        // requires flow through both).
+        feature("tile-call-nested");
+        out_.blank();
+        TileFn g{fresh("quad"), dt, tm, tn, false};
+        out_.line("tile " + g.name);
+        out_.line("    (t : " + tileType(dt, tm, tn) + ")");
+        out_.open("    : " + tileType(dt, tm, tn));
+        out_.line("let u = " + f.name + " t in");
+        out_.line("return " + f.name + " u");
+        out_.close();
+        tileFns_.insert(tileFns_.begin(), g);
+      }
     }
     out_.blank();
   }

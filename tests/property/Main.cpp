@@ -564,6 +564,13 @@ int main(int argc, char **argv) {
       if (stillFails(text))
         text = minimize(text, stillFails, 600, &stats);
     }
+    if (title == "REPRO") {
+      int k = results[inputIndex].perTarget[targetIndex].known;
+      text =
+          "// kina-property repro of " +
+          (k >= 0 ? "known failure class `" + known[k].name + "`" : std::string("a new failure")) +
+          ", from " + in.name + " (" + target + "):\n//   " + f.text() + "\n" + text;
+    }
     std::string path = (fs::path(o.out) / (fileStem + ".kina")).string();
     writeFile(path, text);
     std::cout << "\n=== " << title << ": " << in.name << " for " << target << "\n"
@@ -602,7 +609,11 @@ int main(int argc, char **argv) {
           pick = p;
           break;
         }
-      report("REPRO", pick.first, pick.second, slug(sig));
+      int k = results[pick.first].perTarget[pick.second].known;
+      std::string stem = k >= 0 ? known[k].name : "new-" + slug(sig);
+      for (int n = 2; fs::exists(fs::path(o.repros) / (stem + ".kina")); ++n)
+        stem = (k >= 0 ? known[k].name : "new-" + slug(sig)) + "-" + std::to_string(n);
+      report("REPRO", pick.first, pick.second, stem);
     }
     o.out = savedOut;
   }
