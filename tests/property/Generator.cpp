@@ -389,9 +389,11 @@ private:
   /// A tile expression that is not a bare name (an assignment that computes).
   std::string tileOp(WarpEnv &env, unsigned depth) {
     for (int tries = 0; tries < 8; ++tries) {
+      std::set<std::string> saved = features_; // a discarded try uses nothing
       std::string e = tileExpr(env, std::max(1u, depth), true);
       if (e.find(' ') != std::string::npos)
         return e;
+      features_ = std::move(saved);
     }
     feature("relu");
     return "relu " + tileLeaf(env);

@@ -436,6 +436,16 @@ int main(int argc, char **argv) {
                                                                      : Stop::PTX;
         TargetResult tr;
         tr.outcome = checkThenBuild(in.name, in.text, t, stop, o.fault ? &*o.fault : nullptr);
+        // Shared decision 1: an index value used as a scalar operand is
+        // K0708. A generated program that does so and checks clean would be
+        // lowered with 0.0 in its place: a silent miscompile, counted as a
+        // failure of its own stage.
+        if (in.generated && in.features.count("index-as-scalar") && tr.outcome.checkClean &&
+            !tr.outcome.failure)
+          tr.outcome.failure =
+              BuildFailure{"", "accepted", "",
+                           "an index value used as a scalar tile operand checks clean; shared "
+                           "decision 1 makes it error K0708 (today it is lowered to 0.0)"};
         if (tr.outcome.failure)
           tr.known = classify(*tr.outcome.failure);
         r.perTarget.push_back(std::move(tr));

@@ -24,8 +24,10 @@ namespace kina::property {
 /// the message.
 struct BuildFailure {
   std::string kernel;
-  std::string stage; ///< "analyze" | "lower" | "codegen" | "injected"
-  std::string code;  ///< "K1206"; empty: no diagnostic code
+  /// "analyze" | "lower" | "codegen" | "injected", or "accepted": a
+  /// generated program the language rejects checked clean (Main.cpp).
+  std::string stage;
+  std::string code; ///< "K1206"; empty: no diagnostic code
   std::string message;
 
   /// One line: `stage code: message` (code `uncoded` when there is none).
