@@ -233,7 +233,11 @@ std::vector<TargetId> targetsForDevice(int ccMajor, int ccMinor) {
   return out;
 }
 
-TargetId defaultTarget() { return TargetId::Sm80; }
+// The Hopper target of the GPU machine (H200); sm_80 code still builds with
+// an explicit --target sm_80.
+TargetId defaultTarget() { return TargetId::Sm90a; }
+
+std::string_view defaultTargetName() { return targetInfo(defaultTarget()).name; }
 
 std::span<const CapabilityInfo> allCapabilities() {
   static const std::vector<CapabilityInfo> infos = [] {

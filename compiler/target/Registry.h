@@ -109,8 +109,12 @@ std::vector<std::string_view> targetNames();
 /// The targets a device with compute capability major.minor runs natively
 /// (e.g. 9.0 -> sm_90, sm_90a), for the runtime to match a GPU.
 std::vector<TargetId> targetsForDevice(int ccMajor, int ccMinor);
-/// The default target of the `kina` driver (documented in docs/capabilities.md).
+/// The one default target (sm_90a) of `kina`, `kina-lsp`, the checker and
+/// code generation, documented in docs/capabilities.md; everything else reads
+/// it from here (tests/lit/driver/default-target.test).
 TargetId defaultTarget();
+/// targetInfo(defaultTarget()).name.
+std::string_view defaultTargetName();
 
 // ---- capabilities ----
 std::span<const CapabilityInfo> allCapabilities();
