@@ -9,6 +9,7 @@
 #include "sema/Checker.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace kina::sema {
 
@@ -522,10 +523,12 @@ void Checker::checkStmt(StmtId id) {
       for (const DimExpr &d : t.tensor.shape)
         elements *= static_cast<uint64_t>(d.constantValue().value_or(1));
       uint64_t bytes = elements * dtypeBytes(t.tensor.dtype);
-      if (shared)
-        current->sharedBytes += bytes;
-      else
-        current->registerBytesPerThread += (bytes + 31) / 32;
+      uint64_t cost = shared ? bytes : (bytes + 31) / 32;
+      (shared ? current->sharedBytes : current->registerBytesPerThread) += cost;
+      current->tileCosts.push_back(
+          {s.name.name, s.name.span,
+           std::string(dtypeName(t.tensor.dtype)) + " " + printShape(t.tensor.shape, symbols), cost,
+           shared});
     }
     Binding b{shared ? BindingKind::Shared : BindingKind::Register,
               defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, symbolType(t)),
@@ -724,25 +727,62 @@ void Checker::checkAssign(const Stmt &s) {
 
 // --------------------------------------------------------- per-item checks
 
+namespace {
+
+/// Resource errors point at the costliest declaration, label the others that
+/// matter, and list every tile with its share in notes (largest first).
+void explainTileCosts(Diagnostic &d, const std::vector<ItemState::TileCost> &tiles, uint64_t total,
+                      const std::string &unit, const std::function<uint64_t(uint64_t)> &inUnits) {
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const ItemState::TileCost &t = tiles[i];
+    uint64_t pct = total ? (t.bytes * 100 + total / 2) / total : 0;
+    std::string cost = std::to_string(inUnits(t.bytes)) + " " + unit;
+    if (i > 0 && i < 4)
+      d.label(t.span, cost);
+    d.note("`" + t.name + "` " + t.type + ": " + cost + " (" + std::to_string(pct) + "%)");
+  }
+}
+
+} // namespace
+
 void Checker::checkResources(const Item &item, ItemState &state) {
   KernelSummary &summary = itemSummaries[state.itemIndex];
   summary.sharedBytes = state.sharedBytes;
   summary.threadsPerBlock = state.threadsPerBlock;
   unsigned regs = static_cast<unsigned>(state.registerBytesPerThread / 4) + 24;
   summary.registerEstimate = regs;
+  auto tilesOf = [&](bool shared) {
+    std::vector<ItemState::TileCost> tiles;
+    for (const ItemState::TileCost &t : state.tileCosts)
+      if (t.shared == shared)
+        tiles.push_back(t);
+    std::stable_sort(tiles.begin(), tiles.end(),
+                     [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+    return tiles;
+  };
   if (target && state.sharedBytes > target->maxSmemPerBlockOptin) {
-    error(DiagId::SharedMemoryLimit, item.name.span,
-          "kernel `" + item.name.name + "` declares " + std::to_string(state.sharedBytes) +
-              " bytes of shared tiles; " + std::string(target->name) + " allows at most " +
-              std::to_string(target->maxSmemPerBlockOptin) + " bytes per block");
+    auto tiles = tilesOf(true);
+    uint64_t limit = target->maxSmemPerBlockOptin;
+    auto &d =
+        error(DiagId::SharedMemoryLimit, tiles.empty() ? item.name.span : tiles[0].span,
+              "kernel `" + item.name.name + "` declares " + std::to_string(state.sharedBytes) +
+                  " bytes of shared tiles; " + std::string(target->name) + " allows at most " +
+                  std::to_string(limit) + " bytes per block");
+    if (!tiles.empty())
+      d.note("`" + tiles[0].name + "` is the largest shared tile; the block is " +
+             std::to_string(state.sharedBytes - limit) + " bytes over the limit");
+    explainTileCosts(d, tiles, state.sharedBytes, "bytes", [](uint64_t b) { return b; });
   }
   if (state.registerBytesPerThread / 4 > 255) {
-    error(DiagId::RegisterLimit, item.name.span,
-          "register tiles of `" + item.name.name + "` need about " +
-              std::to_string(state.registerBytesPerThread / 4) +
-              " 32-bit registers per thread; at most 255 are available")
-        .note("use smaller register tiles or more warps (a [64, 64] F32 tile costs 128 registers "
-              "per thread)");
+    auto tiles = tilesOf(false);
+    auto &d = error(DiagId::RegisterLimit, tiles.empty() ? item.name.span : tiles[0].span,
+                    "register tiles of `" + item.name.name + "` need about " +
+                        std::to_string(state.registerBytesPerThread / 4) +
+                        " 32-bit registers per thread; at most 255 are available");
+    explainTileCosts(d, tiles, state.registerBytesPerThread, "registers/thread",
+                     [](uint64_t b) { return (b + 3) / 4; });
+    d.note("use smaller register tiles or more warps (a [64, 64] F32 tile costs 128 registers "
+           "per thread)");
   }
 }
 
