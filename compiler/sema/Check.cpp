@@ -697,9 +697,16 @@ void Checker::checkAssign(const Stmt &s) {
     return;
   }
   if (d.space == Space::Shared && v.space == Space::Global) {
-    error(DiagId::OperandPlacement, m.expr(s.value).span,
-          "copy global memory into a shared tile with `cp_async dst <- src`")
-        .fix(Span{s.span.begin, s.span.begin}, "cp_async ", "use `cp_async`");
+    auto &diag = error(DiagId::OperandPlacement, m.expr(s.value).span,
+                       "copy global memory into a shared tile with `cp_async dst <- src`");
+    // The fix-it only where the target has cp_async (issue 11: fix-its never
+    // suggest a capability the target lacks).
+    if (!this->target || target::hasCapability(this->target->id, target::CapabilityId::CpAsync))
+      diag.fix(Span{s.span.begin, s.span.begin}, "cp_async ", "use `cp_async`");
+    else
+      diag.note(std::string(this->target->name) +
+                " has no `cp_async`: load the tile into a register " +
+                "tile, then store that into the shared tile");
     return;
   }
   if (d.shape != v.shape) {
@@ -789,34 +796,58 @@ void Checker::checkResources(const Item &item, ItemState &state) {
 void Checker::checkCapabilities(const Item &item, ItemState &state) {
   KernelSummary &summary = itemSummaries[state.itemIndex];
   summary.capabilities.assign(state.capabilities.begin(), state.capabilities.end());
+  bool isKernel = item.kind == syntax::ItemKind::Kernel;
+  // Fix-its never name a capability or target that would only move the
+  // error: a suggested capability is on the declared target and the target
+  // checked against; a suggested target has every capability the clause names.
+  auto lacking = [&](target::CapabilityId cap,
+                     const target::TargetInfo *declaredTarget) -> const target::TargetInfo * {
+    if (declaredTarget && !target::hasCapability(declaredTarget->id, cap))
+      return declaredTarget;
+    if (target && isKernel && !target::hasCapability(target->id, cap))
+      return target;
+    return nullptr;
+  };
   // Declared capabilities and their target.
   std::set<std::string> declared;
   const syntax::Requirement *capClause = nullptr;
+  const target::TargetInfo *clauseTarget = nullptr;
   for (const syntax::Requirement &r : item.requirements) {
     if (!r.isCapability)
       continue;
     capClause = &r;
+    std::vector<target::CapabilityId> named;
+    for (const syntax::Ident &c : r.capabilities)
+      if (auto cap = target::parseCapabilityName(c.name))
+        named.push_back(*cap);
     const target::TargetInfo *declaredTarget = nullptr;
     if (r.target.valid()) {
       declaredTarget = target::lookupTarget(r.target.name);
       if (!declaredTarget) {
         auto &d = error(DiagId::UnknownRequiredCapability, r.target.span,
-                        target::unknownTargetMessage(r.target.name));
-        if (auto s = target::suggestTarget(r.target.name))
+                        target::unknownTargetMessage(r.target.name, named));
+        if (auto s = target::suggestTarget(r.target.name, named))
           d.fix(r.target.span, std::string(*s), "replace with `" + std::string(*s) + "`");
       }
     }
+    clauseTarget = declaredTarget;
+    std::vector<target::TargetId> on;
+    if (declaredTarget)
+      on.push_back(declaredTarget->id);
+    if (target && isKernel && (!declaredTarget || declaredTarget->id != target->id))
+      on.push_back(target->id);
     for (const syntax::Ident &c : r.capabilities) {
       auto cap = target::parseCapabilityName(c.name);
       if (!cap) {
-        auto &d = error(DiagId::UnknownRequiredCapability, c.span, target::unknownCapabilityMessage(c.name));
-        if (auto s = target::suggestCapability(c.name))
+        auto &d = error(DiagId::UnknownRequiredCapability, c.span,
+                        target::unknownCapabilityMessage(c.name, on));
+        if (auto s = target::suggestCapability(c.name, on))
           d.fix(c.span, std::string(*s), "replace with `" + std::string(*s) + "`");
         continue;
       }
       declared.insert(c.name);
       if (target && !state.capabilities.count(c.name) && !target::hasCapability(target->id, *cap) &&
-          item.kind == syntax::ItemKind::Kernel)
+          isKernel)
         error(DiagId::CapabilityNotOnTarget, c.span,
               "kernel `" + item.name.name + "` declares `" + c.name + "` (" +
                   target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
@@ -835,22 +866,27 @@ void Checker::checkCapabilities(const Item &item, ItemState &state) {
     Span site = state.capabilitySites[name];
     bool covered = declared.count(name) > 0;
     // A declared mma_m16n16k16 capability also covers the mma_m16n8k16 it lowers to.
-    if (!covered && item.kind == syntax::ItemKind::Kernel) {
+    if (!covered && isKernel) {
       auto &d = error(DiagId::CapabilityNotDeclared, site,
                       "kernel `" + item.name.name + "` uses `" + name +
                           "` but its `requires capability(...)` does not declare it");
-      if (capClause && !capClause->capabilities.empty()) {
+      if (const target::TargetInfo *without = lacking(*cap, capClause ? clauseTarget : nullptr)) {
+        d.note(std::string(without->name) + " does not have `" + name +
+               "`; targets that have it: " + target::describeTargetsWith(*cap));
+      } else if (capClause && !capClause->capabilities.empty()) {
         Span last = capClause->capabilities.back().span;
         d.fix(Span{last.end, last.end}, ", " + name, "declare `" + name + "`");
+      } else if (capClause && capClause->target.valid() && clauseTarget) {
+        Span t = capClause->target.span;
+        d.fix(Span{t.end, t.end}, ", " + name, "declare `" + name + "`");
       } else if (!capClause) {
-        std::string t = target ? std::string(target->name) : "sm_80";
+        std::string t(target ? target->name : target::defaultTargetName());
         Span at{state.lastRequiresEnd.end, state.lastRequiresEnd.end};
         d.fix(at, "\n" + state.indent + "requires capability(" + t + ", " + name + ")",
               "add `requires capability(" + t + ", " + name + ")`");
       }
     }
-    if (target && !target::hasCapability(target->id, *cap) &&
-        item.kind == syntax::ItemKind::Kernel)
+    if (target && !target::hasCapability(target->id, *cap) && isKernel)
       error(DiagId::CapabilityNotOnTarget, site,
             "kernel `" + item.name.name + "` uses `" + name + "` (" +
                 target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
