@@ -132,8 +132,11 @@ def main():
             inputs[p["name"]] = t
         if p["role"] in ("output", "inout"):
             outputs.append((p, t))
+    # Scalar parameters (`(eps : F32)`), when run.json lists them by name.
+    for name, value in run.get("scalars", {}).items():
+        inputs[name] = value
     # The reference sees copies: it must not be able to change what is compared.
-    want = fn(dict(dims), **{k: v.copy() for k, v in inputs.items()})
+    want = fn(dict(dims), **{k: v.copy() if hasattr(v, "copy") else v for k, v in inputs.items()})
     if not isinstance(want, dict):
         if len(outputs) != 1:
             print(f"ref FAIL {kernel}: the reference returned one array, the kernel has "
