@@ -37,6 +37,8 @@ APT_PINS=(
   "neovim=0.7.2-7"
   "g++=4:12.2.0-3" "python3=3.11.2-1+b1"
   "python3-psutil=5.9.4-1+b1" # lit --timeout
+  "python3-numpy=1:1.24.2-1+deb12u1" # tests/gpu references against the interpreter
+  "libpolly-22-dev=$LLVM_DEB"        # KINA_STATIC=ON links LLVM's Polly (the GPU machine's kina)
   "unzip=6.0-28"
 )
 PIP_PIN="python3-pip=23.0.1+dfsg-1" # only when python3 has no pip

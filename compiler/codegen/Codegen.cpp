@@ -58,7 +58,9 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
     return std::nullopt;
 
   // ---- target and PTX ISA, validated before LLVM sees them ----
-  const target::TargetInfo *tgt = target::lookupTarget(options.target);
+  const target::TargetInfo *tgt = options.target.empty()
+                                      ? &target::targetInfo(target::defaultTarget())
+                                      : target::lookupTarget(options.target);
   if (!tgt) {
     sink.report(DiagId::UnknownTarget, kernel.span, target::unknownTargetMessage(options.target));
     return std::nullopt;

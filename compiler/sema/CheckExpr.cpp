@@ -5,6 +5,7 @@
 // capability each one needs. Every expression's type is recorded for the IDE.
 //
 //===----------------------------------------------------------------------===//
+#include "sema/Builtins.h"
 #include "sema/Checker.h"
 
 #include "diag/Spelling.h"
@@ -659,26 +660,13 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
   auto it = itemsByName.find(f);
   if (it == itemsByName.end()) {
     auto &d = error(DiagId::UnknownFunction, e.name.span, "unknown function `" + f + "`");
-    static const char *known[] = {"wmma_mma", "fill", "block_id", "warp_id", "convert", "relu",
-                                  "exp", "add", "sub", "mul", "div", "max", "min", "row_sum",
-                                  "row_max", "transpose", "matmul", "copy_to_device",
-                                  "copy_to_host", "floor_div", "ceil_div", "neg", "abs", "sqrt"};
-    std::string best;
-    unsigned bestDistance = 3;
-    for (const char *k : known) {
-      unsigned dd = editDistance(k, f);
-      if (dd < bestDistance) {
-        best = k;
-        bestDistance = dd;
-      }
-    }
-    for (const auto &[name, index] : itemsByName) {
-      unsigned dd = editDistance(name, f);
-      if (dd < bestDistance) {
-        best = name;
-        bestDistance = dd;
-      }
-    }
+    // Only names that exist and can be called here (sema/Builtins.h).
+    std::vector<std::pair<std::string, syntax::ItemKind>> items;
+    for (const auto &[name, index] : itemsByName)
+      items.emplace_back(name, m.items[index].kind);
+    std::sort(items.begin(), items.end());
+    std::string best =
+        suggestFunction(f, current ? current->item->kind : syntax::ItemKind::Kernel, items);
     if (!best.empty())
       d.fix(e.name.span, best, "replace with `" + best + "`");
     for (ExprId a : e.children)

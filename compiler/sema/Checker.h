@@ -54,6 +54,16 @@ struct ItemState {
   std::map<std::string, Span> capabilitySites; ///< first use of each capability
   uint64_t sharedBytes = 0;
   uint64_t registerBytesPerThread = 0;
+  /// Each `shared` / `register` declaration and its cost (bytes per block,
+  /// or bytes per thread), so resource errors point at the costliest ones.
+  struct TileCost {
+    std::string name;
+    Span span;
+    std::string type; ///< "F32 [128, 128]"
+    uint64_t bytes = 0;
+    bool shared = false;
+  };
+  std::vector<TileCost> tileCosts;
   unsigned threadsPerBlock = 0;
   Span lastRequiresEnd; ///< where a new `requires` clause is inserted
   std::string indent = "    ";
