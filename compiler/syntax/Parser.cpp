@@ -769,11 +769,14 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
       uint32_t at = failure.valid ? std::min(failure.token.begin, range.end) : range.begin;
       uint32_t end = std::min<uint32_t>(std::max(at + 1, failure.valid ? failure.token.end : 0),
                                         static_cast<uint32_t>(text.size()));
-      diags.push_back(Diagnostic{
-          DiagId::UnexpectedToken, Span{at, std::max(at, end)},
-          at < text.size() ? "unexpected `" + std::string(text.substr(at, end - at)) + "`"
-                           : std::string("unexpected end of the file"),
-          {}, {}, {}});
+      diags.push_back(Diagnostic{DiagId::UnexpectedToken,
+                                 Span{at, std::max(at, end)},
+                                 at < text.size()
+                                     ? "unexpected `" + std::string(text.substr(at, end - at)) + "`"
+                                     : std::string("unexpected end of the file"),
+                                 {},
+                                 {},
+                                 {}});
       diags.back().note("this item has more than " + std::to_string(kMaxRuntimeTokens) +
                         " tokens, too many for error recovery: only its first syntax error "
                         "is reported");
