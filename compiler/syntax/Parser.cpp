@@ -744,11 +744,22 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
   }
 
   LowerResult lowered = lowerTree(*cst, file, into, options.maxNesting);
-  for (Span s : lowered.invalidLiterals)
-    diags.push_back(Diagnostic{DiagId::InvalidLiteral, s,
-                               "integer literal `" + std::string(file.slice(s)) +
-                                   "` does not fit in 64 bits",
-                               {}, {}, {}});
+  for (const InvalidLiteral &l : lowered.invalidLiterals) {
+    // A literal may be a megabyte long: quote its ends only.
+    std::string_view whole = file.slice(l.span);
+    std::string quoted(whole);
+    if (whole.size() > 40)
+      quoted = std::string(whole.substr(0, 16)) + "..." +
+               std::string(whole.substr(whole.size() - 8)) + "` (" +
+               std::to_string(whole.size()) + (l.isFloat ? " characters" : " digits") + ")";
+    else
+      quoted += "`";
+    diags.push_back(Diagnostic{
+        DiagId::InvalidLiteral, l.span,
+        l.isFloat ? "float literal `" + quoted + " is out of range: it exceeds the largest double"
+                  : "integer literal `" + quoted + " does not fit in 64 bits",
+        {}, {}, {}});
+  }
   if (maxDepth > options.maxNesting || lowered.nestingExceeded) {
     uint32_t at = maxDepth > options.maxNesting ? deepestOffset : lowered.deepestSpan.begin;
     diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{at, at + 1},
