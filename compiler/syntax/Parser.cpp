@@ -760,11 +760,20 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
                   : "integer literal `" + quoted + " does not fit in 64 bits",
         {}, {}, {}});
   }
-  if (maxDepth > options.maxNesting || lowered.nestingExceeded) {
-    uint32_t at = maxDepth > options.maxNesting ? deepestOffset : lowered.deepestSpan.begin;
-    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{at, at + 1},
+  if (maxDepth > options.maxNesting) {
+    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{deepestOffset, deepestOffset + 1},
                                "nesting is " + std::to_string(maxDepth) +
                                    " levels deep here; at most " +
+                                   std::to_string(options.maxNesting) + " levels are accepted",
+                               {}, {}, {}});
+  } else if (lowered.nestingExceeded) {
+    // Brackets are shallow: an operator chain or nested applications.
+    uint32_t at = lowered.deepestSpan.begin;
+    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{at, at + 1},
+                               "this expression nests more than " +
+                                   std::to_string(options.maxNesting) +
+                                   " levels deep (operators and applications count as well as "
+                                   "brackets); at most " +
                                    std::to_string(options.maxNesting) + " levels are accepted",
                                {}, {}, {}});
   } else if (scan) {
