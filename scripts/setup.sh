@@ -27,6 +27,7 @@ LLVM_DEB=1:22.1.8-1~deb12u1
 APT_PINS=(
   "llvm-22-dev=$LLVM_DEB" "libmlir-22-dev=$LLVM_DEB" "mlir-22-tools=$LLVM_DEB"
   "clang-22=$LLVM_DEB" "llvm-22-tools=$LLVM_DEB"
+  "libclang-rt-22-dev=$LLVM_DEB" # libFuzzer and the sanitizer runtimes (tests/fuzz)
   "libtree-sitter-dev=0.20.7-1"
   "ccache=4.8+really4.7.5-1"
   "nlohmann-json3-dev=3.11.2-2"
