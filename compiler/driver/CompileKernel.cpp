@@ -32,9 +32,9 @@ std::variant<CompiledKernel, int> compileKernelToCubin(const SourceFile &file,
     name = analysis.program.kernels[0].name;
   }
   auto tileIR = lower::lowerKernel(analysis, name);
-  if (!tileIR) {
-    std::cerr << "kina: error: " << llvm::toString(tileIR.takeError()) << "\n";
-    return InputErrors;
+  if (!tileIR) { // a compiler bug after a clean check: internal K1210 at the construct
+    std::cerr << renderDiagnostic(lower::loweringDiagnostic(tileIR.takeError(), Span{}), file);
+    return ToolFailure;
   }
   DiagnosticSink sink;
   codegen::CodegenOptions cg;

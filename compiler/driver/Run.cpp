@@ -28,6 +28,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <functional>
+#include <set>
 #include <thread>
 
 namespace kina::driver {
@@ -125,6 +126,30 @@ int runRunCommand(const RunOptions &options) {
     std::cerr << "kina: error[" << diagInfo(plan.error().diagId()).code << "]: kernel `"
               << kernelName << "` refused before launch: " << plan.error().message << "\n";
     return InputErrors;
+  }
+
+  // Scalar parameters: --scalars, else a seeded value (LaunchGuard.h).
+  std::vector<double> scalarValues; // in tile-IR order (= metadata order)
+  {
+    auto given = runtime::parseScalarsArgument(options.scalars);
+    if (!given)
+      return fail(given.error().message, UsageError);
+    std::set<std::string> used;
+    for (size_t i = 0; i < plan->params.size(); ++i) {
+      runtime::ParamPlan &p = plan->params[i];
+      if (p.kind != runtime::ParamKind::Scalar)
+        continue;
+      auto it = given->find(p.name);
+      p.scalar = it != given->end() ? it->second
+                                    : runtime::defaultScalarValue(p.scalarType, options.seed, i);
+      used.insert(p.name);
+      scalarValues.push_back(p.scalar);
+    }
+    for (const auto &[name, value] : *given)
+      if (!used.count(name))
+        return fail("--scalars names `" + name + "`, which is not a scalar parameter of `" +
+                        kernelName + "`",
+                    UsageError);
   }
 
   // Inputs: seeded random values or .npy files, in parameter order.
@@ -253,7 +278,7 @@ int runRunCommand(const RunOptions &options) {
     for (const ir::Dim &d : tileIR->dims)
       dimValues.push_back(dims.at(d.name));
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    if (auto err = reference::execute(*tileIR, dimValues, refs, threads))
+    if (auto err = reference::execute(*tileIR, dimValues, refs, threads, scalarValues))
       return fail("the reference interpreter failed: " + *err, ToolFailure);
     for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
       size_t i = tensorPlanIndex[t];
