@@ -25,6 +25,7 @@
 #include "driver/SourceLoader.h"
 #include "ir/Printer.h"
 #include "ir/TileIR.h"
+#include "lower/TileIRFromAst.h"
 #include "sema/Frontend.h"
 
 #include "llvm/Support/Error.h"
@@ -182,10 +183,9 @@ int runBuildCommand(const BuildOptions &options) {
   std::string text; // concatenated text output
   for (const std::string &name : kernels) {
     auto kernel = lowerKernelToTileIR(analysis, name);
-    if (!kernel) {
+    if (!kernel) { // a compiler bug after a clean check: internal K1210 at the construct
+      diags.push_back(lower::loweringDiagnostic(kernel.takeError(), Span{}));
       flush();
-      std::cerr << "kina: error: lowering kernel '" << name
-                << "' to tile IR failed: " << llvm::toString(kernel.takeError()) << "\n";
       return ToolFailure;
     }
     if (emit->tileIR) {

@@ -53,6 +53,7 @@ struct RunOptions {
   std::string kernel; ///< empty: every kernel in the file
   std::map<std::string, long long> dims;
   std::vector<std::string> inputs; ///< "random" or .npy paths
+  std::string scalars;             ///< "eps=1e-5,alpha=2": scalar parameter values
   unsigned long long seed = 1;
   bool check = false;
   bool bench = false;

@@ -47,12 +47,12 @@ OrExit<std::vector<std::string>> selectKernels(const sema::Analysis &analysis,
   return UsageError;
 }
 
-OrExit<ir::Kernel> lowerCheckedKernel(const sema::Analysis &analysis, const std::string &name) {
+OrExit<ir::Kernel> lowerCheckedKernel(const sema::Analysis &analysis, const std::string &name,
+                                      const SourceFile &file) {
   auto tileIR = lower::lowerKernel(analysis, name);
-  if (!tileIR) {
-    std::cerr << "kina: error: kernel '" << name << "': " << llvm::toString(tileIR.takeError())
-              << "\n";
-    return InputErrors;
+  if (!tileIR) { // a compiler bug after a clean check: internal K1210 at the construct
+    std::cerr << renderDiagnostic(lower::loweringDiagnostic(tileIR.takeError(), Span{}), file);
+    return ToolFailure;
   }
   return std::move(*tileIR);
 }

@@ -33,7 +33,8 @@ OrExit<std::vector<std::string>> selectKernels(const sema::Analysis &analysis,
                                                const std::string &fileName);
 
 /// The tile IR of the checked kernel `name`.
-OrExit<ir::Kernel> lowerCheckedKernel(const sema::Analysis &analysis, const std::string &name);
+OrExit<ir::Kernel> lowerCheckedKernel(const sema::Analysis &analysis, const std::string &name,
+                                      const SourceFile &file);
 
 /// Code generation up to a cubin; codegen diagnostics go to stderr.
 OrExit<codegen::CodegenResult>

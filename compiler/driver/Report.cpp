@@ -46,7 +46,7 @@ int runReportCommand(const ReportOptions &options) {
   target::ResourceReport all;
   all.target = targetInfo->id;
   for (const std::string &name : std::get<std::vector<std::string>>(kernels)) {
-    auto tileIR = lowerCheckedKernel(std::get<sema::Analysis>(analysis), name);
+    auto tileIR = lowerCheckedKernel(std::get<sema::Analysis>(analysis), name, *file);
     if (auto *code = std::get_if<int>(&tileIR))
       return *code;
     const ir::Kernel &kernel = std::get<ir::Kernel>(tileIR);

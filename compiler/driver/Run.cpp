@@ -37,6 +37,7 @@
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 namespace kina::driver {
@@ -116,7 +117,8 @@ struct Session {
 /// (inputs as given).
 std::variant<std::vector<runtime::HostTensor>, std::string>
 interpret(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, const runtime::DimValues &dims,
-          const std::vector<runtime::HostTensor> &hosts, bool zeroOutputs) {
+          const std::vector<runtime::HostTensor> &hosts, const std::vector<double> &scalarValues,
+          bool zeroOutputs) {
   std::vector<size_t> tensorPlanIndex;
   for (size_t i = 0; i < plan.params.size(); ++i)
     if (plan.params[i].kind == runtime::ParamKind::Tensor)
@@ -136,7 +138,7 @@ interpret(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, const runti
   for (const ir::Dim &d : tileIR.dims)
     dimValues.push_back(dims.at(d.name));
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  if (auto err = reference::execute(tileIR, dimValues, refs, threads))
+  if (auto err = reference::execute(tileIR, dimValues, refs, threads, scalarValues))
     return "the reference interpreter failed: " + *err;
   std::vector<runtime::HostTensor> out = hosts;
   for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
@@ -151,7 +153,8 @@ interpret(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, const runti
 
 /// --save: DIR/<kernel>/<param>.npy for every tensor (inputs as used,
 /// outputs as computed), dims.json ({"M": 1024, ...}) and run.json (kernel,
-/// target, backend, seed, and each tensor's name, dtype, shape, role, file).
+/// target, backend, seed, scalar values, and each tensor's name, dtype,
+/// shape, role, file).
 std::optional<std::string> saveRun(const Session &s, const std::string &kernel,
                                    const runtime::LaunchPlan &plan,
                                    const std::vector<runtime::HostTensor> &hosts,
@@ -179,9 +182,13 @@ std::optional<std::string> saveRun(const Session &s, const std::string &kernel,
   nlohmann::json dims = nlohmann::json::object();
   for (const auto &[name, value] : s.options.dims)
     dims[name] = value;
+  nlohmann::json scalars = nlohmann::json::object(); // the values the launch used
+  for (const runtime::ParamPlan &p : plan.params)
+    if (p.kind == runtime::ParamKind::Scalar)
+      scalars[p.name] = p.scalar;
   nlohmann::json run = {{"kernel", kernel},   {"file", s.options.file}, {"target", s.targetName},
                         {"backend", backend}, {"seed", s.options.seed}, {"dims", dims},
-                        {"params", params}};
+                        {"scalars", scalars}, {"params", params}};
   for (const auto &[name, text] :
        {std::pair{"dims.json", dims.dump(2)}, std::pair{"run.json", run.dump(2)}}) {
     std::ofstream f(dir / name);
@@ -194,7 +201,7 @@ std::optional<std::string> saveRun(const Session &s, const std::string &kernel,
 
 int runKernel(Session &s, const std::string &kernelName) {
   const RunOptions &options = s.options;
-  auto lowered = lowerCheckedKernel(s.analysis, kernelName);
+  auto lowered = lowerCheckedKernel(s.analysis, kernelName, s.file);
   if (auto *code = std::get_if<int>(&lowered))
     return *code;
   const ir::Kernel &tileIR = std::get<ir::Kernel>(lowered);
@@ -210,6 +217,30 @@ int runKernel(Session &s, const std::string &kernelName) {
   auto plan = runtime::checkDims(*spec, dims);
   if (!plan)
     return refused(plan.error(), kernelName);
+
+  // Scalar parameters: --scalars, else a seeded value (LaunchGuard.h).
+  std::vector<double> scalarValues; // in tile-IR order (= metadata order)
+  {
+    auto given = runtime::parseScalarsArgument(options.scalars);
+    if (!given)
+      return fail(given.error().message, UsageError);
+    std::set<std::string> used;
+    for (size_t i = 0; i < plan->params.size(); ++i) {
+      runtime::ParamPlan &p = plan->params[i];
+      if (p.kind != runtime::ParamKind::Scalar)
+        continue;
+      auto it = given->find(p.name);
+      p.scalar = it != given->end() ? it->second
+                                    : runtime::defaultScalarValue(p.scalarType, options.seed, i);
+      used.insert(p.name);
+      scalarValues.push_back(p.scalar);
+    }
+    for (const auto &[name, value] : *given)
+      if (!used.count(name))
+        return fail("--scalars names `" + name + "`, which is not a scalar parameter of `" +
+                        kernelName + "`",
+                    UsageError);
+  }
 
   // Inputs: seeded random values or .npy files, in parameter order. Outputs
   // start as all-ones bytes (NaN for floats) so unwritten elements show.
@@ -247,7 +278,7 @@ int runKernel(Session &s, const std::string &kernelName) {
       {"kernel", kernelName}, {"target", s.targetName}, {"dims", options.dims}};
 
   if (options.interpret) {
-    auto computed = interpret(tileIR, *plan, dims, hosts, /*zeroOutputs=*/false);
+    auto computed = interpret(tileIR, *plan, dims, hosts, scalarValues, /*zeroOutputs=*/false);
     if (auto *err = std::get_if<std::string>(&computed))
       return fail("kernel `" + kernelName + "`: " + *err, ToolFailure);
     hosts = std::move(std::get<std::vector<runtime::HostTensor>>(computed));
@@ -356,7 +387,7 @@ int runKernel(Session &s, const std::string &kernelName) {
 
   int status = Success;
   if (options.check) {
-    auto computed = interpret(tileIR, *plan, dims, inputs, /*zeroOutputs=*/true);
+    auto computed = interpret(tileIR, *plan, dims, inputs, scalarValues, /*zeroOutputs=*/true);
     if (auto *err = std::get_if<std::string>(&computed))
       return fail("kernel `" + kernelName + "`: " + *err, ToolFailure);
     const auto &wants = std::get<std::vector<runtime::HostTensor>>(computed);

@@ -109,6 +109,8 @@ int main(int argc, char **argv) {
   runCmd->add_option("--dims", dimSpecs, "Dimension values, e.g. M=1024,N=1024,K=1024");
   runCmd->add_option("--inputs", run.inputs, "random, or one .npy file per input");
   runCmd->add_option("--seed", run.seed, "Seed for random inputs");
+  runCmd->add_option("--scalars", run.scalars,
+                     "Scalar parameter values, e.g. eps=1e-5 (default: seeded, in [0.5, 1.5))");
   runCmd->add_flag("--check", run.check, "Compare against the CPU reference");
   runCmd->add_flag("--bench", run.bench, "Time the kernel (median of >= 20 runs)");
   runCmd->add_flag("--json", run.json, "Machine-readable output");

@@ -178,6 +178,7 @@ void Checker::checkItem(int index) {
             "`" + item.name.name + "` must end with `return <value>`");
   }
   checkCapabilities(item, state);
+  checkLowerable(*this, item); // one judge: target/Lowerable.h (CheckLowerable.cpp)
 
   popScope();
   prover.pop();
