@@ -37,6 +37,14 @@ struct ItemCheckCache::ItemResult {
   uint64_t namesHash = 0;
 };
 
+/// The items' results and where they now start: enough to build the
+/// file's annotations and symbols when a feature first asks.
+struct CheckedFile::Parts {
+  std::vector<std::shared_ptr<const ItemCheckCache::ItemResult>> results;
+  std::vector<uint32_t> itemBegin;
+  std::vector<sema::SymbolInfo> itemSymbols; ///< kind Item, no references yet
+};
+
 namespace {
 
 /// When more items than this miss the cache, one full check is cheaper than
@@ -173,6 +181,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   sema::CheckOptions base;
   base.target = target;
   base.sourceText = text;
+  base.exprTypeTable = false; // nothing here reads CheckedProgram::exprTypes
   auto runCheck = [&](std::vector<int> only, DiagnosticSink &sink) {
     sema::CheckOptions co = base;
     co.onlyItems = std::move(only);
@@ -336,12 +345,11 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   for (const Diagnostic &d : fileLevel)
     if (keep(d))
       out->diagnostics.push_back(d);
-  std::map<std::string, size_t> itemSymbol;
+  auto parts = std::make_shared<CheckedFile::Parts>();
   for (const sema::SymbolInfo &s : fileProgram.symbolInfos)
     if (s.kind == sema::SymbolKind::Item) {
-      itemSymbol.emplace(s.name, out->symbols.size());
-      out->symbols.push_back(s);
-      out->symbols.back().references.clear();
+      parts->itemSymbols.push_back(s);
+      parts->itemSymbols.back().references.clear();
     }
   auto anchorBase = [&](const std::string &anchor, int64_t own) -> int64_t {
     if (anchor.empty())
@@ -362,28 +370,17 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       if (keep(d))
         out->diagnostics.push_back(std::move(d));
     }
-    for (sema::TypeAnnotation a : r.annotations) {
-      a.span = shifted(a.span, delta);
-      out->annotations.push_back(std::move(a));
-    }
-    for (const auto &[name, span] : r.itemReferences)
-      if (auto it = itemSymbol.find(name); it != itemSymbol.end())
-        out->symbols[it->second].references.push_back(shifted(span, delta));
     if (m.items[i].kind == syntax::ItemKind::Kernel) {
       sema::KernelSummary k = r.kernel ? *r.kernel : sema::KernelSummary{};
       k.item = static_cast<int>(i);
       out->kernels.push_back(std::move(k));
     }
   }
+  parts->results = results;
+  parts->itemBegin.resize(n);
   for (size_t i = 0; i < n; ++i)
-    for (sema::SymbolInfo s : results[i]->locals) {
-      int64_t delta = m.items[i].span.begin;
-      s.definition = shifted(s.definition, delta);
-      for (Span &r : s.references)
-        r = shifted(r, delta);
-      s.item = static_cast<int>(i);
-      out->symbols.push_back(std::move(s));
-    }
+    parts->itemBegin[i] = m.items[i].span.begin;
+  out->parts = std::move(parts);
   for (const Diagnostic &d : orphans)
     if (keep(d))
       out->diagnostics.push_back(d);
@@ -399,6 +396,49 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   }
   out->module = std::make_shared<const syntax::Module>(std::move(parse.module));
   return out;
+}
+
+const std::vector<sema::TypeAnnotation> &CheckedFile::annotations() const {
+  materialize();
+  return annotations_;
+}
+
+const std::vector<sema::SymbolInfo> &CheckedFile::symbols() const {
+  materialize();
+  return symbols_;
+}
+
+void CheckedFile::materialize() const {
+  std::call_once(built_, [&] {
+    if (!parts)
+      return;
+    const Parts &p = *parts;
+    std::map<std::string, size_t> itemSymbol;
+    for (const sema::SymbolInfo &s : p.itemSymbols) {
+      itemSymbol.emplace(s.name, symbols_.size());
+      symbols_.push_back(s);
+    }
+    for (size_t i = 0; i < p.results.size(); ++i) {
+      const ItemCheckCache::ItemResult &r = *p.results[i];
+      int64_t delta = p.itemBegin[i];
+      for (sema::TypeAnnotation a : r.annotations) {
+        a.span = shifted(a.span, delta);
+        annotations_.push_back(std::move(a));
+      }
+      for (const auto &[name, span] : r.itemReferences)
+        if (auto it = itemSymbol.find(name); it != itemSymbol.end())
+          symbols_[it->second].references.push_back(shifted(span, delta));
+    }
+    for (size_t i = 0; i < p.results.size(); ++i)
+      for (sema::SymbolInfo s : p.results[i]->locals) {
+        int64_t delta = p.itemBegin[i];
+        s.definition = shifted(s.definition, delta);
+        for (Span &r : s.references)
+          r = shifted(r, delta);
+        s.item = static_cast<int>(i);
+        symbols_.push_back(std::move(s));
+      }
+  });
 }
 
 size_t ItemCheckCache::size() const {

@@ -45,19 +45,33 @@
 namespace kina::lsp {
 
 /// One checked file, with absolute spans, as the IDE features read it.
+/// Diagnostics are merged eagerly (every keystroke publishes them); the
+/// annotations and symbols of all items only on first use (hover, inlay
+/// hints, completion, navigation), from the items' cached results: merging
+/// and freeing them for every item was most of a keystroke in a large file.
+/// Thread-safe: the lazy parts are built once, under a once_flag.
 struct CheckedFile {
   /// Equal to kina::sema::analyze(file, target).diagnostics (sorted).
   std::vector<Diagnostic> diagnostics;
-  std::vector<sema::TypeAnnotation> annotations;
+  const std::vector<sema::TypeAnnotation> &annotations() const;
   /// Item symbols first (all references included), then each item's locals
   /// (SymbolInfo::item is the item's index in `module`).
-  std::vector<sema::SymbolInfo> symbols;
+  const std::vector<sema::SymbolInfo> &symbols() const;
   std::vector<sema::KernelSummary> kernels; ///< in item order
   /// The parsed file (items, expressions; for signature help and dims).
   std::shared_ptr<const syntax::Module> module;
   unsigned itemsChecked = 0; ///< how many items this check re-checked
   unsigned itemsReused = 0;  ///< how many came from the cache
   bool tableParsed = false;  ///< parsed by the table parser (no syntax error)
+
+  struct Parts; ///< what the lazy tables are built from (ItemCheck.cpp)
+  std::shared_ptr<const Parts> parts;
+
+private:
+  void materialize() const;
+  mutable std::once_flag built_;
+  mutable std::vector<sema::TypeAnnotation> annotations_;
+  mutable std::vector<sema::SymbolInfo> symbols_;
 };
 
 class ItemCheckCache {

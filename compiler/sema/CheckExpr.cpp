@@ -36,7 +36,7 @@ const char *lowerDType(DType t) {
 } // namespace
 
 Type Checker::record(ExprId id, Type t) {
-  if (options.ideTables) {
+  if (options.ideTables && options.exprTypeTable) {
     if (id < program.exprTypes.size())
       program.exprTypes[id] = t;
     return t;
@@ -60,7 +60,7 @@ Type Checker::record(ExprId id, Type t) {
 
 const Type &Checker::typeOf(ExprId id) const {
   static const Type none = Type::error();
-  if (options.ideTables)
+  if (options.ideTables && options.exprTypeTable)
     return id < program.exprTypes.size() ? program.exprTypes[id] : none;
   size_t page = id / kTypePage;
   if (page >= typePages.size() || !typePages[page])
