@@ -728,10 +728,13 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
     maxDepth = scan->maxDepth;
     deepestOffset = scan->deepestOffset;
   }
-  if (!cst && tokenBound(text, range, kMaxRuntimeTokens) > kMaxRuntimeTokens) {
-    // No runtime parse (see kMaxRuntimeTokens): the item's messages come
-    // from the table parser's failure and the delimiter scan, and the item
-    // lowers to nothing.
+  if (!cst && (maxDepth > options.maxNesting ||
+               tokenBound(text, range, kMaxRuntimeTokens) > kMaxRuntimeTokens)) {
+    // No runtime parse (see kMaxRuntimeTokens; and when the brackets nest
+    // too deep, K0008 is the item's one message anyway, while the runtime's
+    // recovery over thousands of unclosed brackets is quadratic: 32,000
+    // `(` took 19 s). The item's messages come from the table parser's
+    // failure and the delimiter scan, and the item lowers to nothing.
     cst = emptyCst(range);
   } else if (!cst) {
     std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
