@@ -118,26 +118,46 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   for (size_t i = 0; i < n; ++i)
     if (m.items[i].name.valid())
       firstDefinition.emplace(m.items[i].name.name, static_cast<int>(i));
+  std::unordered_map<std::string_view, int> itemByName; // views into firstDefinition
+  itemByName.reserve(firstDefinition.size());
   uint64_t namesHash = 0;
-  for (const auto &[name, index] : firstDefinition)
+  for (const auto &[name, index] : firstDefinition) {
     namesHash = mix(namesHash, query::contentHash(name));
+    itemByName.emplace(name, index);
+  }
   std::vector<uint64_t> textHash(n);
   std::vector<std::vector<int>> uses(n);
-  for (size_t i = 0; i < n; ++i) {
-    std::string_view t = itemText(i);
-    textHash[i] = query::contentHash(t);
-    // The names the item uses; its own name (after the keyword) is not a use.
-    std::string_view body = t;
-    const syntax::Ident &own = m.items[i].name;
-    if (own.valid() && own.span.end >= m.items[i].span.begin &&
-        own.span.end - m.items[i].span.begin <= t.size())
-      body = t.substr(own.span.end - m.items[i].span.begin);
-    for (std::string_view id : identifiers(body)) {
-      auto it = firstDefinition.find(std::string(id));
-      if (it != firstDefinition.end() && it->second != static_cast<int>(i))
-        uses[i].push_back(it->second);
+  std::vector<std::shared_ptr<const std::vector<std::string>>> idents(n);
+  {
+    // An item's identifiers depend on its text only: scanned once per text
+    // (a keystroke rescans one item, not the file).
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view t = itemText(i);
+      textHash[i] = query::contentHash(t);
+      auto &slot = identifiers_[textHash[i]];
+      if (!slot.names) {
+        // The names the item uses; its own name (after the keyword) is not a use.
+        std::string_view body = t;
+        const syntax::Ident &own = m.items[i].name;
+        if (own.valid() && own.span.end >= m.items[i].span.begin &&
+            own.span.end - m.items[i].span.begin <= t.size())
+          body = t.substr(own.span.end - m.items[i].span.begin);
+        auto names = std::make_shared<std::vector<std::string>>();
+        for (std::string_view id : identifiers(body))
+          names->emplace_back(id);
+        slot.names = std::move(names);
+      }
+      slot.lastUsed = generation_ + 1;
+      idents[i] = slot.names;
     }
   }
+  for (size_t i = 0; i < n; ++i)
+    for (const std::string &id : *idents[i]) {
+      auto it = itemByName.find(id);
+      if (it != itemByName.end() && it->second != static_cast<int>(i))
+        uses[i].push_back(it->second);
+    }
   const uint64_t targetHash = query::contentHash(target);
   std::vector<uint64_t> key(n);
   std::vector<std::set<int>> reachedBy(n);
@@ -393,6 +413,8 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       entries_[key[freshIndex[f]]] = Entry{fresh[f], generation};
     for (auto it = entries_.begin(); it != entries_.end();)
       it = it->second.lastUsed + 1 < generation_ ? entries_.erase(it) : std::next(it);
+    for (auto it = identifiers_.begin(); it != identifiers_.end();)
+      it = it->second.lastUsed + 1 < generation_ ? identifiers_.erase(it) : std::next(it);
   }
   out->module = std::make_shared<const syntax::Module>(std::move(parse.module));
   return out;

@@ -97,6 +97,12 @@ private:
   syntax::ParseCache parseCache_;
   unsigned parses_ = 0;
   std::unordered_map<uint64_t, Entry> entries_;
+  /// The identifiers of an item's text, by its content hash (same upkeep).
+  struct Identifiers {
+    std::shared_ptr<const std::vector<std::string>> names;
+    uint64_t lastUsed = 0;
+  };
+  std::unordered_map<uint64_t, Identifiers> identifiers_;
   uint64_t generation_ = 0;
 };
 
