@@ -132,9 +132,34 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
     // An item's identifiers depend on its text only: scanned once per text
     // (a keystroke rescans one item, not the file).
     std::lock_guard<std::mutex> lock(mu_);
+    // Items in the common prefix or suffix of the previous text keep their
+    // hash (found by place; only the edited items are hashed again).
+    size_t common = std::min(previousText_.size(), text.size());
+    size_t prefix = std::mismatch(text.begin(), text.begin() + common, previousText_.begin()).first -
+                    text.begin();
+    size_t suffix = 0;
+    while (suffix < common - prefix &&
+           text[text.size() - 1 - suffix] == previousText_[previousText_.size() - 1 - suffix])
+      ++suffix;
+    int64_t delta = static_cast<int64_t>(text.size()) - static_cast<int64_t>(previousText_.size());
+    auto previousHash = [&](int64_t begin, int64_t end) -> std::optional<uint64_t> {
+      auto it = std::lower_bound(previousHashes_.begin(), previousHashes_.end(), begin,
+                                 [](const PlacedHash &p, int64_t b) { return p.begin < b; });
+      if (it == previousHashes_.end() || it->begin != begin || it->end != end)
+        return std::nullopt;
+      return it->hash;
+    };
+    std::vector<PlacedHash> placed(n);
     for (size_t i = 0; i < n; ++i) {
       std::string_view t = itemText(i);
-      textHash[i] = query::contentHash(t);
+      Span sp = m.items[i].span;
+      std::optional<uint64_t> known;
+      if (sp.end <= prefix)
+        known = previousHash(sp.begin, sp.end);
+      else if (sp.begin >= text.size() - suffix)
+        known = previousHash(sp.begin - delta, sp.end - delta);
+      textHash[i] = known ? *known : query::contentHash(t);
+      placed[i] = {sp.begin, sp.end, textHash[i]};
       auto &slot = identifiers_[textHash[i]];
       if (!slot.names) {
         // The names the item uses; its own name (after the keyword) is not a use.
@@ -151,6 +176,10 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       slot.lastUsed = generation_ + 1;
       idents[i] = slot.names;
     }
+    std::sort(placed.begin(), placed.end(),
+              [](const PlacedHash &a, const PlacedHash &b) { return a.begin < b.begin; });
+    previousHashes_ = std::move(placed);
+    previousText_ = text;
   }
   for (size_t i = 0; i < n; ++i)
     for (const std::string &id : *idents[i]) {

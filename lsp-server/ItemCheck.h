@@ -103,6 +103,13 @@ private:
     uint64_t lastUsed = 0;
   };
   std::unordered_map<uint64_t, Identifiers> identifiers_;
+  /// The last checked text and its items' hashes by place (under mu_).
+  struct PlacedHash {
+    uint32_t begin = 0, end = 0;
+    uint64_t hash = 0;
+  };
+  std::string previousText_;
+  std::vector<PlacedHash> previousHashes_;
   uint64_t generation_ = 0;
 };
 
