@@ -135,8 +135,9 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
     // Items in the common prefix or suffix of the previous text keep their
     // hash (found by place; only the edited items are hashed again).
     size_t common = std::min(previousText_.size(), text.size());
-    size_t prefix = std::mismatch(text.begin(), text.begin() + common, previousText_.begin()).first -
-                    text.begin();
+    size_t prefix =
+        std::mismatch(text.begin(), text.begin() + common, previousText_.begin()).first -
+        text.begin();
     size_t suffix = 0;
     while (suffix < common - prefix &&
            text[text.size() - 1 - suffix] == previousText_[previousText_.size() - 1 - suffix])
