@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
+#include <sstream>
 #include <vector>
 
 namespace kina::property {
@@ -160,7 +162,7 @@ public:
     }
     if (r_.percent(6))
       hostFunction();
-    return {std::move(out_.text()), std::move(features_)};
+    return {std::move(out_.text()), std::move(features_), std::move(launches_)};
   }
 
 private:
@@ -169,6 +171,7 @@ private:
   Out out_;
   std::set<std::string> features_;
   std::vector<TileFn> tileFns_;
+  std::vector<std::pair<std::string, std::string>> launches_;
   unsigned unique_ = 0;
   /// Kernels with one input tensor, by name, for host launches.
   struct Launchable {
@@ -284,7 +287,40 @@ private:
     std::string result;              ///< `: (out : ...)` or `: Tensor[...]`
   };
 
+  /// Dims that satisfy the facts: a multiple of every `mod` divisor, twice
+  /// the least one, raised to every lower bound.
+  std::string launchDims(const Header &h) {
+    std::string out;
+    for (const std::string &d : h.dims) {
+      int64_t step = 1, atLeast = 1;
+      for (const std::string &f : h.facts) {
+        std::vector<std::string> w;
+        std::stringstream ss(f);
+        for (std::string t; ss >> t;)
+          w.push_back(t);
+        if (w.size() < 3 || w[0] != d)
+          continue;
+        auto num = [](std::string t) {
+          t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+          return static_cast<int64_t>(std::strtoll(t.c_str(), nullptr, 0));
+        };
+        if (w[1] == "mod" && w.size() == 5)
+          step = std::lcm(step, num(w[2]));
+        else if (w[1] == ">=")
+          atLeast = std::max(atLeast, num(w[2]));
+        else if (w[1] == ">")
+          atLeast = std::max(atLeast, num(w[2]) + 1);
+      }
+      int64_t v = step * 2;
+      while (v < atLeast)
+        v += step;
+      out += (out.empty() ? "" : ",") + d + "=" + std::to_string(v);
+    }
+    return out;
+  }
+
   void emitHeader(const Header &h) {
+    launches_.push_back({h.name, launchDims(h)});
     out_.line("kernel " + h.name);
     std::string dims;
     for (size_t i = 0; i < h.dims.size(); ++i)
