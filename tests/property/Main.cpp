@@ -18,7 +18,12 @@
 // Usage: kina-property [--seed S|random] [--count N] [--jobs J]
 //          [--targets sm_80,sm_90a] [--corpus DIR]... [--docs DIR]
 //          [--known FILE] [--out DIR] [--cubin-every N] [--no-minimize]
-//          [--inject-fault coded|uncoded|crash:MARKER] [--print N]
+//          [--max-statements N] [--inject-fault coded|uncoded|crash:MARKER]
+//          [--write-repros DIR] [--gpu-batch DIR] [--print N]
+//   --write-repros  minimize one program per failure signature into DIR
+//   --gpu-batch     write the generated programs that build, with launch
+//                   dims, for tests/property/gpu-batch.sh on a GPU machine
+//   --print N       print generated program N of the seed and exit
 // Env:   KINA_PROPERTY_SEED, KINA_PROPERTY_COUNT (override the defaults,
 //        not explicit flags), KINA_JOBS.
 // Exit:  0 the property holds (expected failures aside), 1 it does not,
@@ -79,7 +84,8 @@ struct Options {
   std::cerr << "kina-property: " << why
             << "\nusage: kina-property [--seed S|random] [--count N] [--jobs J] [--targets "
                "T1,T2] [--corpus DIR]... [--docs DIR]... [--known FILE] [--out DIR] "
-               "[--cubin-every N] [--no-minimize] [--inject-fault KIND:MARKER] [--print N]\n";
+               "[--cubin-every N] [--no-minimize] [--max-statements N] [--inject-fault "
+               "KIND:MARKER] [--write-repros DIR] [--gpu-batch DIR] [--print N]\n";
   std::exit(2);
 }
 
