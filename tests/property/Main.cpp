@@ -80,13 +80,13 @@ struct Options {
   GeneratorOptions gen;
 };
 
-[[noreturn]] void usage(const std::string &why) {
+[[noreturn]] void usage(const std::string &why, int exitCode = 2) {
   std::cerr << "kina-property: " << why
             << "\nusage: kina-property [--seed S|random] [--count N] [--jobs J] [--targets "
                "T1,T2] [--corpus DIR]... [--docs DIR]... [--known FILE] [--out DIR] "
                "[--cubin-every N] [--no-minimize] [--max-statements N] [--inject-fault "
                "KIND:MARKER] [--write-repros DIR] [--gpu-batch DIR] [--print N]\n";
-  std::exit(2);
+  std::exit(exitCode);
 }
 
 unsigned parseCount(const std::string &s, const char *what) {
@@ -162,7 +162,7 @@ Options parseOptions(int argc, char **argv) {
     else if (a == "--print")
       o.print = parseCount(value(), "--print");
     else if (a == "-h" || a == "--help")
-      usage("check clean => build succeeds, for the corpus and generated programs");
+      usage("check clean => build succeeds, for the corpus and generated programs", 0);
     else
       usage("unknown argument '" + a + "'");
   }
