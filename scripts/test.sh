@@ -8,6 +8,9 @@
 #   lit          golden tests under tests/lit (tests/lit/lit.cfg.py);
 #   tree-sitter  the grammar's corpus (`cd grammar && tree-sitter test`),
 #                when grammar/grammar.js exists;
+#   demo         the README's main command, `scripts/demo.sh --no-setup
+#                --no-build` (check, build, report and run of every stdlib
+#                file against this build), so CI catches a broken demo;
 #   tests/*/run-suite.sh  any other suite (editors, mutation, property, GPU, ...). Such
 #                a script runs from the repository root with .deps/env.sh
 #                loaded and KINA_ROOT, KINA_BUILD_DIR, KINA_CACHE set, and
@@ -159,6 +162,27 @@ if [ -f grammar/grammar.js ]; then
   fi
 else
   absent "tree-sitter corpus" "not present: grammar/grammar.js missing"
+fi
+
+# ---- demo (the README's main command, on this build) ------------------------------------
+if ((BUILD_OK)); then
+  log "scripts/demo.sh --no-setup --no-build"
+  timeout -k 60 "$SUITE_TIMEOUT" "$KINA_ROOT/scripts/demo.sh" --no-setup --no-build </dev/null \
+    >"$RESULTS/demo.log" 2>&1
+  rc=$?
+  cat "$RESULTS/demo.log"
+  # demo: 7 files, 29 steps ok, 0 failed, 0 skipped in 6.7 s
+  if read -r p f s < <(sed -nE 's/^demo: [0-9]+ files, ([0-9]+) steps ok, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/p' \
+    "$RESULTS/demo.log") && [ -n "$p" ]; then
+    note=
+    if ((rc != 0 && f == 0)); then
+      f=1
+      note="demo.sh exited $rc"
+    fi
+    record "demo (scripts/demo.sh)" "$p" "$f" "$s" "$note"
+  else
+    record "demo (scripts/demo.sh)" 0 1 0 "exited $rc without its summary line"
+  fi
 fi
 
 # ---- tests/*/run-suite.sh ------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "diag/Diagnostic.h"
 #include "sema/Types.h"
 #include "syntax/Ast.h"
+#include "target/Registry.h"
 
 #include <memory>
 #include <string>
@@ -52,7 +53,7 @@ struct KernelSummary {
 };
 
 struct CheckOptions {
-  std::string target = "sm_90a";
+  std::string target = std::string(target::defaultTargetName());
   /// When non-empty, only these items (indices into Module::items) are
   /// checked and reported; their callees are still checked for capabilities
   /// but report nothing. The language server re-checks only edited kernels.
@@ -61,6 +62,11 @@ struct CheckOptions {
   /// Build what only the IDE reads: annotations, symbols' printed types and
   /// references, kernel signatures. Diagnostics do not depend on it.
   bool ideTables = true;
+  /// Keep every expression's type in CheckedProgram::exprTypes (the lowering
+  /// reads it). When false, types live in pages recycled item by item, as
+  /// without ideTables: kina-lsp's item checks, where a table of one Type per
+  /// expression of a 50,000-line module cost most of a keystroke.
+  bool exprTypeTable = true;
   /// Report file-level diagnostics (duplicate item names). Of several
   /// checks that share out a file's items, exactly one reports them.
   bool fileDiagnostics = true;
