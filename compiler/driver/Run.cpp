@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 namespace kina::driver {
 
@@ -97,6 +98,36 @@ std::string roleName(runtime::ParamRole r) {
     return "inout";
   }
   return "input";
+}
+
+/// The refusal when the tensors of a launch cannot fit this machine's memory
+/// (host copies, plus the interpreter's float64 buffers when it runs): the
+/// allocation would otherwise end the process with bad_alloc.
+std::optional<runtime::RuntimeError> hostMemoryShortfall(const runtime::LaunchPlan &plan,
+                                                         bool interpreter) {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return std::nullopt;
+  double memory = double(pages) * double(pageSize);
+  double need = 0;
+  for (const runtime::ParamPlan &p : plan.params) {
+    if (p.kind != runtime::ParamKind::Tensor)
+      continue;
+    double elems = double(p.bytes) / double(runtime::dtypeSize(p.dtype));
+    need += double(p.bytes) * 2 + (interpreter ? elems * sizeof(double) * 2 : 0);
+  }
+  if (need <= memory * 0.8)
+    return std::nullopt;
+  auto gib = [](double b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", b / double(1ull << 30));
+    return std::string(buf);
+  };
+  return runtime::RuntimeError{runtime::ErrorKind::InvalidDims,
+                               "these dims need about " + gib(need) +
+                                   " of host memory for the tensors" +
+                                   (interpreter ? " and the interpreter's buffers" : "") +
+                                   "; this machine has " + gib(memory)};
 }
 
 /// What every kernel of one `kina run` shares.
@@ -217,6 +248,8 @@ int runKernel(Session &s, const std::string &kernelName) {
   auto plan = runtime::checkDims(*spec, dims);
   if (!plan)
     return refused(plan.error(), kernelName);
+  if (auto tooBig = hostMemoryShortfall(*plan, options.check || options.interpret))
+    return refused(*tooBig, kernelName);
 
   // Scalar parameters: --scalars, else a seeded value (LaunchGuard.h).
   std::vector<double> scalarValues; // in tile-IR order (= metadata order)

@@ -50,7 +50,13 @@ bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long
                 value + "`";
         return false;
       }
-      dims[part.substr(0, eq)] = v;
+      std::string name = part.substr(0, eq);
+      if (auto it = dims.find(name); it != dims.end()) {
+        error = "--dims gives " + name + " twice (" + std::to_string(it->second) + " and " +
+                value + ")";
+        return false;
+      }
+      dims[name] = v;
     }
   }
   return true;
@@ -147,25 +153,38 @@ int main(int argc, char **argv) {
     return UsageError;
   }
 
-  auto applyCommon = [&](CommonOptions &common) {
+  // Returns false (after saying why) when --target names no target: every
+  // command refuses it before reading a file, so `kina check` cannot pass
+  // against a target that does not exist.
+  auto applyCommon = [&](CommonOptions &common, bool allowAuto = false) {
     common.format = format == "json" ? DiagnosticsFormat::Json : DiagnosticsFormat::Text;
     common.color = color && common.format == DiagnosticsFormat::Text && !getenv("NO_COLOR");
+    if ((allowAuto && common.target == "auto") || kina::target::lookupTarget(common.target))
+      return true;
+    std::string shown = common.target.size() > 64 ? common.target.substr(0, 64) + "..."
+                                                   : common.target;
+    std::cerr << "kina: error[K1101]: " << kina::target::unknownTargetMessage(shown) << "\n";
+    return false;
   };
 
   if (checkCmd->parsed()) {
-    applyCommon(check.common);
+    if (!applyCommon(check.common))
+      return UsageError;
     return runCheckCommand(check);
   }
   if (buildCmd->parsed()) {
-    applyCommon(build.common);
+    if (!applyCommon(build.common))
+      return UsageError;
     return runBuildCommand(build);
   }
   if (reportCmd->parsed()) {
-    applyCommon(report.common);
+    if (!applyCommon(report.common))
+      return UsageError;
     return runReportCommand(report);
   }
   if (runCmd->parsed()) {
-    applyCommon(run.common);
+    if (!applyCommon(run.common, /*allowAuto=*/true))
+      return UsageError;
     std::string error;
     if (!parseDims(dimSpecs, run.dims, error)) {
       std::cerr << "kina: error: " << error << "\n";
