@@ -169,7 +169,9 @@ void Checker::checkItem(int index) {
           .note("store a register tile into it, e.g. `" + resultName +
                 "[i ..+ 64, j ..+ 64] <- acc`");
     checkResources(item, state);
-    checkFences(*this, item);
+    checkDivergence(*this, item);
+    checkSharedAlignment(*this, item);
+    checkSharedInit(*this, item, checkFences(*this, item));
   } else {
     bool returns = !item.body.empty() && m.stmt(item.body.back()).kind == StmtKind::Return;
     if (!returns)
@@ -418,6 +420,7 @@ void Checker::checkStmt(StmtId id) {
       prover.assumeRange(id, DimExpr::constant(0), e);
       grid.blockIds.push_back(id);
     }
+    gridOf[id] = GridIds{grid.blockIds, grid.blockGrid, false};
     for (StmtId c : s.body)
       checkStmt(c);
     grid.inBlockGrid = false;
@@ -450,6 +453,12 @@ void Checker::checkStmt(StmtId id) {
                                          solver::SymbolKind::WarpId);
       prover.assumeRange(id, DimExpr::constant(0), DimExpr::constant(v));
       grid.warpIds.push_back(id);
+    }
+    {
+      GridIds ids{grid.warpIds, {}, true};
+      for (int64_t w : grid.warpGrid)
+        ids.extents.push_back(DimExpr::constant(w));
+      gridOf[id] = std::move(ids);
     }
     current->threadsPerBlock = static_cast<unsigned>(std::min<int64_t>(warps * 32, 1 << 30));
     if (warps * 32 > 1024)

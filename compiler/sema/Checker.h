@@ -130,6 +130,14 @@ public:
   std::vector<std::pair<StmtId, DimExpr>> loopVars;
   std::unordered_map<StmtId, DimExpr> loopVarOf; ///< every `for` statement's variable
   std::unordered_map<int, ExprId> letValues;     ///< let symbol -> its value expression
+  /// Every `block_grid`/`warp_grid` statement's id symbols and extents, so the
+  /// passes that run after the walk (Analysis.h) can re-assume their ranges.
+  struct GridIds {
+    std::vector<DimExpr> ids;
+    std::vector<DimExpr> extents;
+    bool warps = false;
+  };
+  std::unordered_map<StmtId, GridIds> gridOf;
 
   /// The type recorded for an expression (Error when none was).
   const Type &typeOf(ExprId id) const;
@@ -166,6 +174,18 @@ public:
 };
 
 /// The async-copy fence typestate over a checked kernel (Fences.cpp).
-void checkFences(Checker &checker, const Item &item);
+/// Returns the spans of the reads it reported.
+std::vector<Span> checkFences(Checker &checker, const Item &item);
+/// Reads of shared tiles that nothing has written yet (SharedInit.cpp);
+/// reads at `skip` (already reported by the typestate) are not reported.
+void checkSharedInit(Checker &checker, const Item &item, std::vector<Span> skip);
+/// `block_sync` and `cp_async` under warp-dependent control (Divergence.cpp).
+void checkDivergence(Checker &checker, const Item &item);
+/// 16-byte alignment of cp.async destinations and ldmatrix operands
+/// against the shared layout codegen uses (Alignment.cpp).
+void checkSharedAlignment(Checker &checker, const Item &item);
+/// The union of the result stores covers the result, and no two warps or
+/// blocks store different values into one element (Coverage.cpp).
+void checkResultCoverage(Checker &checker, const Item &item);
 
 } // namespace kina::sema
