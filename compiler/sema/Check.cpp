@@ -153,6 +153,8 @@ void Checker::checkItem(int index) {
   ItemState state;
   state.item = &item;
   state.itemIndex = index;
+  state.sinkAtStart = active;
+  state.diagsAtStart = active->diagnostics().size();
   current = &state;
   prover.push();
   pushScope();
@@ -161,13 +163,7 @@ void Checker::checkItem(int index) {
   checkBlock(item.body);
 
   if (item.kind == syntax::ItemKind::Kernel) {
-    std::string resultName = item.resultName.valid() ? item.resultName.name : "result";
-    if (!blockWritesResult(item.body, resultName))
-      error(DiagId::ResultNotWritten, item.name.span,
-            "kernel `" + item.name.name + "` does not write its result `" + resultName +
-                "` on every path")
-          .note("store a register tile into it, e.g. `" + resultName +
-                "[i ..+ 64, j ..+ 64] <- acc`");
+    checkResultCoverage(*this, item);
     checkResources(item, state);
     checkDivergence(*this, item);
     checkSharedAlignment(*this, item);
@@ -824,43 +820,6 @@ void Checker::checkCapabilities(const Item &item, ItemState &state) {
             "kernel `" + item.name.name + "` uses `" + name + "` (" +
                 target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
   }
-}
-
-bool Checker::blockWritesResult(const std::vector<StmtId> &body, const std::string &resultName) {
-  for (StmtId id : body) {
-    const Stmt &s = m.stmt(id);
-    switch (s.kind) {
-    case StmtKind::BlockGrid:
-    case StmtKind::WarpGrid:
-      if (blockWritesResult(s.body, resultName))
-        return true;
-      break;
-    case StmtKind::If:
-      if (s.hasElse && blockWritesResult(s.body, resultName) &&
-          blockWritesResult(s.elseBody, resultName))
-        return true;
-      break;
-    case StmtKind::For: {
-      // A loop writes on every path only if it provably runs at least once.
-      auto start = exprValueOrNull(s.value);
-      auto end = exprValueOrNull(s.end);
-      if (start && end && prover.proveLess(*start, *end).proved() &&
-          blockWritesResult(s.body, resultName))
-        return true;
-      break;
-    }
-    case StmtKind::Assign: {
-      ExprId b = s.target;
-      while (m.expr(b).kind == ExprKind::Index)
-        b = m.expr(b).children[0];
-      if (m.expr(b).kind == ExprKind::Name && m.expr(b).name.name == resultName)
-        return true;
-      break;
-    }
-    default: break;
-    }
-  }
-  return false;
 }
 
 CheckedProgram check(const syntax::Module &module, const CheckOptions &options,

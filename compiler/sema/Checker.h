@@ -57,6 +57,11 @@ struct ItemState {
   unsigned threadsPerBlock = 0;
   Span lastRequiresEnd; ///< where a new `requires` clause is inserted
   std::string indent = "    ";
+  /// The sink and its size when the item's check began: the diagnostics of
+  /// this item's own walk are those after it (Coverage.cpp skips kernels
+  /// with errors; file-level ones such as duplicate names do not count).
+  const DiagnosticSink *sinkAtStart = nullptr;
+  size_t diagsAtStart = 0;
 };
 
 class Checker {
@@ -124,7 +129,6 @@ public:
   void checkCpAsync(const Stmt &s);
   void checkResources(const Item &item, ItemState &state);
   void checkCapabilities(const Item &item, ItemState &state);
-  bool blockWritesResult(const std::vector<StmtId> &body, const std::string &resultName);
 
   /// Loop variables in scope, innermost last (the fence analysis shifts them).
   std::vector<std::pair<StmtId, DimExpr>> loopVars;
