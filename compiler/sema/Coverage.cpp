@@ -647,6 +647,23 @@ private:
     return u;
   }
 
+  /// `start ..+ length`, in the simplest form the facts allow: a constant
+  /// length, and then the start counted back from the extent (`M - 64`).
+  std::string region(const DimExpr &start, const DimExpr &length, const DimExpr &extent) {
+    std::optional<int64_t> constant;
+    solver::Interval len = c_.prover.bounds(length);
+    if (len.isSingleton())
+      constant = len.Lo;
+    else if (c_.prover.proveEqual(length, DimExpr::constant(length.constantTerm())).proved())
+      constant = length.constantTerm(); // `M - (M / 64) * 64 + 64` is 64
+    if (constant) {
+      DimExpr back = extent - *constant;
+      std::string from = c_.prover.proveEqual(start, back).proved() ? c_.str(back) : c_.str(start);
+      return from + " ..+ " + std::to_string(*constant);
+    }
+    return c_.str(start) + " ..+ " + c_.str(length);
+  }
+
   std::string slice(size_t d, const std::string &region) const {
     std::string r = resultName_ + "[";
     for (size_t i = 0; i < resultType_.tensor.shape.size(); ++i)
@@ -674,8 +691,9 @@ private:
   /// Result of proving one (merged) store covers the result.
   struct Verdict {
     bool covered = false;
-    std::string uncovered; ///< the region never written
-    std::string unknown;   ///< or why it cannot be decided
+    std::vector<solver::AtomId> overlaps; ///< grid ids whose boxes overlap
+    std::string uncovered;                ///< the region never written
+    std::string unknown;                  ///< or why it cannot be decided
   };
 
   Verdict coverOne(const Store &s) {
@@ -708,6 +726,8 @@ private:
         v.unknown = u.unknown;
         return v;
       }
+      if (u.overlap)
+        v.overlaps.push_back(*u.overlap);
       if (!u.gap.empty()) {
         v.uncovered = "`" + slice(d, u.gap) + "` is never written";
         return v;
@@ -724,8 +744,7 @@ private:
       DimExpr end = u.base + u.ext;
       if (!c_.prover.proveLessEqual(extent, end).proved()) {
         if (c_.prover.proveLess(end, extent).proved())
-          v.uncovered =
-              "`" + slice(d, c_.str(end) + " ..+ " + c_.str(extent - end)) + "` is never written";
+          v.uncovered = "`" + slice(d, region(end, extent - end, extent)) + "` is never written";
         else
           v.unknown = "cannot prove that the stores reach the end of dimension " +
                       std::to_string(d + 1) + ": they cover up to `" + c_.str(end) + "` of `" +
@@ -827,8 +846,22 @@ private:
     Verdict bestVerdict;
     for (const Store &s : sure) {
       Verdict v = coverOne(s);
-      if (v.covered)
+      if (v.covered) {
+        for (solver::AtomId a : v.overlaps)
+          if (dependsOn(s, a)) {
+            bool warp = false;
+            for (const Var &x : s.vars)
+              warp = warp || (x.atom == a && x.kind == VarKind::Warp);
+            c_.error(DiagId::ResultWrittenTwice, s.span,
+                     std::string(warp ? "warps" : "blocks") + " with neighbouring `" + name(a) +
+                         "` store overlapping boxes of `" + resultName_ +
+                         "` with different values: the step of `" + name(a) +
+                         "` is smaller than the box it stores")
+                .note(describe(s, s.vars));
+            break;
+          }
         return;
+      }
       if (!best || (bestVerdict.uncovered.empty() && !v.uncovered.empty())) {
         best = &s;
         bestVerdict = v;

@@ -38,6 +38,7 @@
 #include "sema/Analysis.h"
 
 #include <functional>
+#include <limits>
 #include <set>
 
 namespace kina::sema {
@@ -346,6 +347,31 @@ private:
     std::vector<std::vector<int64_t>> readers =
         readerWarp ? warpAssignments() : std::vector<std::vector<int64_t>>{{}};
     std::vector<std::vector<int64_t>> writers = warpAssignments();
+    // First the hull of every warp's read box (a superset of what is read):
+    // when it is covered, so is each warp's read.
+    bool guardsMentionWarp = false;
+    for (const Guard &g : path_)
+      guardsMentionWarp = guardsMentionWarp || mentionsWarp(g.lhs) || mentionsWarp(g.rhs);
+    if (readerWarp && !guardsMentionWarp) {
+      std::vector<int64_t> lo(extents.size(), std::numeric_limits<int64_t>::max()),
+          hi(extents.size(), std::numeric_limits<int64_t>::min());
+      bool constant = true;
+      for (const auto &rw : readers)
+        for (size_t d = 0; d < extents.size() && constant; ++d) {
+          auto v = atWarp(rb->start[d], rw).constantValue();
+          if (!v) {
+            constant = false;
+            break;
+          }
+          lo[d] = std::max<int64_t>(0, std::min(lo[d], *v));
+          hi[d] = std::min<int64_t>(extents[d], std::max(hi[d], *v + rb->len[d]));
+        }
+      bool empty = false;
+      for (size_t d = 0; d < extents.size() && constant; ++d)
+        empty = empty || hi[d] <= lo[d];
+      if (constant && !empty && !uncovered(*rb, {}, false, lo, hi, w, writers))
+        return;
+    }
     for (const auto &rw : readers) {
       // The read happens for this warp only if its own path allows it.
       bool happens = true;
@@ -428,6 +454,25 @@ private:
       bool all = true;
       for (size_t d = 0; d < rank && all; ++d)
         all = b.lo[d] <= lo[d] && hi[d] <= b.hi[d];
+      if (all)
+        return std::nullopt;
+    }
+    // One box per index of the first dimension (the stages of a pipeline)?
+    if (rank >= 2 && hi[0] - lo[0] <= 16) {
+      bool all = true;
+      for (int64_t i = lo[0]; i < hi[0] && all; ++i) {
+        bool one = false;
+        for (const Concrete &b : boxes) {
+          bool in = b.lo[0] <= i && i < b.hi[0];
+          for (size_t d = 1; d < rank && in; ++d)
+            in = b.lo[d] <= lo[d] && hi[d] <= b.hi[d];
+          if (in) {
+            one = true;
+            break;
+          }
+        }
+        all = one;
+      }
       if (all)
         return std::nullopt;
     }
