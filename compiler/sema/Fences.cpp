@@ -230,7 +230,7 @@ private:
   std::vector<LoopContext> loops_;
 
   // Cost control (see the file comment).
-  static constexpr uint64_t kBudget = 50000;
+  static constexpr uint64_t kBudget = 4000;
   uint64_t work_ = 0;
   bool coarse() const { return work_ > kBudget; }
   std::unordered_map<StmtId, bool> relevant_;
@@ -882,7 +882,9 @@ private:
     // A loop with a constant, small trip count (a pipeline prologue) is
     // unrolled: its stages stay exact constants.
     auto trips = (*end - *start).constantValue();
-    if (trips && *trips >= 0 && *trips <= 8 && start->isConstant() && !coarse()) {
+    const std::vector<solver::AtomId> &used = bodySymbols(id);
+    bool bodyUsesK = std::find(used.begin(), used.end(), *atom) != used.end();
+    if (trips && *trips >= 0 && *trips <= 8 && start->isConstant() && !coarse() && bodyUsesK) {
       MaybeState s = entry;
       for (int64_t i = 0; i < *trips && s; ++i) {
         FactScope facts(c_);

@@ -87,7 +87,7 @@ private:
   std::vector<solver::AtomId> warpIds_;
   std::vector<int64_t> warpExtents_;
   std::unordered_map<StmtId, bool> relevant_;
-  static constexpr uint64_t kBudget = 50000;
+  static constexpr uint64_t kBudget = 4000;
   uint64_t work_ = 0;
   bool coarse() const { return work_ > kBudget; }
 
@@ -829,7 +829,8 @@ private:
     DimExpr k = DimExpr::atom(*atom);
     auto trips = (e0 - s0).constantValue();
     std::string name = c_.symbols.info(*atom).Name;
-    if (trips && *trips >= 0 && *trips <= 8 && s0.isConstant() && !coarse()) {
+    int64_t fixedCount = coarse() ? 0 : fixedIterations(st.body, *atom);
+    if (trips && *trips >= 0 && *trips <= 8 && s0.isConstant() && fixedCount > 0) {
       for (int64_t i = 0; i < *trips; ++i) {
         FactScope facts(c_);
         facts.equal(k, s0 + i);
@@ -839,7 +840,6 @@ private:
       }
       return;
     }
-    int64_t fixedCount = coarse() ? 0 : fixedIterations(st.body, *atom);
     for (int64_t i = 0; i < fixedCount; ++i) {
       if (c_.prover.proveLessEqual(e0, s0 + i).proved())
         return; // no such iteration
