@@ -645,6 +645,35 @@ private:
     return true;
   }
 
+  /// A box written in both branches of an `if` (the same guards but the
+  /// branch's own, at index `depth`) is written whichever branch runs.
+  void mergeBranches(Written &w, size_t before, size_t thenEnd, size_t depth) {
+    size_t elseEnd = w.size();
+    std::vector<bool> dropped(elseEnd, false);
+    for (size_t i = before; i < thenEnd; ++i)
+      for (size_t j = thenEnd; j < elseEnd; ++j) {
+        if (dropped[j])
+          continue;
+        const Box &a = w[i], &b = w[j];
+        if (a.tile != b.tile || a.start != b.start || a.len != b.len ||
+            a.guards.size() != b.guards.size() || a.guards.size() <= depth)
+          continue;
+        bool same = true;
+        for (size_t g = 0; g < a.guards.size() && same; ++g)
+          same = g == depth || sameGuard(a.guards[g], b.guards[g]);
+        if (!same)
+          continue;
+        w[i].guards.erase(w[i].guards.begin() + static_cast<std::ptrdiff_t>(depth));
+        dropped[j] = true;
+        break;
+      }
+    Written kept(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(thenEnd));
+    for (size_t j = thenEnd; j < elseEnd; ++j)
+      if (!dropped[j])
+        kept.push_back(std::move(w[j]));
+    w = std::move(kept);
+  }
+
   void writeBox(ExprId target, Written &w) {
     auto b = boxOf(target);
     if (!b)
@@ -741,7 +770,10 @@ private:
       return;
     case StmtKind::If: {
       reads(st.value, w);
+      size_t before = w.size(), thenEnd = before, depth = path_.size();
       for (bool holds : {true, false}) {
+        if (!holds)
+          thenEnd = w.size();
         const std::vector<StmtId> &body = holds ? st.body : st.elseBody;
         if (body.empty())
           continue;
@@ -756,6 +788,7 @@ private:
         walkBlock(body, w);
         path_.pop_back();
       }
+      mergeBranches(w, before, thenEnd, depth);
       return;
     }
     case StmtKind::For:
