@@ -98,6 +98,7 @@ private:
   /// The shared tile and the start of each index of a view `t[...]` or `t`.
   struct View {
     std::string name;
+    int symbol = -1;
     const TensorType *tile = nullptr;
     std::vector<std::optional<DimExpr>> starts; ///< per dimension
     std::vector<int64_t> lengths;               ///< 1 for a point index
@@ -116,6 +117,7 @@ private:
       return std::nullopt;
     View v;
     v.name = m_.expr(baseId).name.name;
+    v.symbol = c_.program.exprSymbol[baseId];
     v.tile = &bt.tensor;
     size_t rank = bt.tensor.shape.size();
     if (e.kind != ExprKind::Index) {
@@ -176,16 +178,20 @@ private:
       if (misaligned) {
         std::string fix =
             "make the last extent of `" + v->name + "` a multiple of " + std::to_string(per16);
-        if (copy)
-          c_.error(DiagId::MisalignedSharedAccess, at,
-                   who + ", but the rows of `" + v->name + "` are " + std::to_string(rowBytes) +
-                       " bytes apart (" + std::to_string(*cols) + " " + dtypeName(t.dtype) +
-                       " elements): row 1 of the destination is not 16-byte aligned; " + fix);
-        else
-          c_.error(DiagId::MisalignedSharedAccess, at,
-                   who + ", but the rows of `" + v->name + "` are " + std::to_string(rowBytes) +
-                       " bytes apart (" + std::to_string(*cols) + " " + dtypeName(t.dtype) +
-                       " elements); " + fix);
+        Diagnostic &d =
+            copy
+                ? c_.error(
+                      DiagId::MisalignedSharedAccess, at,
+                      who + ", but the rows of `" + v->name + "` are " + std::to_string(rowBytes) +
+                          " bytes apart (" + std::to_string(*cols) + " " + dtypeName(t.dtype) +
+                          " elements): row 1 of the destination is not 16-byte aligned; " + fix)
+                : c_.error(DiagId::MisalignedSharedAccess, at,
+                           who + ", but the rows of `" + v->name + "` are " +
+                               std::to_string(rowBytes) + " bytes apart (" + std::to_string(*cols) +
+                               " " + dtypeName(t.dtype) + " elements); " + fix);
+        if (v->symbol >= 0)
+          d.label(c_.program.symbolInfos[v->symbol].definition,
+                  "declared with " + std::to_string(rowBytes) + "-byte rows");
         return;
       }
     }
