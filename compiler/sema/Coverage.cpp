@@ -306,8 +306,8 @@ private:
       brokenStore_ = false;
       s.vars = vars_;
       s.conds = conds_;
-      for (const Cond &cnd : conds_)
-        symbolsOfExpr(c_, cnd.expr, s.valueDeps);
+      // The conditions around the store decide whether it runs, not what it
+      // stores (a merged if/else adds its condition: mergeComplementary).
       valueDeps(st.value, s.valueDeps);
       stores_.push_back(std::move(s));
       return;
@@ -344,6 +344,9 @@ private:
           }
           if (!ok || differ < 0)
             continue;
+          // The two branches store different values: the merged store's value
+          // depends on the condition.
+          symbolsOfExpr(c_, a.conds[differ].expr, a.valueDeps);
           a.conds.erase(a.conds.begin() + differ);
           addAll(a.valueDeps, b.valueDeps);
           stores_.erase(stores_.begin() + static_cast<std::ptrdiff_t>(j));
