@@ -435,6 +435,9 @@ private:
       case BinaryOp::Ne:
         op = BinaryOp::Eq;
         break;
+      case BinaryOp::Eq:
+        op = BinaryOp::Ne;
+        break;
       default:
         return false;
       }
@@ -520,6 +523,17 @@ private:
       return raiseTo(bound);
     case BinaryOp::Eq:
       return raiseTo(bound) && lowerTo(bound + 1);
+    case BinaryOp::Ne:
+      // Only an end of the range can be taken out and leave an interval.
+      if (c_.prover.proveEqual(bound, v->lo).proved()) {
+        v->lo = v->lo + 1;
+        return true;
+      }
+      if (c_.prover.proveEqual(bound, v->hi - 1).proved()) {
+        v->hi = v->hi - 1;
+        return true;
+      }
+      return false;
     default:
       return false;
     }
