@@ -478,10 +478,11 @@ private:
     }
     // Element by element over the read box.
     uint64_t count = 1;
-    for (size_t d = 0; d < rank; ++d)
+    for (size_t d = 0; d < rank; ++d) {
       count *= static_cast<uint64_t>(hi[d] - lo[d]);
-    if (count > (uint64_t(1) << 22))
-      return std::nullopt; // larger than any shared memory: not ours to judge
+      if (count > (uint64_t(1) << 22))
+        return std::nullopt; // larger than any shared memory: K0801's, not ours
+    }
     std::vector<bool> covered(count, false);
     for (const Concrete &b : boxes) {
       std::vector<int64_t> blo(rank), bhi(rank);
