@@ -26,6 +26,7 @@
 #include "diag/Diagnostic.h"
 #include "diag/Source.h"
 #include "query/Cancellation.h"
+#include "target/Registry.h"
 
 #include <cstdint>
 #include <functional>
@@ -39,7 +40,7 @@ namespace kina::lsp {
 
 struct AnalysisOptions {
   /// The target used when the client configures none (`kina.target`).
-  std::string defaultTarget = "sm_80";
+  std::string defaultTarget = std::string(target::defaultTargetName());
   /// Keep a log of query executions (tests; see takeQueryExecutions).
   bool recordQueryExecutions = false;
   /// The `kina` driver for kina/run (`kina.path`); empty: search (KernelRun.h).

@@ -36,11 +36,20 @@ bool fromJSON(const json &v, int64_t &out, std::string &error) {
     error = std::string("expected an integer, got ") + typeName(v);
     return false;
   }
+  // get<int64_t> wraps an unsigned value above INT64_MAX to a negative one.
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    error = "expected a 64-bit signed integer, got " + v.dump();
+    return false;
+  }
   out = v.get<int64_t>();
   return true;
 }
 
 bool fromJSON(const json &v, uint32_t &out, std::string &error) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > UINT32_MAX) {
+    error = "expected an unsigned 32-bit integer, got " + v.dump();
+    return false;
+  }
   int64_t i = 0;
   if (!fromJSON(v, i, error))
     return false;
@@ -279,10 +288,12 @@ bool fromJSON(const json &v, LspDiagnostic &d, std::string &error) {
   if (code.is_string())
     d.code = code.get<std::string>();
   else if (code.is_number_integer())
-    d.code = std::to_string(code.get<int64_t>());
+    d.code = code.dump();
   const json &sev = dig(v, {"severity"});
-  if (sev.is_number_integer() && sev.get<int>() >= 1 && sev.get<int>() <= 4)
-    d.severity = static_cast<DiagnosticSeverity>(sev.get<int>());
+  int64_t severity = 0;
+  std::string ignored; // a bad severity is left at the default, as LSP allows
+  if (fromJSON(sev, severity, ignored) && severity >= 1 && severity <= 4)
+    d.severity = static_cast<DiagnosticSeverity>(severity);
   return true;
 }
 

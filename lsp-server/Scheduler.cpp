@@ -57,9 +57,8 @@ Scheduler::~Scheduler() {
 
 Millis Scheduler::debounceLocked(const Worker &w) const {
   int64_t fixed = overrideMs_.load();
-  if (fixed >= 0)
-    return Millis(fixed);
-  return policy_.compute(w.historyMs);
+  Millis window = fixed >= 0 ? Millis(fixed) : policy_.compute(w.historyMs);
+  return std::min(window, Millis(limitMs_.load()));
 }
 
 void Scheduler::update(const std::string &uri, int64_t version, bool immediate) {
@@ -103,7 +102,11 @@ void Scheduler::remove(const std::string &uri) {
 }
 
 void Scheduler::setDebounceOverride(std::optional<Millis> debounce) {
-  overrideMs_.store(debounce ? std::max<int64_t>(0, debounce->count()) : -1);
+  overrideMs_.store(debounce ? std::clamp<int64_t>(debounce->count(), 0, limitMs_.load()) : -1);
+}
+
+void Scheduler::setDebounceLimit(Millis limit) {
+  limitMs_.store(std::max<int64_t>(0, limit.count()));
 }
 
 Millis Scheduler::debounceFor(const std::string &uri) {
@@ -111,7 +114,7 @@ Millis Scheduler::debounceFor(const std::string &uri) {
   auto it = workers_.find(uri);
   if (it == workers_.end()) {
     int64_t fixed = overrideMs_.load();
-    return fixed >= 0 ? Millis(fixed) : policy_.min;
+    return std::min(fixed >= 0 ? Millis(fixed) : policy_.min, Millis(limitMs_.load()));
   }
   std::lock_guard<std::mutex> wl(it->second->mu);
   return debounceLocked(*it->second);

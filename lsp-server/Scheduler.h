@@ -62,6 +62,8 @@ public:
   void remove(const std::string &uri);
   /// A fixed debounce, or the adaptive policy with std::nullopt.
   void setDebounceOverride(std::optional<Millis> debounce);
+  /// No window is longer than `limit` (fixed or adaptive); default 10 s.
+  void setDebounceLimit(Millis limit);
   /// The window the next update of `uri` would wait.
   Millis debounceFor(const std::string &uri);
   /// Blocks until no document has pending or running work.
@@ -84,6 +86,7 @@ private:
   PublishFn publish_;
   DebouncePolicy policy_;
   std::atomic<int64_t> overrideMs_{-1};
+  std::atomic<int64_t> limitMs_{10000};
   std::mutex workersMutex_;
   std::map<std::string, std::unique_ptr<Worker>> workers_;
   // Bounds concurrent rebuilds across documents.

@@ -137,6 +137,7 @@ Server::Server(Transport &transport, Logger &log, ServerOptions options)
           },
           options_.maxConcurrentBuilds),
       pool_(options_.requestThreads) {
+  scheduler_.setDebounceLimit(options_.maxDebounce);
   registerHandlers();
 }
 
@@ -156,7 +157,18 @@ int Server::run() {
       replyError(nullptr, static_cast<ErrorCode>(in.errorCode), in.error);
       continue;
     }
-    handleMessage(in.message);
+    try {
+      handleMessage(in.message);
+    } catch (const std::exception &e) {
+      // Never reached by design (handlers are contained); a last guard so
+      // that no well-framed message can end the session.
+      log_.error(std::string("handling a message failed: ") + e.what());
+      if (in.message.is_object() && in.message.contains("method")) {
+        auto id = in.message.find("id");
+        if (id != in.message.end() && (id->is_number_integer() || id->is_string()))
+          replyError(*id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+      }
+    }
     if (options_.sync)
       waitIdle();
   }
@@ -480,8 +492,10 @@ void Server::applySettings(const KinaSettings &s) {
     log_.info("kina driver: " + (s.path->empty() ? std::string("searched for") : *s.path));
   }
   if (s.debounceMs) {
-    scheduler_.setDebounceOverride(Millis(*s.debounceMs));
-    log_.info("debounce fixed at " + std::to_string(std::max<int64_t>(0, *s.debounceMs)) + " ms");
+    // Clamped before it becomes a duration: a huge value must not overflow.
+    int64_t ms = std::clamp<int64_t>(*s.debounceMs, 0, options_.maxDebounce.count());
+    scheduler_.setDebounceOverride(Millis(ms));
+    log_.info("debounce fixed at " + std::to_string(ms) + " ms");
   }
   if (s.target) {
     analysis_.setTarget(*s.target);
@@ -851,6 +865,8 @@ json Server::kernelArtifact(const json &params, RequestContext &ctx, ArtifactKin
 
 json Server::runKernel(const json &params, RequestContext &ctx) {
   auto p = parseParams<KernelRequestParams>(params);
+  if (!options_.allowChildProcesses)
+    throw LspError{ErrorCode::RequestFailed, "kina/run is disabled in this server"};
   auto snap = analysis_.snapshot(ctx.token);
   auto f = openFile(*snap, p.textDocument.uri);
   std::string kernel = resolveKernel(*snap, p, *f);

@@ -39,6 +39,12 @@ struct ServerOptions {
   unsigned maxConcurrentBuilds = 2;
   /// Base of codeDescription.href (the catalogue code is appended after '#').
   std::string diagnosticsDocsUrl;
+  /// The longest diagnostics debounce; a larger `debounceMs` is clamped to it
+  /// (a client's huge value must not overflow the scheduler's clock).
+  Millis maxDebounce{10000};
+  /// `kina/run` starts the `kina` driver as a child process; when false it
+  /// answers RequestFailed instead (the fuzz target: no process from input).
+  bool allowChildProcesses = true;
   AnalysisOptions analysis;
 };
 

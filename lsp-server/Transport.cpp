@@ -11,6 +11,36 @@ namespace kina::lsp {
 namespace {
 constexpr size_t kMaxHeaderLine = 8192;
 
+/// How deep `[` and `{` may nest in a message. The JSON library parses
+/// without recursion, but copying or comparing a value recurses, so a body
+/// of 200,000 nested `[` overflowed the stack when `params` was copied.
+/// LSP messages nest about ten levels.
+constexpr unsigned kMaxJsonDepth = 256;
+
+/// True when `body` nests `[`/`{` deeper than kMaxJsonDepth outside
+/// strings (one pass, before the parser sees the body).
+bool nestsTooDeep(const std::string &body) {
+  unsigned depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character cannot end the string
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -56,14 +86,19 @@ bool Transport::readLine(std::string &line) {
 }
 
 Incoming Transport::parseBody(const std::string &body) {
+  if (nestsTooDeep(body))
+    return framingError(ErrorCode::InvalidRequest,
+                        "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     // Say where: nlohmann's error text, without exceptions in the hot path.
+    // Not only parse_error: a number beyond a double (`1e400`) is an
+    // out_of_range, which once escaped from here and aborted the server.
     std::string where;
     try {
       auto unused = nlohmann::json::parse(body);
       (void)unused;
-    } catch (const nlohmann::json::parse_error &e) {
+    } catch (const nlohmann::json::exception &e) {
       where = e.what();
     }
     return framingError(ErrorCode::ParseError, "invalid JSON: " + where);

@@ -3,11 +3,15 @@
 # examples/*.kina kernel file:
 #   kina check FILE                          (the type checker)
 #   kina build FILE --emit=ptx -o OUT.ptx    (PTX into $KINA_BUILD_DIR/demo/)
-#   kina report FILE [ARGS]                  (registers, spills, shared memory, occupancy)
-#   kina run FILE --check [ARGS]             (only where `nvidia-smi -L` lists a GPU)
+#   kina report FILE [ARGS]                  (registers, spills, shared memory,
+#                                             occupancy; every kernel of the file)
+#   kina run FILE --check [ARGS]             (where `nvidia-smi -L` lists a GPU)
+#   kina run FILE --interpret [ARGS]         (elsewhere: the tile-IR interpreter)
 # A file may give the ARGS for report and run in comment lines, one run per
 # line, e.g. `// demo: run --kernel gemm_tc --dims M=256,N=256,K=256`
-# and `// demo: report --kernel gemm_tc --target sm_90a`.
+# and `// demo: report --kernel gemm_tc --target sm_90a`. Without `demo: run`
+# lines, each kernel runs at its `small` size from tests/gpu/sizes.txt (or a
+# `// gpu-size:` line in the file), else at its first size there.
 # A subcommand that this build of `kina` does not have yet is reported as
 # skipped; a `kina run` that prints `SKIP:` is skipped; every other non-zero
 # exit is a failure, and the script exits 1 when any step failed.
@@ -130,6 +134,28 @@ demo_args() {
     sed 's/^[[:space:]]*//'
 }
 
+# size_args FILE: `--kernel K --dims D` for each kernel K of FILE, D its
+# `small` size (else its first) in the file's `// gpu-size:` lines or
+# tests/gpu/sizes.txt; `--kernel K` alone for a kernel listed with dims `-`.
+SIZES="$KINA_ROOT/tests/gpu/sizes.txt"
+size_args() {
+  local k d
+  for k in $(sed -nE 's/^[[:space:]]*kernel[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$1"); do
+    d=$({
+      sed -nE 's|^[[:space:]]*//[[:space:]]*gpu-size:[[:space:]]*(.*)$|\1|p' "$1"
+      [ -f "$SIZES" ] && cat "$SIZES"
+    } | awk -v k="$k" '$1 == k { if (first == "") first = $2; if ($3 == "small") { print $2; found = 1; exit } }
+                      END { if (!found && first != "") print first }')
+    if [ "$d" = - ]; then
+      echo "--kernel $k"
+    elif [ -n "$d" ]; then
+      echo "--kernel $k --dims $d"
+    else
+      echo "--kernel $k"
+    fi
+  done
+}
+
 for file in "${files[@]}"; do
   rel=${file#"$KINA_ROOT"/}
   name=$(basename "$file" .kina)
@@ -142,19 +168,22 @@ for file in "${files[@]}"; do
     read -r -a extra <<<"$a"
     step "$rel${a:+ $a}" report "$file" "${extra[@]}"
   done
-  if ((GPU)); then
-    mapfile -t run_args < <(demo_args "$file" run)
-    ((${#run_args[@]})) || run_args=("")
-    for a in "${run_args[@]}"; do
-      read -r -a extra <<<"$a"
-      step "$rel${a:+ $a}" run "$file" --check "${extra[@]}"
-    done
-  fi
+  mapfile -t run_args < <(demo_args "$file" run)
+  ((${#run_args[@]})) || mapfile -t run_args < <(size_args "$file")
+  ((${#run_args[@]})) || run_args=("")
+  for a in "${run_args[@]}"; do
+    read -r -a extra <<<"$a"
+    if ((GPU)); then
+      step "$rel${a:+ $a} --check" run "$file" --check "${extra[@]}"
+    else
+      step "$rel${a:+ $a} --interpret" run "$file" --interpret "${extra[@]}"
+    fi
+  done
 done
 
-((GPU)) || skip_notes+=("kina run --check: no GPU (nvidia-smi -L lists none)")
 echo
 echo "demo: ${#files[@]} files, $ok steps ok, $failed failed, $skipped skipped in $(elapsed "$T0") s"
+((GPU)) || echo "  note: no GPU (nvidia-smi -L lists none): kina run used the tile-IR interpreter (--interpret), not --check"
 for n in "${skip_notes[@]}"; do echo "  skipped: $n"; done | sort | uniq -c | sed 's/^ *\([0-9]*\) /  \1x /'
 for f in "${failures[@]}"; do echo "  FAILED: $f"; done
 ((failed == 0))

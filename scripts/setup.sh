@@ -27,6 +27,7 @@ LLVM_DEB=1:22.1.8-1~deb12u1
 APT_PINS=(
   "llvm-22-dev=$LLVM_DEB" "libmlir-22-dev=$LLVM_DEB" "mlir-22-tools=$LLVM_DEB"
   "clang-22=$LLVM_DEB" "llvm-22-tools=$LLVM_DEB"
+  "libclang-rt-22-dev=$LLVM_DEB" # libFuzzer and the sanitizer runtimes (tests/fuzz)
   "libtree-sitter-dev=0.20.7-1"
   "ccache=4.8+really4.7.5-1"
   "nlohmann-json3-dev=3.11.2-2"
@@ -37,6 +38,8 @@ APT_PINS=(
   "neovim=0.7.2-7"
   "g++=4:12.2.0-3" "python3=3.11.2-1+b1"
   "python3-psutil=5.9.4-1+b1" # lit --timeout
+  "python3-numpy=1:1.24.2-1+deb12u1" # tests/gpu references against the interpreter
+  "libpolly-22-dev=$LLVM_DEB"        # KINA_STATIC=ON links LLVM's Polly (the GPU machine's kina)
   "unzip=6.0-28"
 )
 PIP_PIN="python3-pip=23.0.1+dfsg-1" # only when python3 has no pip

@@ -3,11 +3,15 @@
 # then every test suite. It prints each suite's totals and ends with one line
 # `N passed, N failed, N skipped` summed over the suites; it exits non-zero
 # when anything failed (a suite, the build, or setup). Suites:
-#   ctest        GoogleTest unit tests in the build folder (tests/unit/*);
+#   ctest        GoogleTest unit tests in the build folder (tests/unit/*), except
+#                the `property` label (tests/property/run-suite.sh runs it);
 #   lit          golden tests under tests/lit (tests/lit/lit.cfg.py);
 #   tree-sitter  the grammar's corpus (`cd grammar && tree-sitter test`),
 #                when grammar/grammar.js exists;
-#   tests/*/run-suite.sh  any other suite (editors, mutation, GPU, ...). Such
+#   demo         the README's main command, `scripts/demo.sh --no-setup
+#                --no-build` (check, build, report and run of every stdlib
+#                file against this build), so CI catches a broken demo;
+#   tests/*/run-suite.sh  any other suite (editors, mutation, property, GPU, ...). Such
 #                a script runs from the repository root with .deps/env.sh
 #                loaded and KINA_ROOT, KINA_BUILD_DIR, KINA_CACHE set, and
 #                prints its own `N passed, N failed, N skipped` line.
@@ -84,8 +88,9 @@ mkdir -p "$RESULTS"
 if ((BUILD_OK)); then
   if [ -f "$KINA_BUILD_DIR/CTestTestfile.cmake" ]; then
     log "ctest in $KINA_BUILD_DIR"
+    # The `property` label runs below as tests/property/run-suite.sh, with its own totals.
     timeout -k 60 "$SUITE_TIMEOUT" ctest --test-dir "$KINA_BUILD_DIR" -j "$KINA_JOBS" --timeout 600 \
-      --output-on-failure --output-junit "$RESULTS/ctest.xml" </dev/null
+      -LE property --output-on-failure --output-junit "$RESULTS/ctest.xml" </dev/null
     rc=$?
     if counts=$(python3 "$KINA_ROOT/scripts/results.py" ctest "$RESULTS/ctest.xml"); then
       read -r p f s <<<"$counts"
@@ -157,6 +162,27 @@ if [ -f grammar/grammar.js ]; then
   fi
 else
   absent "tree-sitter corpus" "not present: grammar/grammar.js missing"
+fi
+
+# ---- demo (the README's main command, on this build) ------------------------------------
+if ((BUILD_OK)); then
+  log "scripts/demo.sh --no-setup --no-build"
+  timeout -k 60 "$SUITE_TIMEOUT" "$KINA_ROOT/scripts/demo.sh" --no-setup --no-build </dev/null \
+    >"$RESULTS/demo.log" 2>&1
+  rc=$?
+  cat "$RESULTS/demo.log"
+  # demo: 7 files, 29 steps ok, 0 failed, 0 skipped in 6.7 s
+  if read -r p f s < <(sed -nE 's/^demo: [0-9]+ files, ([0-9]+) steps ok, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/p' \
+    "$RESULTS/demo.log") && [ -n "$p" ]; then
+    note=
+    if ((rc != 0 && f == 0)); then
+      f=1
+      note="demo.sh exited $rc"
+    fi
+    record "demo (scripts/demo.sh)" "$p" "$f" "$s" "$note"
+  else
+    record "demo (scripts/demo.sh)" 0 1 0 "exited $rc without its summary line"
+  fi
 fi
 
 # ---- tests/*/run-suite.sh ------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "codegen/mlir/MLIRStages.h"
 #include "ir/Verifier.h"
 #include "target/Ptxas.h"
+#include "target/Lowerable.h"
 #include "target/Registry.h"
 #include "target/TargetError.h"
 
@@ -25,17 +26,25 @@ using target::CapabilityId;
 
 namespace {
 
-/// The registry capabilities the generated code uses.
+/// The registry capabilities of the instructions the generated code uses,
+/// from the same table (target/Lowerable.def) the checker derives each op's
+/// language capability from.
 void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<CapabilityId> &caps) {
+  namespace lw = target::lowerable;
   for (const ir::Op &op : b.ops) {
     if (op.as<ir::CpAsyncOp>() || op.as<ir::CpAsyncCommitOp>() || op.as<ir::CpAsyncWaitOp>()) {
-      caps.insert(CapabilityId::CpAsync);
+      for (CapabilityId c : lw::instructionsFor("cp_async"))
+        caps.insert(c);
     } else if (auto *o = op.as<ir::MmaOp>()) {
-      caps.insert(CapabilityId::Ldmatrix);
-      bool bf16 = o->a.id < k.tiles.size() && o->a.kind == ir::Access::Kind::Tile &&
-                  k.tiles[o->a.id].dtype == ir::DType::BF16;
-      caps.insert(bf16 ? CapabilityId::MmaM16n8k16Bf16Bf16F32
-                       : CapabilityId::MmaM16n8k16F16F16F32);
+      auto dtypeOf = [&](const ir::Access &a) -> std::string_view {
+        if (a.kind == ir::Access::Kind::Tile && a.id < k.tiles.size())
+          return ir::dtypeName(k.tiles[a.id].dtype);
+        return "?";
+      };
+      std::string_view acc = o->acc < k.tiles.size() ? ir::dtypeName(k.tiles[o->acc].dtype) : "?";
+      if (const lw::MmaLowering *row = lw::mmaLowering(dtypeOf(o->a), dtypeOf(o->b), acc))
+        for (CapabilityId c : row->instructions)
+          caps.insert(c);
     } else if (auto *o = op.as<ir::ForOp>()) {
       collectCapabilities(k, o->body, caps);
     } else if (auto *o = op.as<ir::IfOp>()) {
@@ -58,7 +67,9 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
     return std::nullopt;
 
   // ---- target and PTX ISA, validated before LLVM sees them ----
-  const target::TargetInfo *tgt = target::lookupTarget(options.target);
+  const target::TargetInfo *tgt = options.target.empty()
+                                      ? &target::targetInfo(target::defaultTarget())
+                                      : target::lookupTarget(options.target);
   if (!tgt) {
     sink.report(DiagId::UnknownTarget, kernel.span, target::unknownTargetMessage(options.target));
     return std::nullopt;

@@ -36,8 +36,9 @@ namespace kina::codegen {
 enum class Stage { MLIR, LoweredMLIR, LLVM, PTX, Cubin };
 
 struct CodegenOptions {
-  /// A registry target name; `kina build` defaults to sm_90a.
-  std::string target = "sm_90a";
+  /// A registry target name; empty: the registry's default
+  /// (target::defaultTarget()).
+  std::string target;
   /// An explicit PTX ISA pin such as "8.0"; empty picks the target's
   /// default raised to what the kernel's capabilities need (and capped by the
   /// ptxas found when the stage is Cubin).

@@ -22,7 +22,7 @@ const std::pair<Kind, const char *> kOps[] = {
     {Kind::Add, "add"}, {Kind::Sub, "sub"}, {Kind::Mul, "mul"}, {Kind::Div, "div"},
     {Kind::Mod, "mod"}, {Kind::Eq, "eq"},   {Kind::Ne, "ne"},   {Kind::Lt, "lt"},
     {Kind::Le, "le"},   {Kind::Gt, "gt"},   {Kind::Ge, "ge"},   {Kind::And, "and"},
-    {Kind::Or, "or"},   {Kind::Not, "not"}};
+    {Kind::Or, "or"},   {Kind::Not, "not"}, {Kind::FloorDiv, "floordiv"}, {Kind::CeilDiv, "cdiv"}};
 
 json exprToJson(const std::vector<std::string> &dims, const ir::IndexExpr &e) {
   switch (e.kind()) {
@@ -78,6 +78,24 @@ llvm::Expected<ir::IndexExpr> exprFromJson(const std::vector<std::string> &dims,
   }
   return llvm::createStringError("launch metadata: unknown operator '" + op + "'");
 }
+
+} // namespace
+
+std::string scalarAbi(ir::DType t) {
+  switch (t) {
+  case ir::DType::F16: return "f16";
+  case ir::DType::BF16: return "bf16";
+  case ir::DType::F32: return "f32";
+  case ir::DType::F64: return "f64";
+  case ir::DType::I8: return "i8";
+  case ir::DType::U8: return "u8";
+  case ir::DType::I32: return "i32";
+  case ir::DType::I64: return "i64";
+  }
+  return "?";
+}
+
+namespace {
 
 json formulaToJson(const LaunchMetadata &m, const LaunchFormula &f) {
   return json{{"text", f.text}, {"expr", exprToJson(m.dims, f.expr)}};
@@ -168,6 +186,14 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
     lp.abi = "ptr";
     m.params.push_back(std::move(lp));
   }
+  for (const auto &p : kernel.scalars) {
+    LaunchParam lp;
+    lp.kind = LaunchParam::Kind::Scalar;
+    lp.name = p.name;
+    lp.dtype = std::string(ir::dtypeName(p.dtype));
+    lp.abi = scalarAbi(p.dtype);
+    m.params.push_back(std::move(lp));
+  }
   for (const auto &d : kernel.dims) {
     LaunchParam lp;
     lp.kind = LaunchParam::Kind::Dim;
@@ -175,9 +201,8 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
     lp.abi = "i32";
     m.params.push_back(std::move(lp));
   }
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < 3; ++i)
     m.grid[i] = {ir::printIndex(kernel, kernel.blockGrid[i]), kernel.blockGrid[i]};
-  m.grid[2] = {"1", ir::IndexExpr::constant(1)};
   m.block[0] = kernel.threadsPerBlock();
   m.staticSharedBytes = staticSharedBytes;
   m.dynamicSharedBytes = dynamicSharedBytes;
@@ -196,7 +221,10 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
     const auto &acc = kernel.tiles[site.op->acc].shape;
     if (a.size() == 2 && acc.size() == 2) {
       ir::IndexExpr red = *site.trips * a[1];
-      ir::IndexExpr fl = kernel.blockGrid[0] * kernel.blockGrid[1] *
+      ir::IndexExpr blocks = kernel.blockGrid[0] * kernel.blockGrid[1];
+      if (kernel.blockGrid[2].asConstant() != std::optional<int64_t>(1))
+        blocks = blocks * kernel.blockGrid[2];
+      ir::IndexExpr fl = blocks *
                          ir::IndexExpr::constant(2 * acc[0] * acc[1] * kernel.warpGrid[0] *
                                                  kernel.warpGrid[1]) *
                          red;
@@ -218,8 +246,12 @@ json toJson(const LaunchMetadata &m) {
   j["params"] = json::array();
   for (const auto &p : m.params) {
     json jp{{"name", p.name},
-            {"kind", p.kind == LaunchParam::Kind::Tensor ? "tensor" : "dim"},
+            {"kind", p.kind == LaunchParam::Kind::Tensor   ? "tensor"
+                     : p.kind == LaunchParam::Kind::Scalar ? "scalar"
+                                                           : "dim"},
             {"abi", p.abi}};
+    if (p.kind == LaunchParam::Kind::Scalar)
+      jp["dtype"] = p.dtype;
     if (p.kind == LaunchParam::Kind::Tensor) {
       jp["dtype"] = p.dtype;
       jp["shape"] = p.shape;
@@ -276,7 +308,10 @@ llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
     if (!p.is_object())
       return llvm::createStringError("launch metadata: a param must be an object");
     LaunchParam lp;
-    lp.kind = str(p, "kind") == "dim" ? LaunchParam::Kind::Dim : LaunchParam::Kind::Tensor;
+    std::string kind = str(p, "kind");
+    lp.kind = kind == "dim"      ? LaunchParam::Kind::Dim
+              : kind == "scalar" ? LaunchParam::Kind::Scalar
+                                 : LaunchParam::Kind::Tensor;
     lp.name = str(p, "name");
     lp.abi = str(p, "abi");
     lp.dtype = str(p, "dtype");
@@ -363,6 +398,15 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
     if (*r == 0)
       return llvm::createStringError("division by zero in a launch formula");
     return e.kind() == Kind::Div ? *l / *r : ((*l % *r) + *r) % *r;
+  case Kind::FloorDiv:
+  case Kind::CeilDiv: {
+    if (*r <= 0)
+      return llvm::createStringError("division by a non-positive number in a launch formula");
+    auto folded = ir::IndexExpr::binary(e.kind(), ir::IndexExpr::constant(*l),
+                                        ir::IndexExpr::constant(*r))
+                      .asConstant();
+    return *folded;
+  }
   case Kind::Eq: return *l == *r;
   case Kind::Ne: return *l != *r;
   case Kind::Lt: return *l < *r;

@@ -26,15 +26,18 @@
 namespace kina::codegen {
 
 struct LaunchParam {
-  enum class Kind { Tensor, Dim };
+  enum class Kind { Tensor, Scalar, Dim };
   Kind kind = Kind::Tensor;
   std::string name;
-  std::string dtype;              ///< tensors: "F16", ...
+  std::string dtype;              ///< tensors and scalars: "F16", ...
   std::vector<std::string> shape; ///< tensors: formulas as text
   bool writable = false;
   bool result = false;
-  std::string abi; ///< "ptr" (8 bytes, global) or "i32"
+  std::string abi; ///< "ptr" (8 bytes, global), "i32" (dims), or a scalar's scalarAbi()
 };
+
+/// The ABI name of a scalar parameter of element type t: "f32", "f16", ...
+std::string scalarAbi(ir::DType t);
 
 struct LaunchFormula {
   std::string text;

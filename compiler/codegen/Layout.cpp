@@ -7,6 +7,7 @@
 #include "codegen/Layout.h"
 
 #include "ir/Verifier.h"
+#include "target/Lowerable.h"
 
 #include <numeric>
 
@@ -104,33 +105,26 @@ int64_t knownMultiple(const Kernel &kernel, const IndexExpr &e) {
 
 namespace {
 
-std::string shapeStr(const std::vector<int64_t> &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
 
 class Legality {
 public:
   Legality(const Kernel &k, DiagnosticSink &sink) : k_(k), sink_(sink) {}
   bool ok() const { return errors_ == 0; }
 
+  // The rules are target/Lowerable.h's, which the checker applies first: a
+  // report here after a clean `kina check` is a compiler bug.
   void error(Span span, std::string msg) {
     ++errors_;
-    sink_.report(DiagId::UnsupportedTileLayout, span, "kernel '" + k_.name + "': " + msg);
+    sink_.report(DiagId::UnsupportedTileLayout, span, "kernel '" + k_.name + "': " + msg)
+        .note("internal: the checker should have rejected this (target/Lowerable.def)");
   }
 
   void tiles() {
     for (const TileDecl &t : k_.tiles) {
       if (t.space != MemSpace::Register || t.shape.size() != 2)
         continue;
-      bool rowsOk = t.shape[0] % 16 == 0;
-      bool colsOk = t.shape[1] % 8 == 0 || t.shape[1] == 1;
-      if (!rowsOk || !colsOk)
-        error(t.span, "register tile '" + t.name + "' " + shapeStr(t.shape) +
-                          " cannot be spread over a warp: rows must be a multiple of 16 and "
-                          "columns a multiple of 8 (or 1)");
+      if (auto why = target::lowerable::registerTileProblem(t.shape))
+        error(t.span, "register tile '" + t.name + "': " + *why);
     }
   }
 
@@ -140,23 +134,20 @@ public:
         auto shape = accessShape(k_, o->dst);
         if (o->dst.id < k_.tiles.size() && shape.size() == 2) {
           unsigned eb = dtypeBytes(k_.tiles[o->dst.id].dtype);
-          if ((shape[1] * eb) % 16 != 0)
-            error(op.span, "cp_async rows of " + std::to_string(shape[1] * eb) +
-                               " bytes do not split into 16-byte chunks");
+          if (auto why = target::lowerable::copyRowProblem(shape[1] * eb))
+            error(op.span, *why);
         }
       } else if (auto *o = op.as<MmaOp>()) {
         auto a = accessShape(k_, o->a), b2 = accessShape(k_, o->b);
-        if (a.size() == 2 && b2.size() == 2 &&
-            (a[0] % 16 != 0 || a[1] % 16 != 0 || b2[1] % 8 != 0))
-          error(op.span, "mma of " + shapeStr(a) + " x " + shapeStr(b2) +
-                             " does not split into m16n8k16 tiles (M and K multiples of 16, N "
-                             "a multiple of 8)");
+        if (a.size() == 2 && b2.size() == 2)
+          if (auto why = target::lowerable::mmaShapeProblem(a[0], b2[1], a[1]))
+            error(op.span, *why);
       } else if (auto *o = op.as<TransposeOp>()) {
         if (o->src < k_.tiles.size()) {
           auto &s = k_.tiles[o->src].shape;
-          if (s.size() == 2 && (s[0] % 16 != 0 || s[1] % 16 != 0))
-            error(op.span, "transpose of " + shapeStr(s) +
-                               " needs both dimensions to be multiples of 16");
+          if (s.size() == 2)
+            if (auto why = target::lowerable::transposeProblem(s[0], s[1]))
+              error(op.span, *why);
         }
       } else if (auto *o = op.as<ForOp>()) {
         block(o->body);

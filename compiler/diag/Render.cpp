@@ -11,8 +11,8 @@ struct Palette {
 };
 
 const Palette &palette(bool color) {
-  static const Palette on{"\033[1m", "\033[1;31m", "\033[1;33m", "\033[1;34m", "\033[1;32m",
-                          "\033[0m"};
+  static const Palette on{"\033[1m",    "\033[1;31m", "\033[1;33m",
+                          "\033[1;34m", "\033[1;32m", "\033[0m"};
   static const Palette off{"", "", "", "", "", ""};
   return color ? on : off;
 }
@@ -24,16 +24,29 @@ void renderSnippet(std::string &out, const SourceFile &file, Span span, char mar
   std::string_view line = file.lineText(start.line);
   std::string lineNo = std::to_string(start.line + 1);
   std::string gutter(lineNo.size(), ' ');
-  // Replace tabs so carets line up; cap very long lines.
-  std::string shown;
-  for (char c : line.substr(0, 400))
-    shown += c == '\t' ? ' ' : c;
+  // A window of a long line (a 1 MB line once printed whole, with a caret
+  // row as long): up to kShownBytes from a little before the span, with
+  // `...` where the line goes on. Tabs become spaces so carets line up.
+  constexpr uint32_t kShownBytes = 400, kContextBytes = 40;
+  auto continuation = [&](uint32_t i) {
+    return i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80;
+  };
   uint32_t col = std::min<uint32_t>(start.column, static_cast<uint32_t>(line.size()));
-  uint32_t endCol = span.end > span.begin
-                        ? std::min<uint32_t>(col + (span.end - span.begin),
-                                             static_cast<uint32_t>(line.size()))
-                        : col;
-  uint32_t caretStart = countCodePoints(line.substr(0, col));
+  uint32_t from = col + kContextBytes > kShownBytes ? col - kContextBytes : 0;
+  while (from > 0 && continuation(from))
+    --from;
+  uint32_t to = std::min<uint32_t>(from + kShownBytes, static_cast<uint32_t>(line.size()));
+  while (to < line.size() && continuation(to))
+    ++to;
+  std::string shown = from > 0 ? "..." : "";
+  for (char c : line.substr(from, to - from))
+    shown += c == '\t' ? ' ' : c;
+  if (to < line.size())
+    shown += "...";
+  uint32_t endCol =
+      span.end > span.begin ? std::min<uint64_t>(uint64_t(col) + (span.end - span.begin), to) : col;
+  endCol = std::max(endCol, col);
+  uint32_t caretStart = (from > 0 ? 3 : 0) + countCodePoints(line.substr(from, col - from));
   uint32_t caretLen = std::max<uint32_t>(1, countCodePoints(line.substr(col, endCol - col)));
   out += p.blue + gutter + " |" + p.reset + "\n";
   out += std::string(p.blue) + lineNo + " |" + p.reset + " " + shown + "\n";

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "target/Registry.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@ enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2, ToolFailure = 3, S
 enum class DiagnosticsFormat { Text, Json };
 
 struct CommonOptions {
-  std::string target = "sm_90a"; ///< documented default target
+  std::string target = std::string(target::defaultTargetName()); ///< --target
   DiagnosticsFormat format = DiagnosticsFormat::Text;
   bool color = false;
 };
@@ -31,16 +33,16 @@ struct CheckOptions {
 struct BuildOptions {
   CommonOptions common;
   std::string file;
-  std::string kernel;            ///< empty: every kernel in the file
-  std::string emit = "cubin";    ///< tile-ir | mlir | llvm | ptx | cubin
-  std::string output;            ///< -o; empty: stdout for text, <kernel>.cubin for cubin
-  std::string ptxVersion;        ///< optional explicit PTX ISA pin, e.g. "8.0"
+  std::string kernel;         ///< empty: every kernel in the file
+  std::string emit = "cubin"; ///< tile-ir | mlir | llvm | ptx | cubin
+  std::string output;         ///< -o; empty: stdout for text, <kernel>.cubin for cubin
+  std::string ptxVersion;     ///< optional explicit PTX ISA pin, e.g. "8.0"
 };
 
 struct ReportOptions {
   CommonOptions common;
   std::string file;
-  std::string kernel;
+  std::string kernel; ///< empty: every kernel in the file
   bool sass = false;
   bool json = false;
 };
@@ -48,13 +50,16 @@ struct ReportOptions {
 struct RunOptions {
   CommonOptions common;
   std::string file;
-  std::string kernel;
+  std::string kernel; ///< empty: every kernel in the file
   std::map<std::string, long long> dims;
   std::vector<std::string> inputs; ///< "random" or .npy paths
+  std::string scalars;             ///< "eps=1e-5,alpha=2": scalar parameter values
   unsigned long long seed = 1;
   bool check = false;
   bool bench = false;
   bool json = false;
+  bool interpret = false; ///< the tile-IR interpreter instead of the GPU
+  std::string save;       ///< --save DIR: inputs and outputs as .npy in DIR/<kernel>/
 };
 
 int runCheckCommand(const CheckOptions &options);

@@ -1,4 +1,4 @@
-//===- CompileKernel.cpp - Source file to cubin for one kernel ------------===//
+//===- CompileKernel.cpp - The pipeline `kina run` and `kina report` share -===//
 #include "driver/CompileKernel.h"
 
 #include "diag/Render.h"
@@ -9,9 +9,7 @@
 
 namespace kina::driver {
 
-std::variant<CompiledKernel, int> compileKernelToCubin(const SourceFile &file,
-                                                       const std::string &target,
-                                                       const std::string &kernel) {
+OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target) {
   sema::FrontendOptions fe;
   fe.target = target;
   sema::Analysis analysis = sema::analyze(file, fe);
@@ -22,29 +20,54 @@ std::variant<CompiledKernel, int> compileKernelToCubin(const SourceFile &file,
   }
   if (errors)
     return InputErrors;
-  std::string name = kernel;
-  if (name.empty()) {
-    if (analysis.program.kernels.size() != 1) {
-      std::cerr << "kina: error: the file has " << analysis.program.kernels.size()
-                << " kernels; choose one with --kernel\n";
-      return UsageError;
-    }
-    name = analysis.program.kernels[0].name;
+  return analysis;
+}
+
+OrExit<std::vector<std::string>> selectKernels(const sema::Analysis &analysis,
+                                               const std::string &kernel,
+                                               const std::string &fileName) {
+  std::vector<std::string> names;
+  for (const auto &k : analysis.program.kernels)
+    if (kernel.empty() || k.name == kernel)
+      names.push_back(k.name);
+  if (!names.empty())
+    return names;
+  if (kernel.empty()) {
+    std::cerr << "kina: error: '" << fileName << "' has no kernel\n";
+    return UsageError;
   }
+  std::cerr << "kina: error: no kernel named '" << kernel << "' in '" << fileName << "'";
+  if (!analysis.program.kernels.empty()) {
+    std::cerr << " (kernels:";
+    for (const auto &k : analysis.program.kernels)
+      std::cerr << " " << k.name;
+    std::cerr << ")";
+  }
+  std::cerr << "\n";
+  return UsageError;
+}
+
+OrExit<ir::Kernel> lowerCheckedKernel(const sema::Analysis &analysis, const std::string &name,
+                                      const SourceFile &file) {
   auto tileIR = lower::lowerKernel(analysis, name);
-  if (!tileIR) {
-    std::cerr << "kina: error: " << llvm::toString(tileIR.takeError()) << "\n";
-    return InputErrors;
+  if (!tileIR) { // a compiler bug after a clean check: internal K1210 at the construct
+    std::cerr << renderDiagnostic(lower::loweringDiagnostic(tileIR.takeError(), Span{}), file);
+    return ToolFailure;
   }
+  return std::move(*tileIR);
+}
+
+OrExit<codegen::CodegenResult>
+compileTileIRToCubin(const ir::Kernel &kernel, const SourceFile &file, const std::string &target) {
   DiagnosticSink sink;
   codegen::CodegenOptions cg;
   cg.target = target;
-  auto compiled = codegen::compile(*tileIR, cg, codegen::Stage::Cubin, sink);
+  auto compiled = codegen::compile(kernel, cg, codegen::Stage::Cubin, sink);
   for (const Diagnostic &d : sink.diagnostics())
     std::cerr << renderDiagnostic(d, file);
   if (!compiled)
     return ToolFailure;
-  return CompiledKernel{name, std::move(*tileIR), std::move(*compiled)};
+  return std::move(*compiled);
 }
 
 } // namespace kina::driver

@@ -1,8 +1,9 @@
-//===- CompileKernel.h - Source file to cubin for one kernel ----*- C++ -*-===//
+//===- CompileKernel.h - The pipeline `kina run` and `kina report` share -*- C++ -*-===//
 //
-// The pipeline `kina run` and `kina report` share: check the file (printing
-// every diagnostic), pick the kernel, lower it to tile IR and compile it to a
-// cubin. On failure it returns the exit code to use.
+// Check the file (printing every diagnostic), choose its kernels (the one
+// under --kernel, else all of them), lower each to tile IR and compile it
+// to a cubin. Each step returns its value or the exit code of the failure,
+// already explained on stderr.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -11,22 +12,32 @@
 #include "ir/TileIR.h"
 #include "sema/Frontend.h"
 
-#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace kina::driver {
 
-struct CompiledKernel {
-  std::string name;
-  ir::Kernel tileIR;
-  codegen::CodegenResult result;
-};
+/// A value, or the exit code (Commands.h) of a failure already reported.
+template <class T> using OrExit = std::variant<T, int>;
 
-/// Either the compiled kernel or the exit code of the failure (already
-/// explained on stderr).
-std::variant<CompiledKernel, int> compileKernelToCubin(const SourceFile &file,
-                                                       const std::string &target,
-                                                       const std::string &kernel);
+/// Parses and checks `file` for `target`; every diagnostic goes to stderr.
+/// Errors in the file give InputErrors.
+OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target);
+
+/// The kernels a subcommand works on: `kernel` alone when given (a usage
+/// error naming the file's kernels when there is none of that name), else
+/// every kernel of the file in source order (a usage error when it has none).
+OrExit<std::vector<std::string>> selectKernels(const sema::Analysis &analysis,
+                                               const std::string &kernel,
+                                               const std::string &fileName);
+
+/// The tile IR of the checked kernel `name`.
+OrExit<ir::Kernel> lowerCheckedKernel(const sema::Analysis &analysis, const std::string &name,
+                                      const SourceFile &file);
+
+/// Code generation up to a cubin; codegen diagnostics go to stderr.
+OrExit<codegen::CodegenResult>
+compileTileIRToCubin(const ir::Kernel &kernel, const SourceFile &file, const std::string &target);
 
 } // namespace kina::driver

@@ -1,14 +1,21 @@
 //===- Run.cpp - `kina run`: compile, launch, check against the reference -===//
 //
-// source -> check -> tile IR -> cubin + launch metadata -> launch guard
-// (dims against `requires`, device against the target) -> inputs (seeded
-// random or .npy) -> launch -> results. `--check` runs the tile-IR reference
-// interpreter on the same inputs and compares with dtype tolerances;
-// `--bench` times >= 20 launches after warm-up and prints the median.
-// Without a CUDA device: `SKIP: no CUDA device (<reason>)`, exit 77.
+// For each kernel of the file (or the one under --kernel):
+//   source -> check -> tile IR -> launch guard part 1 (dims against
+//   `requires`, from the tile IR's launch metadata: no GPU, no ptxas) ->
+//   inputs (seeded random or .npy) -> cubin -> launch guard part 2 (the
+//   device against the target) -> launch -> results.
+// `--check` runs the tile-IR reference interpreter on the same inputs and
+// compares with dtype tolerances; `--bench` times >= 20 launches after
+// warm-up and prints the median. `--interpret` runs the interpreter instead
+// of the GPU (no device needed); `--save DIR` writes the inputs used and the
+// outputs computed as .npy (DIR/<kernel>/), for independent references.
+// Without a CUDA device the guard still runs, then
+// `SKIP: no CUDA device (<reason>)`, exit 77.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/LaunchMetadata.h"
 #include "diag/Render.h"
 #include "driver/Commands.h"
 #include "driver/CompileKernel.h"
@@ -25,9 +32,12 @@
 #include "sema/Frontend.h"
 #include "target/Registry.h"
 
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <functional>
+#include <set>
 #include <thread>
 
 namespace kina::driver {
@@ -47,6 +57,12 @@ int runtimeFailure(const runtime::RuntimeError &e, const std::string &kernel) {
   std::cerr << "kina: error[" << diagInfo(e.diagId()).code << "]: kernel `" << kernel
             << "`: " << e.message << "\n";
   return ToolFailure;
+}
+
+int refused(const runtime::RuntimeError &e, const std::string &kernel) {
+  std::cerr << "kina: error[" << diagInfo(e.diagId()).code << "]: kernel `" << kernel
+            << "` refused before launch: " << e.message << "\n";
+  return InputErrors;
 }
 
 /// The Kina target for a device: its architecture-specific variant when the
@@ -71,63 +87,163 @@ reference::Buffer toReference(const runtime::HostTensor &t, ir::DType dtype) {
   return b;
 }
 
-} // namespace
-
-int runRunCommand(const RunOptions &options) {
-  std::string error;
-  auto file = loadSource(options.file, error);
-  if (!file)
-    return fail(error, UsageError);
-
-  // Resolve `--target auto` from the device (which also detects "no GPU").
-  std::optional<runtime::Device> device;
-  std::string targetName = options.common.target;
-  if (targetName == "auto") {
-    auto opened = runtime::Device::open(0);
-    if (!opened) {
-      // Without a device there is no target to pick, but errors in the file
-      // still come first: check it against the default target.
-      sema::FrontendOptions fe;
-      sema::Analysis analysis = sema::analyze(*file, fe);
-      bool errors = false;
-      for (const Diagnostic &d : analysis.diagnostics) {
-        errors |= d.severity() == Severity::Error;
-        std::cerr << renderDiagnostic(d, *file);
-      }
-      if (errors)
-        return InputErrors;
-      return runtimeFailure(opened.error(), options.kernel);
-    }
-    device.emplace(opened.take());
-    targetName = targetForDevice(device->info());
-    if (targetName.empty())
-      return fail("no Kina target matches the device " + device->info().summary(), ToolFailure);
-  } else if (!target::lookupTarget(targetName)) {
-    return fail(target::unknownTargetMessage(targetName), UsageError);
+std::string roleName(runtime::ParamRole r) {
+  switch (r) {
+  case runtime::ParamRole::Input:
+    return "input";
+  case runtime::ParamRole::Output:
+    return "output";
+  case runtime::ParamRole::InOut:
+    return "inout";
   }
+  return "input";
+}
 
-  auto built = compileKernelToCubin(*file, targetName, options.kernel);
-  if (auto *code = std::get_if<int>(&built))
+/// What every kernel of one `kina run` shares.
+struct Session {
+  const RunOptions &options;
+  const SourceFile &file;
+  const sema::Analysis &analysis;
+  std::string targetName;
+  runtime::Device *device = nullptr;             ///< null: no device (or --interpret)
+  std::optional<runtime::RuntimeError> noDevice; ///< why there is none
+  bool several = false;                          ///< more than one kernel runs
+  nlohmann::json reports = nlohmann::json::array();
+};
+
+/// Runs the tile-IR interpreter on the tensors of `hosts` (plan order). The
+/// outputs start as `hosts` has them, or as zeros with `zeroOutputs`; on
+/// success the outputs of `hosts`-shaped tensors are returned in plan order
+/// (inputs as given).
+std::variant<std::vector<runtime::HostTensor>, std::string>
+interpret(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, const runtime::DimValues &dims,
+          const std::vector<runtime::HostTensor> &hosts, const std::vector<double> &scalarValues,
+          bool zeroOutputs) {
+  std::vector<size_t> tensorPlanIndex;
+  for (size_t i = 0; i < plan.params.size(); ++i)
+    if (plan.params[i].kind == runtime::ParamKind::Tensor)
+      tensorPlanIndex.push_back(i);
+  if (tensorPlanIndex.size() != tileIR.params.size())
+    return "launch metadata lists " + std::to_string(tensorPlanIndex.size()) +
+           " tensors, the tile IR " + std::to_string(tileIR.params.size());
+  std::vector<reference::Buffer> refs;
+  for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
+    size_t i = tensorPlanIndex[t];
+    reference::Buffer b = toReference(hosts[i], tileIR.params[t].dtype);
+    if (zeroOutputs && plan.params[i].role == runtime::ParamRole::Output)
+      std::fill(b.data.begin(), b.data.end(), 0.0);
+    refs.push_back(std::move(b));
+  }
+  std::vector<int64_t> dimValues;
+  for (const ir::Dim &d : tileIR.dims)
+    dimValues.push_back(dims.at(d.name));
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  if (auto err = reference::execute(tileIR, dimValues, refs, threads, scalarValues))
+    return "the reference interpreter failed: " + *err;
+  std::vector<runtime::HostTensor> out = hosts;
+  for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
+    size_t i = tensorPlanIndex[t];
+    if (plan.params[i].role == runtime::ParamRole::Input)
+      continue;
+    for (size_t e = 0; e < out[i].numel(); ++e)
+      out[i].set(e, refs[t].data[e]);
+  }
+  return out;
+}
+
+/// --save: DIR/<kernel>/<param>.npy for every tensor (inputs as used,
+/// outputs as computed), dims.json ({"M": 1024, ...}) and run.json (kernel,
+/// target, backend, seed, scalar values, and each tensor's name, dtype,
+/// shape, role, file).
+std::optional<std::string> saveRun(const Session &s, const std::string &kernel,
+                                   const runtime::LaunchPlan &plan,
+                                   const std::vector<runtime::HostTensor> &hosts,
+                                   const std::string &backend) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(s.options.save) / kernel;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return "cannot create '" + dir.string() + "': " + ec.message();
+  nlohmann::json params = nlohmann::json::array();
+  for (size_t i = 0; i < plan.params.size(); ++i) {
+    const runtime::ParamPlan &p = plan.params[i];
+    if (p.kind != runtime::ParamKind::Tensor)
+      continue;
+    std::string name = p.name + ".npy";
+    if (auto ok = runtime::writeNpy((dir / name).string(), hosts[i]); !ok)
+      return ok.error().message;
+    params.push_back({{"name", p.name},
+                      {"dtype", std::string(runtime::dtypeName(p.dtype))},
+                      {"shape", p.shape},
+                      {"role", roleName(p.role)},
+                      {"file", name}});
+  }
+  nlohmann::json dims = nlohmann::json::object();
+  for (const auto &[name, value] : s.options.dims)
+    dims[name] = value;
+  nlohmann::json scalars = nlohmann::json::object(); // the values the launch used
+  for (const runtime::ParamPlan &p : plan.params)
+    if (p.kind == runtime::ParamKind::Scalar)
+      scalars[p.name] = p.scalar;
+  nlohmann::json run = {{"kernel", kernel},   {"file", s.options.file}, {"target", s.targetName},
+                        {"backend", backend}, {"seed", s.options.seed}, {"dims", dims},
+                        {"scalars", scalars}, {"params", params}};
+  for (const auto &[name, text] :
+       {std::pair{"dims.json", dims.dump(2)}, std::pair{"run.json", run.dump(2)}}) {
+    std::ofstream f(dir / name);
+    f << text << "\n";
+    if (!f)
+      return "cannot write '" + (dir / name).string() + "'";
+  }
+  return std::nullopt;
+}
+
+int runKernel(Session &s, const std::string &kernelName) {
+  const RunOptions &options = s.options;
+  auto lowered = lowerCheckedKernel(s.analysis, kernelName, s.file);
+  if (auto *code = std::get_if<int>(&lowered))
     return *code;
-  CompiledKernel &ck = std::get<CompiledKernel>(built);
-  const std::string &kernelName = ck.name;
-  const ir::Kernel *tileIR = &ck.tileIR;
-  const codegen::CodegenResult *compiled = &ck.result;
+  const ir::Kernel &tileIR = std::get<ir::Kernel>(lowered);
 
-  auto spec = runtime::launchSpecFromJson(codegen::toJson(compiled->launch));
+  // Launch guard, part 1: dims against `requires`. The launch metadata of
+  // the tile IR is enough (shared memory sizes wait for the cubin), so this
+  // needs neither a GPU nor ptxas and runs before SKIP.
+  codegen::LaunchMetadata meta = codegen::makeLaunchMetadata(tileIR, s.targetName, "", 0, 0);
+  auto spec = runtime::launchSpecFromJson(codegen::toJson(meta));
   if (!spec)
     return runtimeFailure(spec.error(), kernelName);
-
-  // Launch guard, part 1: dims against `requires` (needs no GPU).
   runtime::DimValues dims(options.dims.begin(), options.dims.end());
   auto plan = runtime::checkDims(*spec, dims);
-  if (!plan) {
-    std::cerr << "kina: error[" << diagInfo(plan.error().diagId()).code << "]: kernel `"
-              << kernelName << "` refused before launch: " << plan.error().message << "\n";
-    return InputErrors;
+  if (!plan)
+    return refused(plan.error(), kernelName);
+
+  // Scalar parameters: --scalars, else a seeded value (LaunchGuard.h).
+  std::vector<double> scalarValues; // in tile-IR order (= metadata order)
+  {
+    auto given = runtime::parseScalarsArgument(options.scalars);
+    if (!given)
+      return fail(given.error().message, UsageError);
+    std::set<std::string> used;
+    for (size_t i = 0; i < plan->params.size(); ++i) {
+      runtime::ParamPlan &p = plan->params[i];
+      if (p.kind != runtime::ParamKind::Scalar)
+        continue;
+      auto it = given->find(p.name);
+      p.scalar = it != given->end() ? it->second
+                                    : runtime::defaultScalarValue(p.scalarType, options.seed, i);
+      used.insert(p.name);
+      scalarValues.push_back(p.scalar);
+    }
+    for (const auto &[name, value] : *given)
+      if (!used.count(name))
+        return fail("--scalars names `" + name + "`, which is not a scalar parameter of `" +
+                        kernelName + "`",
+                    UsageError);
   }
 
-  // Inputs: seeded random values or .npy files, in parameter order.
+  // Inputs: seeded random values or .npy files, in parameter order. Outputs
+  // start as all-ones bytes (NaN for floats) so unwritten elements show.
   std::vector<runtime::HostTensor> hosts;
   size_t inputIndex = 0;
   for (size_t i = 0; i < plan->params.size(); ++i) {
@@ -137,7 +253,7 @@ int runRunCommand(const RunOptions &options) {
       continue;
     }
     runtime::HostTensor t(p.dtype, p.shape);
-    if (p.role == runtime::ParamRole::Input) {
+    if (p.role != runtime::ParamRole::Output) {
       bool fromFile = inputIndex < options.inputs.size() && options.inputs[inputIndex] != "random";
       if (fromFile) {
         auto loaded = runtime::readNpyFor(options.inputs[inputIndex], p.name, p.dtype, p.shape);
@@ -148,31 +264,64 @@ int runRunCommand(const RunOptions &options) {
         runtime::fillRandom(t, options.seed, i);
       }
       ++inputIndex;
+    } else {
+      std::fill(t.bytes.begin(), t.bytes.end(), uint8_t{0xFF});
     }
     hosts.push_back(std::move(t));
   }
   if (inputIndex < options.inputs.size())
-    return fail("--inputs gives " + std::to_string(options.inputs.size()) +
-                    " files, the kernel has " + std::to_string(inputIndex) + " inputs",
+    return fail("--inputs gives " + std::to_string(options.inputs.size()) + " files, kernel `" +
+                    kernelName + "` has " + std::to_string(inputIndex) + " inputs",
                 UsageError);
 
-  // Launch guard, part 2: the device.
-  if (!device) {
-    auto opened = runtime::Device::open(0);
-    if (!opened)
-      return runtimeFailure(opened.error(), kernelName);
-    device.emplace(opened.take());
-  }
-  if (auto ok = runtime::checkDevice(*spec, *plan, device->info()); !ok) {
-    std::cerr << "kina: error[" << diagInfo(ok.error().diagId()).code << "]: kernel `"
-              << kernelName << "` refused before launch: " << ok.error().message << "\n";
-    return InputErrors;
+  nlohmann::json report = {
+      {"kernel", kernelName}, {"target", s.targetName}, {"dims", options.dims}};
+
+  if (options.interpret) {
+    auto computed = interpret(tileIR, *plan, dims, hosts, scalarValues, /*zeroOutputs=*/false);
+    if (auto *err = std::get_if<std::string>(&computed))
+      return fail("kernel `" + kernelName + "`: " + *err, ToolFailure);
+    hosts = std::move(std::get<std::vector<runtime::HostTensor>>(computed));
+    report["backend"] = "interpreter";
+    if (!options.save.empty()) {
+      if (auto err = saveRun(s, kernelName, *plan, hosts, "interpreter"))
+        return fail(*err, ToolFailure);
+      report["saved"] = (std::filesystem::path(options.save) / kernelName).string();
+    }
+    s.reports.push_back(report);
+    if (!options.json) {
+      std::cout << "interpreted " << kernelName << " (tile-IR interpreter, " << s.targetName
+                << ", no GPU)";
+      if (!options.save.empty())
+        std::cout << "; saved to " << (std::filesystem::path(options.save) / kernelName).string();
+      std::cout << "\n";
+    }
+    return Success;
   }
 
+  if (!s.device)
+    return runtimeFailure(*s.noDevice, kernelName);
+
+  auto built = compileTileIRToCubin(tileIR, s.file, s.targetName);
+  if (auto *code = std::get_if<int>(&built))
+    return *code;
+  const codegen::CodegenResult &compiled = std::get<codegen::CodegenResult>(built);
+  spec = runtime::launchSpecFromJson(codegen::toJson(compiled.launch));
+  if (!spec)
+    return runtimeFailure(spec.error(), kernelName);
+  plan = runtime::checkDims(*spec, dims);
+  if (!plan)
+    return refused(plan.error(), kernelName);
+
+  // Launch guard, part 2: the device.
+  runtime::Device &device = *s.device;
+  if (auto ok = runtime::checkDevice(*spec, *plan, device.info()); !ok)
+    return refused(ok.error(), kernelName);
+
   auto module = runtime::Module::load(
-      *device,
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(compiled->cubin.data()),
-                               compiled->cubin.size()),
+      device,
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(compiled.cubin.data()),
+                               compiled.cubin.size()),
       kernelName);
   if (!module)
     return runtimeFailure(module.error(), kernelName);
@@ -180,7 +329,8 @@ int runRunCommand(const RunOptions &options) {
   if (!kernel)
     return runtimeFailure(kernel.error(), kernelName);
   if (plan->config.dynamicSharedBytes > 0)
-    if (auto ok = kernel->setMaxDynamicSharedBytes(static_cast<int>(plan->config.dynamicSharedBytes));
+    if (auto ok =
+            kernel->setMaxDynamicSharedBytes(static_cast<int>(plan->config.dynamicSharedBytes));
         !ok)
       return runtimeFailure(ok.error(), kernelName);
 
@@ -191,11 +341,11 @@ int runRunCommand(const RunOptions &options) {
     const runtime::ParamPlan &p = plan->params[i];
     if (p.kind != runtime::ParamKind::Tensor)
       continue;
-    auto buf = runtime::DeviceBuffer::alloc(*device, hosts[i].byteSize(), p.name);
+    auto buf = runtime::DeviceBuffer::alloc(device, hosts[i].byteSize(), p.name);
     if (!buf)
       return runtimeFailure(buf.error(), kernelName);
     buffers.push_back(buf.take());
-    if (p.role == runtime::ParamRole::Input) {
+    if (p.role != runtime::ParamRole::Output) {
       if (auto ok = buffers.back().copyFromHost(hosts[i].span()); !ok)
         return runtimeFailure(ok.error(), kernelName);
     } else if (auto ok = buffers.back().fill(0xFF); !ok) { // NaN: unwritten elements show
@@ -212,14 +362,11 @@ int runRunCommand(const RunOptions &options) {
   };
   if (auto ok = launchOnce(); !ok)
     return runtimeFailure(ok.error(), kernelName);
-  if (auto ok = device->synchronize(kernelName); !ok)
+  if (auto ok = device.synchronize(kernelName); !ok)
     return runtimeFailure(ok.error(), kernelName);
 
-  nlohmann::json report = {{"kernel", kernelName},
-                           {"target", targetName},
-                           {"device", device->info().name},
-                           {"dims", options.dims}};
-  int status = Success;
+  // The inputs as the kernel got them, before copying its results back.
+  std::vector<runtime::HostTensor> inputs = hosts;
   size_t bufferIndex = 0;
   for (size_t i = 0; i < plan->params.size(); ++i) {
     const runtime::ParamPlan &p = plan->params[i];
@@ -230,44 +377,29 @@ int runRunCommand(const RunOptions &options) {
         return runtimeFailure(ok.error(), kernelName);
     ++bufferIndex;
   }
+  report["device"] = device.info().name;
+  report["backend"] = "gpu";
+  if (!options.save.empty()) {
+    if (auto err = saveRun(s, kernelName, *plan, hosts, "gpu"))
+      return fail(*err, ToolFailure);
+    report["saved"] = (std::filesystem::path(options.save) / kernelName).string();
+  }
 
+  int status = Success;
   if (options.check) {
-    // The reference sees the tensors only, in tile-IR parameter order.
-    std::vector<size_t> tensorPlanIndex;
-    for (size_t i = 0; i < plan->params.size(); ++i)
-      if (plan->params[i].kind == runtime::ParamKind::Tensor)
-        tensorPlanIndex.push_back(i);
-    if (tensorPlanIndex.size() != tileIR->params.size())
-      return fail("launch metadata lists " + std::to_string(tensorPlanIndex.size()) +
-                      " tensors, the tile IR " + std::to_string(tileIR->params.size()),
-                  ToolFailure);
-    std::vector<reference::Buffer> refs;
-    for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
-      size_t i = tensorPlanIndex[t];
-      reference::Buffer b = toReference(hosts[i], tileIR->params[t].dtype);
-      if (plan->params[i].role != runtime::ParamRole::Input)
-        std::fill(b.data.begin(), b.data.end(), 0.0);
-      refs.push_back(std::move(b));
-    }
-    std::vector<int64_t> dimValues;
-    for (const ir::Dim &d : tileIR->dims)
-      dimValues.push_back(dims.at(d.name));
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    if (auto err = reference::execute(*tileIR, dimValues, refs, threads))
-      return fail("the reference interpreter failed: " + *err, ToolFailure);
-    for (size_t t = 0; t < tensorPlanIndex.size(); ++t) {
-      size_t i = tensorPlanIndex[t];
+    auto computed = interpret(tileIR, *plan, dims, inputs, scalarValues, /*zeroOutputs=*/true);
+    if (auto *err = std::get_if<std::string>(&computed))
+      return fail("kernel `" + kernelName + "`: " + *err, ToolFailure);
+    const auto &wants = std::get<std::vector<runtime::HostTensor>>(computed);
+    for (size_t i = 0; i < plan->params.size(); ++i) {
       const runtime::ParamPlan &p = plan->params[i];
-      if (p.role == runtime::ParamRole::Input)
+      if (p.kind != runtime::ParamKind::Tensor || p.role == runtime::ParamRole::Input)
         continue;
-      runtime::HostTensor want(p.dtype, p.shape);
-      for (size_t e = 0; e < want.numel(); ++e)
-        want.set(e, refs[t].data[e]);
-      auto cmp = runtime::compareTensors(
-          hosts[i], want, runtime::defaultTolerance(p.dtype, plan->reductionLength));
+      auto cmp = runtime::compareTensors(hosts[i], wants[i],
+                                         runtime::defaultTolerance(p.dtype, plan->reductionLength));
       if (!cmp)
         return runtimeFailure(cmp.error(), kernelName);
-      std::string text = runtime::describeComparison(*cmp, want);
+      std::string text = runtime::describeComparison(*cmp, wants[i]);
       report["check"] = {{"ok", cmp->ok},
                          {"maxAbsError", cmp->maxAbsError},
                          {"maxRelError", cmp->maxRelError},
@@ -282,7 +414,7 @@ int runRunCommand(const RunOptions &options) {
   }
 
   if (options.bench) {
-    auto timer = runtime::EventTimer::create(*device);
+    auto timer = runtime::EventTimer::create(device);
     if (!timer)
       return runtimeFailure(timer.error(), kernelName);
     runtime::EventTimer::Options topts;
@@ -292,9 +424,8 @@ int runRunCommand(const RunOptions &options) {
     if (!stats)
       return runtimeFailure(stats.error(), kernelName);
     double seconds = stats->medianMs * 1e-3;
-    nlohmann::json bench = {{"medianMs", stats->medianMs},
-                            {"minMs", stats->minMs},
-                            {"iterations", topts.iterations}};
+    nlohmann::json bench = {
+        {"medianMs", stats->medianMs}, {"minMs", stats->minMs}, {"iterations", topts.iterations}};
     std::string rate;
     if (plan->flops) {
       double tflops = *plan->flops / seconds * 1e-12;
@@ -310,11 +441,86 @@ int runRunCommand(const RunOptions &options) {
       std::cout << "bench: " << kernelName << " median " << stats->medianMs << " ms over "
                 << topts.iterations << " runs, " << rate << "\n";
   }
-  if (options.json)
-    std::cout << report.dump(2) << "\n";
-  else if (!options.check && !options.bench)
-    std::cout << "ran " << kernelName << " on " << device->info().name << " (" << targetName
+  s.reports.push_back(report);
+  if (!options.json && !options.check && !options.bench)
+    std::cout << "ran " << kernelName << " on " << device.info().name << " (" << s.targetName
               << ")\n";
+  return status;
+}
+
+} // namespace
+
+int runRunCommand(const RunOptions &options) {
+  std::string error;
+  auto file = loadSource(options.file, error);
+  if (!file)
+    return fail(error, UsageError);
+  if (options.interpret && (options.check || options.bench))
+    return fail(std::string("--interpret runs the tile-IR interpreter instead of the GPU; ") +
+                    (options.check ? "--check compares the GPU with that interpreter"
+                                   : "--bench times the GPU") +
+                    ", so the two do not combine",
+                UsageError);
+
+  // The target: `auto` is the device's. Without a device (or with
+  // --interpret) it is the registry's default, so the checker and the
+  // launch guard still run before SKIP.
+  std::optional<runtime::Device> device;
+  std::optional<runtime::RuntimeError> noDevice;
+  std::string targetName = options.common.target;
+  if (targetName != "auto" && !target::lookupTarget(targetName))
+    return fail(target::unknownTargetMessage(targetName), UsageError);
+  if (!options.interpret) {
+    auto opened = runtime::Device::open(0);
+    if (opened)
+      device.emplace(opened.take());
+    else
+      noDevice = opened.error();
+  }
+  if (targetName == "auto") {
+    if (device) {
+      targetName = targetForDevice(device->info());
+      if (targetName.empty())
+        return fail("no Kina target matches the device " + device->info().summary(), ToolFailure);
+    } else {
+      targetName = std::string(target::defaultTargetName());
+    }
+  }
+  if (noDevice && !noDevice->isNoDevice())
+    return runtimeFailure(*noDevice, options.kernel.empty() ? options.file : options.kernel);
+
+  auto analysis = checkFileForTarget(*file, targetName);
+  if (auto *code = std::get_if<int>(&analysis))
+    return *code;
+  auto kernels = selectKernels(std::get<sema::Analysis>(analysis), options.kernel, options.file);
+  if (auto *code = std::get_if<int>(&kernels))
+    return *code;
+  const auto &names = std::get<std::vector<std::string>>(kernels);
+  if (names.size() > 1 && !options.inputs.empty())
+    return fail("--inputs names the files of one kernel, and '" + options.file + "' has " +
+                    std::to_string(names.size()) + " kernels; choose one with --kernel",
+                UsageError);
+
+  Session s{
+      options, *file, std::get<sema::Analysis>(analysis), targetName, device ? &*device : nullptr,
+      noDevice};
+  s.several = names.size() > 1;
+  // Every kernel runs; the first failure decides the exit code, else a SKIP.
+  int status = Success;
+  bool skipped = false;
+  for (const std::string &name : names) {
+    if (s.several && !options.json)
+      std::cout << "== " << name << "\n";
+    int code = runKernel(s, name);
+    if (code == Skipped)
+      skipped = true;
+    else if (code != Success && status == Success)
+      status = code;
+  }
+  if (options.json && !s.reports.empty())
+    std::cout << (s.several ? s.reports : s.reports[0]).dump(2) << "\n";
+  if (status == Success && skipped)
+    return Skipped;
   return status;
 }
 

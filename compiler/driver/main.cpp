@@ -7,6 +7,7 @@
 #include "diag/Diagnostic.h"
 #include "driver/Commands.h"
 #include "driver/DiagnosticCatalogueDocs.h"
+#include "target/Registry.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -18,7 +19,8 @@ namespace {
 
 void addCommonOptions(CLI::App *cmd, CommonOptions &common, std::string &format) {
   cmd->add_option("--target", common.target,
-                  "GPU target, e.g. sm_80 or sm_90a (default sm_90a)");
+                  "GPU target, e.g. sm_80 or sm_90a (default " +
+                      std::string(kina::target::defaultTargetName()) + ")");
   cmd->add_option("--diagnostics-format", format, "Diagnostics format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
 }
@@ -29,8 +31,8 @@ bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long
     size_t start = 0;
     while (start <= spec.size()) {
       size_t comma = spec.find(',', start);
-      std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos
-                                                                          : comma - start);
+      std::string part =
+          spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
       if (part.empty())
         continue;
@@ -70,7 +72,8 @@ int main(int argc, char **argv) {
   addCommonOptions(checkCmd, check.common, format);
 
   BuildOptions build;
-  CLI::App *buildCmd = app.add_subcommand("build", "Compile a kernel to tile IR, MLIR, PTX or cubin");
+  CLI::App *buildCmd =
+      app.add_subcommand("build", "Compile a kernel to tile IR, MLIR, PTX or cubin");
   buildCmd->add_option("file", build.file, "Kina source file")->required();
   buildCmd->add_option("--kernel", build.kernel, "Kernel to compile (default: every kernel)");
   buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin")
@@ -83,7 +86,7 @@ int main(int argc, char **argv) {
   CLI::App *reportCmd =
       app.add_subcommand("report", "Registers, spills, shared memory and occupancy of a kernel");
   reportCmd->add_option("file", report.file, "Kina source file")->required();
-  reportCmd->add_option("--kernel", report.kernel, "Kernel to report on");
+  reportCmd->add_option("--kernel", report.kernel, "Kernel to report on (default: every kernel)");
   reportCmd->add_flag("--sass", report.sass, "Also list SASS with an instruction mix");
   reportCmd->add_flag("--json", report.json, "Machine-readable output");
   addCommonOptions(reportCmd, report.common, format);
@@ -92,16 +95,36 @@ int main(int argc, char **argv) {
   run.common.target = "auto"; // `kina run` targets the device it runs on
   std::vector<std::string> dimSpecs;
   CLI::App *runCmd = app.add_subcommand("run", "Compile, launch on the GPU, check and time");
+  runCmd->footer(
+      "Without --kernel every kernel of the file runs in turn with the same --dims (with --json:\n"
+      "an array, one object per kernel). The launch guard (dims against `requires`) runs\n"
+      "before anything else, also on a machine without a GPU; then, without a CUDA device,\n"
+      "`kina run` prints `SKIP: no CUDA device (...)` and exits 77.\n"
+      "--save DIR writes, per kernel, DIR/<kernel>/<param>.npy for every tensor parameter\n"
+      "(the inputs used, the outputs computed; bf16 as raw <u2 bit patterns), dims.json\n"
+      "({\"M\": 1024, ...}) and run.json (kernel, target, backend, seed, and each tensor's\n"
+      "name, dtype, shape, role and file).");
   runCmd->add_option("file", run.file, "Kina source file")->required();
-  runCmd->add_option("--kernel", run.kernel, "Kernel to run");
+  runCmd->add_option("--kernel", run.kernel, "Kernel to run (default: every kernel)");
   runCmd->add_option("--dims", dimSpecs, "Dimension values, e.g. M=1024,N=1024,K=1024");
   runCmd->add_option("--inputs", run.inputs, "random, or one .npy file per input");
   runCmd->add_option("--seed", run.seed, "Seed for random inputs");
+  runCmd->add_option("--scalars", run.scalars,
+                     "Scalar parameter values, e.g. eps=1e-5 (default: seeded, in [0.5, 1.5))");
   runCmd->add_flag("--check", run.check, "Compare against the CPU reference");
   runCmd->add_flag("--bench", run.bench, "Time the kernel (median of >= 20 runs)");
   runCmd->add_flag("--json", run.json, "Machine-readable output");
+  runCmd->add_flag("--interpret", run.interpret,
+                   "Run the tile-IR interpreter instead of the GPU (needs no GPU)");
+  runCmd
+      ->add_option("--save", run.save,
+                   "Write the inputs used and the outputs computed as .npy into DIR/<kernel>/")
+      ->type_name("DIR");
   addCommonOptions(runCmd, run.common, format);
-  runCmd->get_option("--target")->description("GPU target: auto (the device's) or sm_XX");
+  runCmd->get_option("--target")
+      ->description(
+          "GPU target: auto (the device's; without a device, or with --interpret, the default " +
+          std::string(kina::target::defaultTargetName()) + ") or sm_XX");
 
   CLI::App *tuneCmd = app.add_subcommand("tune", "Autotune a GEMM over the tiling lattice");
   tuneCmd->allow_extras();

@@ -32,6 +32,11 @@ ParamId KernelBuilder::addResult(std::string name, DType dtype, std::vector<Inde
   return static_cast<ParamId>(kernel_.params.size() - 1);
 }
 
+ScalarId KernelBuilder::addScalar(std::string name, DType dtype, Span span) {
+  kernel_.scalars.push_back(ScalarParam{std::move(name), dtype, span});
+  return static_cast<ScalarId>(kernel_.scalars.size() - 1);
+}
+
 void KernelBuilder::addRequirement(IndexExpr condition, std::string text, Span span) {
   kernel_.requirements.push_back(Requirement{std::move(condition), std::move(text), span});
 }
@@ -40,8 +45,8 @@ void KernelBuilder::addCapability(std::string name) {
   kernel_.capabilities.push_back(std::move(name));
 }
 
-void KernelBuilder::setBlockGrid(IndexExpr g0, IndexExpr g1) {
-  kernel_.blockGrid = {std::move(g0), std::move(g1)};
+void KernelBuilder::setBlockGrid(IndexExpr g0, IndexExpr g1, IndexExpr g2) {
+  kernel_.blockGrid = {std::move(g0), std::move(g1), std::move(g2)};
 }
 
 void KernelBuilder::setWarpGrid(int64_t w0, int64_t w1) { kernel_.warpGrid = {w0, w1}; }
@@ -80,7 +85,9 @@ VarId KernelBuilder::let(std::string name, IndexExpr value, Span span) {
   return v;
 }
 
-void KernelBuilder::fill(TileId dst, double value, Span span) { append(FillOp{dst, value}, span); }
+void KernelBuilder::fill(TileId dst, ScalarExpr value, Span span) {
+  append(FillOp{dst, std::move(value)}, span);
+}
 
 void KernelBuilder::cpAsync(Access dst, Access src, Span span) {
   if (!openGroup_)

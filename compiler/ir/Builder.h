@@ -32,9 +32,12 @@ public:
   /// The kernel's result tensor (writable, passed after the inputs).
   ParamId addResult(std::string name, DType dtype, std::vector<IndexExpr> shape,
                     Span span = {});
+  /// A scalar parameter `(eps : F32)`; use it with ScalarExpr::param.
+  ScalarId addScalar(std::string name, DType dtype, Span span = {});
   void addRequirement(IndexExpr condition, std::string text, Span span = {});
   void addCapability(std::string name);
-  void setBlockGrid(IndexExpr g0, IndexExpr g1 = IndexExpr::constant(1));
+  void setBlockGrid(IndexExpr g0, IndexExpr g1 = IndexExpr::constant(1),
+                    IndexExpr g2 = IndexExpr::constant(1));
   void setWarpGrid(int64_t w0, int64_t w1 = 1);
 
   // ---- storage ----
@@ -46,7 +49,7 @@ public:
   // ---- ops, appended at the insertion point ----
   /// `let name = value in`: returns the variable to reference with IndexExpr::var.
   VarId let(std::string name, IndexExpr value, Span span = {});
-  void fill(TileId dst, double value, Span span = {});
+  void fill(TileId dst, ScalarExpr value, Span span = {});
   /// Joins the open async group (opening one if none is open).
   void cpAsync(Access dst, Access src, Span span = {});
   /// Closes the open group and returns its token (opens an empty one if none).
@@ -70,6 +73,10 @@ public:
   /// Switches the insertion point from the then-region to the else-region.
   void beginElse();
   void endIf();
+
+  // ---- what has been declared so far ----
+  const TileDecl &tileDecl(TileId t) const { return kernel_.tiles[t]; }
+  const TensorParam &tensorParam(ParamId p) const { return kernel_.params[p]; }
 
   /// The finished kernel, or an error when regions are left open or the
   /// nesting API was misused. The builder is empty afterwards.

@@ -109,6 +109,12 @@ std::optional<int64_t> IndexExpr::asConstant() const {
   case Kind::Mod:
     if (*r == 0) return std::nullopt;
     return ((*l % *r) + *r) % *r;
+  case Kind::FloorDiv:
+    if (*r <= 0) return std::nullopt;
+    return *l >= 0 ? *l / *r : -((-*l + *r - 1) / *r);
+  case Kind::CeilDiv:
+    if (*r <= 0) return std::nullopt;
+    return *l >= 0 ? (*l + *r - 1) / *r : -((-*l) / *r);
   case Kind::Eq: return *l == *r;
   case Kind::Ne: return *l != *r;
   case Kind::Lt: return *l < *r;
@@ -164,8 +170,17 @@ IndexExpr mod(IndexExpr a, int64_t divisor) {
   return IndexExpr::binary(Kind::Mod, std::move(a), IndexExpr::constant(divisor));
 }
 
+IndexExpr floorDiv(IndexExpr a, int64_t divisor) {
+  return IndexExpr::binary(Kind::FloorDiv, std::move(a), IndexExpr::constant(divisor));
+}
+IndexExpr ceilDiv(IndexExpr a, int64_t divisor) {
+  return IndexExpr::binary(Kind::CeilDiv, std::move(a), IndexExpr::constant(divisor));
+}
+
 const char *indexKindSpelling(IndexExpr::Kind k) {
   switch (k) {
+  case Kind::FloorDiv: return "floor_div";
+  case Kind::CeilDiv: return "ceil_div";
   case Kind::Add: return "+";
   case Kind::Sub: return "-";
   case Kind::Mul: return "*";

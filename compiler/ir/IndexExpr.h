@@ -35,6 +35,8 @@ public:
     Add, Sub, Mul,
     Div, ///< exact division by a positive constant
     Mod, ///< remainder by a positive constant
+    FloorDiv, ///< floor division by a positive constant (`floor_div e n`)
+    CeilDiv,  ///< ceiling division by a positive constant (`ceil_div e n`)
     // boolean operators (conditions and `requires` facts)
     Eq, Ne, Lt, Le, Gt, Ge, And, Or,
     Not, ///< unary: lhs() only
@@ -78,6 +80,8 @@ IndexExpr operator*(IndexExpr a, int64_t b);
 /// Exact division by a constant.
 IndexExpr exactDiv(IndexExpr a, int64_t divisor);
 IndexExpr mod(IndexExpr a, int64_t divisor);
+IndexExpr floorDiv(IndexExpr a, int64_t divisor);
+IndexExpr ceilDiv(IndexExpr a, int64_t divisor);
 
 /// Spelling of an operator kind ("+", "mod", "<=", "and", ...).
 const char *indexKindSpelling(IndexExpr::Kind k);

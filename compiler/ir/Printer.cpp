@@ -52,6 +52,11 @@ public:
     case Kind::WarpId: return "warp_id " + std::to_string(e.index());
     case Kind::Var: return varName(e.index());
     case Kind::Not: s = "not " + index(e.lhs(), precedence(Kind::Not)); break;
+    case Kind::FloorDiv:
+    case Kind::CeilDiv:
+      s = std::string(indexKindSpelling(e.kind())) + " " + index(e.lhs(), 8) + " " +
+          index(e.rhs(), 8);
+      break;
     default: {
       int p = precedence(e.kind());
       s = index(e.lhs(), p) + " " + indexKindSpelling(e.kind()) + " " + index(e.rhs(), p + 1);
@@ -86,8 +91,29 @@ public:
     return s + "]";
   }
 
+  std::string scalarName(ScalarId p) const {
+    return p < k_.scalars.size() ? "%" + k_.scalars[p].name : "%?scalar" + std::to_string(p);
+  }
+
+  /// `1.5`, `%eps`, `convert F32 (%k * 16)`, `(%eps * 2.0)`.
+  std::string scalar(const ScalarExpr &e) const {
+    using K = ScalarExpr::Kind;
+    switch (e.kind()) {
+    case K::Const: return formatDouble(e.value());
+    case K::Param: return scalarName(e.param());
+    case K::Index:
+      return "convert " + std::string(dtypeName(e.dtype())) + " (" + index(e.index()) + ")";
+    case K::Convert:
+      return "convert " + std::string(dtypeName(e.dtype())) + " " + scalar(e.operand());
+    case K::Neg: return "(-" + scalar(e.operand()) + ")";
+    default:
+      return "(" + scalar(e.lhs()) + " " + scalarKindSpelling(e.kind()) + " " + scalar(e.rhs()) +
+             ")";
+    }
+  }
+
   std::string operand(const Operand &o) const {
-    return o.kind == Operand::Kind::Tile ? tileName(o.tile) : formatDouble(o.scalar);
+    return o.kind == Operand::Kind::Tile ? tileName(o.tile) : scalar(o.scalar);
   }
 
   void block(const Block &b, int depth) {
@@ -105,7 +131,7 @@ public:
     out_ << "let " << varName(o.var) << " = " << index(o.value) << "\n";
   }
   void emit(const FillOp &o, int, const std::string &) {
-    out_ << tileName(o.dst) << " <- fill " << formatDouble(o.value) << "\n";
+    out_ << tileName(o.dst) << " <- fill " << scalar(o.value) << "\n";
   }
   void emit(const CpAsyncOp &o, int, const std::string &) {
     out_ << "cp_async " << access(o.dst) << " <- " << access(o.src) << " group #" << o.group
@@ -177,11 +203,16 @@ public:
         out_ << (i ? ", " : "") << index(p.shape[i]);
       out_ << "], cuda:global" << (p.writable && !p.isResult ? ", writable" : "") << ">\n";
     }
+    for (const auto &p : k_.scalars)
+      out_ << "  scalar %" << p.name << " : " << dtypeName(p.dtype) << "\n";
     for (const auto &r : k_.requirements)
       out_ << "  requires " << index(r.condition) << "\n";
     for (const auto &c : k_.capabilities)
       out_ << "  requires capability " << c << "\n";
-    out_ << "  block_grid [" << index(k_.blockGrid[0]) << ", " << index(k_.blockGrid[1]) << "]\n";
+    out_ << "  block_grid [" << index(k_.blockGrid[0]) << ", " << index(k_.blockGrid[1]);
+    if (k_.blockGrid[2].asConstant() != std::optional<int64_t>(1))
+      out_ << ", " << index(k_.blockGrid[2]);
+    out_ << "]\n";
     out_ << "  warp_grid [" << k_.warpGrid[0] << ", " << k_.warpGrid[1] << "]\n";
     for (const auto &t : k_.tiles) {
       out_ << "  " << (t.space == MemSpace::Shared ? "shared" : "register") << " %" << t.name

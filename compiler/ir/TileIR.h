@@ -15,6 +15,7 @@
 
 #include "diag/Source.h"
 #include "ir/IndexExpr.h"
+#include "ir/ScalarExpr.h"
 #include "ir/Types.h"
 
 #include <array>
@@ -47,9 +48,18 @@ struct TensorParam {
   Span span;
 };
 
+/// A scalar kernel parameter `(eps : F32)`, passed by value after the
+/// tensor pointers (see Kernel::scalars and the launch metadata).
+struct ScalarParam {
+  std::string name;
+  DType dtype = DType::F32;
+  Span span;
+};
+
 /// A shared (per block) or register (per warp) tile with a static shape.
 /// Shared tiles may carry leading stage dimensions, e.g. [3, 128, 32].
-/// Register tiles are 2-D (use [R, 1] for a column of row values).
+/// Register tiles are 2-D (use [R, 1] for a column of row values; a 1-D
+/// source tile [N] is lowered to [N, 1]).
 struct TileDecl {
   std::string name;
   DType dtype = DType::F32;
@@ -100,16 +110,16 @@ struct Access {
   }
 };
 
-/// An operand of an elementwise op: a register tile or a scalar constant
-/// (broadcast to every element).
+/// An operand of an elementwise op: a register tile or a scalar (a literal
+/// or a run-time value, ScalarExpr.h) broadcast to every element.
 struct Operand {
   enum class Kind : uint8_t { Tile, Scalar };
   Kind kind = Kind::Tile;
   TileId tile = 0;
-  double scalar = 0.0;
+  ScalarExpr scalar;
 
-  static Operand ofTile(TileId t) { return Operand{Kind::Tile, t, 0.0}; }
-  static Operand ofScalar(double v) { return Operand{Kind::Scalar, 0, v}; }
+  static Operand ofTile(TileId t) { return Operand{Kind::Tile, t, ScalarExpr()}; }
+  static Operand ofScalar(ScalarExpr v) { return Operand{Kind::Scalar, 0, std::move(v)}; }
 };
 
 struct Op;
@@ -127,10 +137,10 @@ struct LetOp {
   VarId var;
   IndexExpr value;
 };
-/// `dst <- fill value` (register or shared tile).
+/// `dst <- fill value` (register tile).
 struct FillOp {
   TileId dst;
-  double value;
+  ScalarExpr value;
 };
 /// `cp_async dst <- src`: block-cooperative async copy global -> shared of a
 /// 2-D region, split into 16-byte chunks over all threads of the block. The
@@ -232,10 +242,13 @@ struct Kernel {
   Span span;
   std::vector<Dim> dims;
   std::vector<TensorParam> params; ///< inputs in order, then the result
+  std::vector<ScalarParam> scalars; ///< scalar parameters in declaration order
   std::vector<Requirement> requirements;
   std::vector<std::string> capabilities; ///< capability names from `requires capability(...)`
-  /// `block_grid [G0, G1]`: expressions over the dims (G1 = 1 when 1-D).
-  std::array<IndexExpr, 2> blockGrid{IndexExpr::constant(1), IndexExpr::constant(1)};
+  /// `block_grid [G0, G1, G2]`: expressions over the dims (1 for the axes
+  /// a grid of lower rank does not have); CUDA grid x, y, z.
+  std::array<IndexExpr, 3> blockGrid{IndexExpr::constant(1), IndexExpr::constant(1),
+                                     IndexExpr::constant(1)};
   /// `warp_grid [W0, W1]`: W0 * W1 warps per block, warp = id0 * W1 + id1.
   std::array<int64_t, 2> warpGrid{1, 1};
   std::vector<TileDecl> tiles;

@@ -18,13 +18,14 @@ std::string_view dtypeName(DType t) {
   case DType::I8: return "I8";
   case DType::I32: return "I32";
   case DType::I64: return "I64";
+  case DType::U8: return "U8";
   }
   return "?";
 }
 
 std::optional<DType> parseDType(std::string_view name) {
   for (DType t : {DType::F16, DType::BF16, DType::F32, DType::F64, DType::I8, DType::I32,
-                  DType::I64})
+                  DType::I64, DType::U8})
     if (dtypeName(t) == name)
       return t;
   return std::nullopt;
@@ -32,7 +33,8 @@ std::optional<DType> parseDType(std::string_view name) {
 
 unsigned dtypeBytes(DType t) {
   switch (t) {
-  case DType::I8: return 1;
+  case DType::I8:
+  case DType::U8: return 1;
   case DType::F16:
   case DType::BF16: return 2;
   case DType::F32:

@@ -14,7 +14,7 @@
 namespace kina::ir {
 
 /// Element types a tensor or tile can hold.
-enum class DType : uint8_t { F16, BF16, F32, F64, I8, I32, I64 };
+enum class DType : uint8_t { F16, BF16, F32, F64, I8, I32, I64, U8 };
 
 /// Where a tensor or tile lives. Global tensors are kernel parameters;
 /// shared tiles are per block; register tiles are per warp (distributed over

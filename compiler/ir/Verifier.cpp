@@ -74,10 +74,12 @@ private:
         error(DiagId::TileIRBadIndex, span,
               std::string(what) + ": `" + printIndex(k_, e) +
                   "` may only appear in the kernel body");
-      else if (e.index() > 1)
+      else if (e.index() > (e.kind() == Kind::BlockId ? 2u : 1u))
         error(DiagId::TileIRBadIndex, span,
-              std::string(what) + ": axis " + std::to_string(e.index()) +
-                  " is out of range (grids have axes 0 and 1)");
+              std::string(what) + ": axis " + std::to_string(e.index()) + " is out of range (" +
+                  (e.kind() == Kind::BlockId ? "block grids have axes 0 to 2"
+                                             : "warp grids have axes 0 and 1") +
+                  ")");
       return;
     case Kind::Var:
       if (ctx == Context::Signature || e.index() >= k_.vars.size()) {
@@ -108,7 +110,8 @@ private:
         error(DiagId::TileIRBadIndex, span,
               std::string(what) + ": `" + indexKindSpelling(e.kind()) + "` needs integers in `" +
                   printIndex(k_, e) + "`");
-      if (e.kind() == Kind::Div || e.kind() == Kind::Mod) {
+      if (e.kind() == Kind::Div || e.kind() == Kind::Mod || e.kind() == Kind::FloorDiv ||
+          e.kind() == Kind::CeilDiv) {
         auto c = e.rhs().asConstant();
         if (!c || *c <= 0)
           error(DiagId::TileIRBadIndex, span,
@@ -119,6 +122,32 @@ private:
     }
     checkNode(e.lhs(), ctx, scope, span, what);
     checkNode(e.rhs(), ctx, scope, span, what);
+  }
+
+  /// A scalar operand: parameters declared, index leaves in scope.
+  void checkScalar(const ScalarExpr &e, const std::vector<VarId> &scope, Span span,
+                   const char *what) {
+    using SK = ScalarExpr::Kind;
+    switch (e.kind()) {
+    case SK::Const: return;
+    case SK::Param:
+      if (e.param() >= k_.scalars.size())
+        error(DiagId::TileIRMalformed, span,
+              std::string(what) + ": scalar parameter #" + std::to_string(e.param()) +
+                  " is not declared");
+      else if (k_.scalars[e.param()].dtype != e.dtype())
+        error(DiagId::TileIRTypeMismatch, span,
+              std::string(what) + ": scalar parameter '" + k_.scalars[e.param()].name +
+                  "' is used as " + std::string(dtypeName(e.dtype())));
+      return;
+    case SK::Index: checkIndex(e.index(), false, Context::Body, scope, span, what); return;
+    case SK::Convert:
+    case SK::Neg: checkScalar(e.operand(), scope, span, what); return;
+    default:
+      checkScalar(e.lhs(), scope, span, what);
+      checkScalar(e.rhs(), scope, span, what);
+      return;
+    }
   }
 
   void checkSignature() {
@@ -266,6 +295,12 @@ private:
 
   void expectShape(const std::vector<int64_t> &got, const std::vector<int64_t> &want, Span span,
                    const std::string &what) {
+    // A 1-D access [N] is the column [N, 1] of the register layout.
+    auto column = [](const std::vector<int64_t> &v, const std::vector<int64_t> &m) {
+      return v.size() == 1 && m.size() == 2 && m[1] == 1 && v[0] == m[0];
+    };
+    if (column(got, want) || column(want, got))
+      return;
     if (got != want)
       error(DiagId::TileIRTypeMismatch, span,
             what + ": shape " + shapeString(got) + " does not match " + shapeString(want));
@@ -285,6 +320,7 @@ private:
         else
           scope.push_back(o->var);
       } else if (auto *o = op.as<FillOp>()) {
+        checkScalar(o->value, scope, sp, "fill");
         if (const TileDecl *t = tile(o->dst, sp, "fill"); t && t->space == MemSpace::Shared)
           error(DiagId::TileIRTypeMismatch, sp,
                 "fill: '" + t->name + "' must be a register tile (shared tiles are filled by stores)");
@@ -390,6 +426,8 @@ private:
         }
       } else if (auto *o = op.as<UnaryOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "unary result");
+        if (o->src.kind == Operand::Kind::Scalar)
+          checkScalar(o->src.scalar, scope, sp, "unary operand");
         if (o->src.kind == Operand::Kind::Tile) {
           const TileDecl *s = registerTile(o->src.tile, sp, "unary operand");
           if (d && s) {
@@ -402,8 +440,10 @@ private:
       } else if (auto *o = op.as<BinaryOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "binary result");
         for (const Operand *x : {&o->lhs, &o->rhs}) {
-          if (x->kind != Operand::Kind::Tile)
+          if (x->kind != Operand::Kind::Tile) {
+            checkScalar(x->scalar, scope, sp, "binary operand");
             continue;
+          }
           const TileDecl *s = registerTile(x->tile, sp, "binary operand");
           if (!d || !s)
             continue;

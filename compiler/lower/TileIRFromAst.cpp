@@ -1,10 +1,30 @@
 //===- TileIRFromAst.cpp - Build tile IR from a checked kernel ------------===//
 //
 // The bridge between the checker and code generation: walks a kernel that
-// checked clean and emits it through ir::KernelBuilder. Index expressions are
-// rebuilt from the AST (names resolve to dims, grid ids, loop variables and
-// inlined lets); nested tile expressions get register temporaries. Anything
-// the checker accepts but the backend cannot express is reported as K1209.
+// checked clean and emits it through ir::KernelBuilder.
+//
+//  * Index expressions are rebuilt from the AST (names resolve to dims, grid
+//    ids, loop variables and lets). A `let` whose value is a small tree is
+//    inlined; a larger one becomes an ir::LetOp, so a chain of lets that
+//    each use the previous one twice stays linear instead of doubling.
+//  * Scalars (literals, scalar parameters, `convert DT i` of an index, and
+//    arithmetic over them) become ir::ScalarExpr operands computed at run
+//    time; the checker has rejected an index used as a scalar (K0708).
+//  * Tile expressions are evaluated into register tiles: the assignment's
+//    target when there is one, otherwise a temporary whose shape comes from
+//    the operands' IR shapes (so it is right inside an inlined tile function
+//    whose own types are symbolic).
+//  * Views (slices of tensors and shared tiles, `let`s of them, tile
+//    function parameters on cuda:global/shared) are ir::Access values;
+//    slicing a view composes the offsets.
+//  * Calls of `tile` functions are inlined: the callee's dims are bound to
+//    the extents of the arguments, its parameters to the arguments (register
+//    tiles by value), and its `return` evaluates into the caller's target.
+//  * A 1-D register tile [N] is the IR tile [N, 1].
+//
+// The checker rules out everything this file cannot lower (CheckLowerable
+// and target/Lowerable.h); what remains here as `fail(...)` is a compiler
+// bug, reported as the internal K1210 at the construct's span.
 //
 //===----------------------------------------------------------------------===//
 #include "lower/TileIRFromAst.h"
@@ -19,89 +39,161 @@ using namespace kina::syntax;
 
 namespace {
 
-struct Unsupported {
-  Span span;
-  std::string message;
-};
+/// Inlined index trees larger than this become a LetOp variable.
+constexpr size_t kInlineLetNodes = 32;
+
+size_t treeSize(const ir::IndexExpr &e, size_t limit) {
+  if (e.isLeaf() || limit == 0)
+    return 1;
+  size_t n = 1 + treeSize(e.lhs(), limit - 1);
+  if (e.kind() != ir::IndexExpr::Kind::Not && n < limit)
+    n += treeSize(e.rhs(), limit - n);
+  return n;
+}
 
 class Lowering {
 public:
   Lowering(const sema::Analysis &analysis, const Item &item)
       : m_(analysis.parse.module), prog_(analysis.program), item_(item),
-        b_(item.name.name, item.name.span) {}
+        b_(item.name.name, item.name.span) {
+    for (size_t i = 0; i < m_.items.size(); ++i)
+      if (m_.items[i].kind == ItemKind::TileFunction && m_.items[i].name.valid())
+        tileFunctions_.emplace(m_.items[i].name.name, &m_.items[i]);
+  }
 
   llvm::Expected<ir::Kernel> run() {
     signature();
     for (StmtId s : item_.body)
       stmt(s);
     if (failure_)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s", failure_->c_str());
-    return b_.finish();
+      return llvm::make_error<LoweringError>(failure_->span, failure_->message);
+    auto k = b_.finish();
+    if (!k)
+      return llvm::make_error<LoweringError>(item_.name.span, llvm::toString(k.takeError()));
+    return k;
   }
-
-  std::optional<Unsupported> unsupported;
 
 private:
   const Module &m_;
   const sema::CheckedProgram &prog_;
   const Item &item_;
   ir::KernelBuilder b_;
-  std::optional<std::string> failure_;
+  std::unordered_map<std::string, const Item *> tileFunctions_;
 
-  struct Value {
-    enum Kind { Index, Param, Tile, View } kind;
-    ir::IndexExpr index;
-    uint32_t id = 0;   ///< ParamId or TileId
-    ExprId viewExpr = kNone;
+  struct Failure {
+    Span span;
+    std::string message;
   };
-  std::vector<std::unordered_map<std::string, Value>> env_{1};
-  std::unordered_map<std::string, ir::TileId> tilesByName_;
-  unsigned temps_ = 0;
+  std::optional<Failure> failure_;
 
-  void fail(Span span, std::string message) {
-    if (!failure_) {
-      failure_ = message;
-      unsupported = Unsupported{span, std::move(message)};
-    }
+  /// What a name stands for.
+  struct Value {
+    enum Kind { Index, Scalar, Tile, View } kind = Index;
+    ir::IndexExpr index;   ///< Index
+    ir::ScalarExpr scalar; ///< Scalar
+    ir::TileId tile = 0;   ///< Tile: a whole register or shared tile
+    ir::Access access;     ///< View: a tensor or shared tile, maybe sliced
+  };
+  static Value indexValue(ir::IndexExpr e) { return Value{Value::Index, std::move(e)}; }
+  static Value scalarValue(ir::ScalarExpr e) {
+    Value v;
+    v.kind = Value::Scalar;
+    v.scalar = std::move(e);
+    return v;
+  }
+  static Value tileValue(ir::TileId t) {
+    Value v;
+    v.kind = Value::Tile;
+    v.tile = t;
+    return v;
+  }
+  static Value viewValue(ir::Access a) {
+    Value v;
+    v.kind = Value::View;
+    v.access = std::move(a);
+    return v;
   }
 
+  /// Scopes; lookups stop at envBase_ so an inlined callee sees only its own
+  /// names.
+  std::vector<std::unordered_map<std::string, Value>> env_{1};
+  size_t envBase_ = 0;
+  unsigned temps_ = 0;
+  std::vector<const Item *> inlining_; ///< callees being inlined, innermost last
+
+  /// Where the value of the innermost inlined `return` goes.
+  struct ReturnSlot {
+    std::optional<ir::TileId> dst;
+    std::optional<Value> value;
+  };
+  std::vector<ReturnSlot> returns_;
+
+  void fail(Span span, std::string message) {
+    if (!failure_)
+      failure_ = Failure{span, std::move(message)};
+  }
+  bool failed() const { return failure_.has_value(); }
+
   const Value *lookup(const std::string &name) const {
-    for (auto it = env_.rbegin(); it != env_.rend(); ++it) {
-      auto f = it->find(name);
-      if (f != it->end())
+    for (size_t i = env_.size(); i-- > envBase_;) {
+      auto f = env_[i].find(name);
+      if (f != env_[i].end())
         return &f->second;
     }
     return nullptr;
   }
+  void bind(const std::string &name, Value v) { env_.back()[name] = std::move(v); }
 
   const sema::Type &typeOf(ExprId id) const { return prog_.exprTypes[id]; }
 
-  static ir::DType irDType(sema::DType t) {
-    switch (t) {
-    case sema::DType::F16: return ir::DType::F16;
-    case sema::DType::BF16: return ir::DType::BF16;
-    case sema::DType::F64: return ir::DType::F64;
-    case sema::DType::I8: return ir::DType::I8;
-    case sema::DType::I32: return ir::DType::I32;
-    case sema::DType::I64: return ir::DType::I64;
-    default: return ir::DType::F32;
-    }
-  }
-
-  bool supportedDType(sema::DType t, Span span) {
+  std::optional<ir::DType> irDType(sema::DType t, Span span) {
     switch (t) {
     case sema::DType::F16:
+      return ir::DType::F16;
     case sema::DType::BF16:
+      return ir::DType::BF16;
     case sema::DType::F32:
+      return ir::DType::F32;
     case sema::DType::F64:
+      return ir::DType::F64;
     case sema::DType::I8:
+      return ir::DType::I8;
+    case sema::DType::U8:
+      return ir::DType::U8;
     case sema::DType::I32:
-    case sema::DType::I64: return true;
+      return ir::DType::I32;
+    case sema::DType::I64:
+      return ir::DType::I64;
     default:
-      fail(span, std::string("code generation does not support element type ") +
-                     sema::dtypeName(t) + " yet");
-      return false;
+      break;
     }
+    fail(span, std::string("element type ") + sema::dtypeName(t) +
+                   " reached code generation (the checker rejects it, K0710)");
+    return std::nullopt;
+  }
+  std::optional<ir::DType> irDType(const Ident &name) {
+    auto dt = sema::parseDType(name.name);
+    if (!dt) {
+      fail(name.span, "unknown element type `" + name.name + "`");
+      return std::nullopt;
+    }
+    return irDType(*dt, name.span);
+  }
+
+  /// IR shape of a declared tile: constant extents, [N] as [N, 1] in registers.
+  std::optional<std::vector<int64_t>> tileShape(const TypeRef &t, bool registerTile) {
+    std::vector<int64_t> shape;
+    for (ExprId e : t.shape) {
+      auto c = index(e).asConstant();
+      if (!c || *c <= 0) {
+        fail(m_.expr(e).span, "tile extent is not a positive constant");
+        return std::nullopt;
+      }
+      shape.push_back(*c);
+    }
+    if (registerTile && shape.size() == 1)
+      shape.push_back(1);
+    return shape;
   }
 
   // ------------------------------------------------------------ signature
@@ -109,32 +201,33 @@ private:
   void signature() {
     for (const Ident &d : item_.dims) {
       ir::DimId id = b_.addDim(d.name, d.span);
-      env_.back()[d.name] = Value{Value::Index, ir::IndexExpr::dim(id)};
+      bind(d.name, indexValue(ir::IndexExpr::dim(id)));
     }
     for (const Param &p : item_.params) {
-      std::vector<ir::IndexExpr> shape;
-      for (ExprId e : m_.type(p.type).shape)
-        shape.push_back(index(e));
-      auto dt = sema::parseDType(m_.type(p.type).dtype.name);
-      if (!dt || !supportedDType(*dt, p.span))
+      const TypeRef &t = m_.type(p.type);
+      auto dt = irDType(t.dtype);
+      if (!dt)
         return;
-      if (m_.type(p.type).kind == TypeKind::Scalar) {
-        fail(p.span, "scalar kernel parameters are not supported by code generation yet");
-        return;
+      if (t.kind == TypeKind::Scalar) {
+        ir::ScalarId id = b_.addScalar(p.name.name, *dt, p.span);
+        bind(p.name.name, scalarValue(ir::ScalarExpr::param(id, *dt)));
+        continue;
       }
-      ir::ParamId id = b_.addTensor(p.name.name, irDType(*dt), shape, p.isMutable, p.span);
-      env_.back()[p.name.name] = Value{Value::Param, {}, id};
+      std::vector<ir::IndexExpr> shape;
+      for (ExprId e : t.shape)
+        shape.push_back(index(e));
+      ir::ParamId id = b_.addTensor(p.name.name, *dt, shape, p.isMutable, p.span);
+      bind(p.name.name, viewValue(ir::Access::tensor(id)));
     }
     if (item_.result != kNone) {
       const TypeRef &t = m_.type(item_.result);
       std::vector<ir::IndexExpr> shape;
       for (ExprId e : t.shape)
         shape.push_back(index(e));
-      auto dt = sema::parseDType(t.dtype.name);
       std::string name = item_.resultName.valid() ? item_.resultName.name : "result";
-      if (dt && supportedDType(*dt, t.span)) {
-        ir::ParamId id = b_.addResult(name, irDType(*dt), shape, t.span);
-        env_.back()[name] = Value{Value::Param, {}, id};
+      if (auto dt = irDType(t.dtype)) {
+        ir::ParamId id = b_.addResult(name, *dt, shape, t.span);
+        bind(name, viewValue(ir::Access::tensor(id)));
       }
     }
     for (const Requirement &r : item_.requirements) {
@@ -148,15 +241,28 @@ private:
     }
   }
 
-  // ---------------------------------------------------------- expressions
+  // ---------------------------------------------------- index expressions
+
+  /// A positive constant the checker has proved (divisors, slice lengths).
+  std::optional<int64_t> positiveConstant(ExprId id, const char *what) {
+    auto c = index(id).asConstant();
+    if (!c || *c <= 0) {
+      fail(m_.expr(id).span, std::string(what) + " is not a positive constant");
+      return std::nullopt;
+    }
+    return c;
+  }
 
   ir::IndexExpr index(ExprId id) {
     const Expr &e = m_.expr(id);
     using K = ir::IndexExpr::Kind;
     switch (e.kind) {
-    case ExprKind::Integer: return ir::IndexExpr::constant(e.intValue);
-    case ExprKind::Paren: return index(e.children[0]);
-    case ExprKind::Negate: return ir::IndexExpr::constant(0) - index(e.children[0]);
+    case ExprKind::Integer:
+      return ir::IndexExpr::constant(e.intValue);
+    case ExprKind::Paren:
+      return index(e.children[0]);
+    case ExprKind::Negate:
+      return ir::IndexExpr::constant(0) - index(e.children[0]);
     case ExprKind::Name: {
       const Value *v = lookup(e.name.name);
       if (v && v->kind == Value::Index)
@@ -165,275 +271,690 @@ private:
       return ir::IndexExpr::constant(0);
     }
     case ExprKind::Application: {
-      if ((e.name.name == "block_id" || e.name.name == "warp_id") && e.children.size() == 1) {
-        unsigned axis = static_cast<unsigned>(m_.expr(e.children[0]).intValue);
-        return e.name.name == "block_id" ? ir::IndexExpr::blockId(axis)
-                                         : ir::IndexExpr::warpId(axis);
+      const std::string &f = e.name.name;
+      if ((f == "block_id" || f == "warp_id") && e.children.size() == 1) {
+        auto axis = index(e.children[0]).asConstant();
+        if (!axis || *axis < 0 || *axis > 2) {
+          fail(e.span, "grid axis is not a constant 0, 1 or 2");
+          return ir::IndexExpr::constant(0);
+        }
+        unsigned a = static_cast<unsigned>(*axis);
+        return f == "block_id" ? ir::IndexExpr::blockId(a) : ir::IndexExpr::warpId(a);
       }
-      fail(e.span, "`" + e.name.name + "` cannot be lowered as an index expression yet");
+      if ((f == "floor_div" || f == "ceil_div") && e.children.size() == 2) {
+        ir::IndexExpr a = index(e.children[0]);
+        auto n = positiveConstant(e.children[1], "the divisor");
+        if (!n)
+          return ir::IndexExpr::constant(0);
+        return f == "floor_div" ? ir::floorDiv(a, *n) : ir::ceilDiv(a, *n);
+      }
+      fail(e.span, "`" + f + "` is not an index operation");
       return ir::IndexExpr::constant(0);
     }
     case ExprKind::Binary: {
       ir::IndexExpr a = index(e.children[0]);
-      ir::IndexExpr b = index(e.children[1]);
-      auto constant = [&]() -> int64_t {
-        const sema::Type &t = typeOf(e.children[1]);
-        return t.kind == sema::Type::Index ? t.index.constantValue().value_or(1) : 1;
-      };
       switch (e.op) {
-      case BinaryOp::Add: return a + b;
-      case BinaryOp::Sub: return a - b;
-      case BinaryOp::Mul: return a * b;
-      case BinaryOp::Div: return ir::exactDiv(a, constant());
-      case BinaryOp::Mod: return ir::mod(a, constant());
-      case BinaryOp::Eq: return ir::IndexExpr::binary(K::Eq, a, b);
-      case BinaryOp::Ne: return ir::IndexExpr::binary(K::Ne, a, b);
-      case BinaryOp::Lt: return ir::IndexExpr::binary(K::Lt, a, b);
-      case BinaryOp::Le: return ir::IndexExpr::binary(K::Le, a, b);
-      case BinaryOp::Gt: return ir::IndexExpr::binary(K::Gt, a, b);
-      case BinaryOp::Ge: return ir::IndexExpr::binary(K::Ge, a, b);
+      case BinaryOp::Div:
+      case BinaryOp::Mod: {
+        auto n = positiveConstant(e.children[1], "the divisor");
+        if (!n)
+          return ir::IndexExpr::constant(0);
+        return e.op == BinaryOp::Div ? ir::exactDiv(a, *n) : ir::mod(a, *n);
+      }
+      default:
+        break;
+      }
+      ir::IndexExpr b = index(e.children[1]);
+      switch (e.op) {
+      case BinaryOp::Add:
+        return a + b;
+      case BinaryOp::Sub:
+        return a - b;
+      case BinaryOp::Mul:
+        return a * b;
+      case BinaryOp::Eq:
+        return ir::IndexExpr::binary(K::Eq, a, b);
+      case BinaryOp::Ne:
+        return ir::IndexExpr::binary(K::Ne, a, b);
+      case BinaryOp::Lt:
+        return ir::IndexExpr::binary(K::Lt, a, b);
+      case BinaryOp::Le:
+        return ir::IndexExpr::binary(K::Le, a, b);
+      case BinaryOp::Gt:
+        return ir::IndexExpr::binary(K::Gt, a, b);
+      case BinaryOp::Ge:
+        return ir::IndexExpr::binary(K::Ge, a, b);
+      default:
+        break;
       }
       break;
     }
-    default: break;
+    default:
+      break;
     }
     fail(e.span, "expression cannot be lowered as an index");
     return ir::IndexExpr::constant(0);
   }
 
-  /// A slice expression (or a bare tile/tensor name) as an access.
-  std::optional<ir::Access> access(ExprId id) {
+  // --------------------------------------------------------------- scalars
+
+  /// A scalar operand (literal, scalar parameter, converted index, or
+  /// arithmetic over them).
+  ir::ScalarExpr scalar(ExprId id) {
     const Expr &e = m_.expr(id);
-    if (e.kind == ExprKind::Paren)
-      return access(e.children[0]);
-    ExprId baseId = e.kind == ExprKind::Index ? e.children[0] : id;
-    const Expr &base = m_.expr(baseId);
-    if (base.kind != ExprKind::Name)
-      return std::nullopt;
-    const Value *v = lookup(base.name.name);
-    if (!v)
-      return std::nullopt;
-    if (v->kind == Value::View) {
-      if (e.kind == ExprKind::Index) {
-        fail(e.span, "indexing a `let`-bound view is not supported by code generation yet");
-        return std::nullopt;
-      }
-      return access(v->viewExpr);
+    const sema::Type &t = typeOf(id);
+    switch (e.kind) {
+    case ExprKind::Float:
+      return ir::ScalarExpr(e.floatValue);
+    case ExprKind::Integer:
+      return ir::ScalarExpr(static_cast<double>(e.intValue));
+    case ExprKind::Paren:
+      return scalar(e.children[0]);
+    case ExprKind::Negate: {
+      ir::ScalarExpr x = scalar(e.children[0]);
+      if (auto c = x.asConstant())
+        return ir::ScalarExpr(-*c);
+      return ir::ScalarExpr::neg(x, x.dtype());
     }
-    if (v->kind != Value::Param && v->kind != Value::Tile)
-      return std::nullopt;
-    std::vector<ir::SliceDim> dims;
-    if (e.kind == ExprKind::Index) {
-      for (size_t i = 1; i < e.children.size(); ++i) {
-        const Expr &ix = m_.expr(e.children[i]);
-        if (ix.kind == ExprKind::Slice) {
-          const sema::Type &len = typeOf(ix.children[1]);
-          int64_t n = len.kind == sema::Type::Index ? len.index.constantValue().value_or(1) : 1;
-          dims.push_back(ir::SliceDim::range(index(ix.children[0]), n));
-        } else {
-          dims.push_back(ir::SliceDim::at(index(e.children[i])));
-        }
-      }
+    default:
+      break;
     }
-    return v->kind == Value::Param ? ir::Access::tensor(v->id, std::move(dims))
-                                   : ir::Access::tile(v->id, std::move(dims));
+    if (t.kind == sema::Type::Index) {
+      // Only constants: the checker rejects other index values here (K0708).
+      if (auto c = index(id).asConstant())
+        return ir::ScalarExpr(static_cast<double>(*c));
+      fail(e.span, "an index value is used as a scalar without `convert` (K0708)");
+      return ir::ScalarExpr();
+    }
+    if (e.kind == ExprKind::Name) {
+      const Value *v = lookup(e.name.name);
+      if (v && v->kind == Value::Scalar)
+        return v->scalar;
+      fail(e.span, "`" + e.name.name + "` is not a scalar value");
+      return ir::ScalarExpr();
+    }
+    if (e.kind == ExprKind::Application && e.name.name == "convert" && e.children.size() == 2) {
+      const sema::Type &dt = typeOf(e.children[0]);
+      auto to = irDType(dt.scalar, m_.expr(e.children[0]).span);
+      if (!to)
+        return ir::ScalarExpr();
+      ExprId x = e.children[1];
+      if (typeOf(x).kind == sema::Type::Index) {
+        ir::IndexExpr i = index(x);
+        if (auto c = i.asConstant(); c && ir::isFloat(*to))
+          return ir::ScalarExpr(static_cast<double>(*c));
+        return ir::ScalarExpr::index(i, *to);
+      }
+      ir::ScalarExpr s = scalar(x);
+      if (s.asConstant() && ir::isFloat(*to))
+        return s; // a literal takes the type of its use anyway
+      return ir::ScalarExpr::convert(s, *to);
+    }
+    if (e.kind == ExprKind::Application && tileFunctions_.count(e.name.name)) {
+      auto r = call(id, e, std::nullopt);
+      if (r && r->kind == Value::Scalar)
+        return r->scalar;
+      fail(e.span, "the tile function does not return a scalar");
+      return ir::ScalarExpr();
+    }
+    if (e.kind == ExprKind::Binary && t.kind == sema::Type::Scalar) {
+      auto to = irDType(t.scalar, e.span);
+      if (!to)
+        return ir::ScalarExpr();
+      using SK = ir::ScalarExpr::Kind;
+      SK k;
+      switch (e.op) {
+      case BinaryOp::Add:
+        k = SK::Add;
+        break;
+      case BinaryOp::Sub:
+        k = SK::Sub;
+        break;
+      case BinaryOp::Mul:
+        k = SK::Mul;
+        break;
+      case BinaryOp::Div:
+        k = SK::Div;
+        break;
+      default:
+        fail(e.span, "this scalar operation cannot be lowered");
+        return ir::ScalarExpr();
+      }
+      return ir::ScalarExpr::binary(k, scalar(e.children[0]), scalar(e.children[1]), *to);
+    }
+    fail(e.span, "expression cannot be lowered as a scalar");
+    return ir::ScalarExpr();
   }
 
-  /// The register tile named by a bare name, if any.
-  std::optional<ir::TileId> tileName(ExprId id) {
+  bool isScalarExpr(ExprId id) const {
+    auto k = typeOf(id).kind;
+    return k == sema::Type::Scalar || k == sema::Type::Index;
+  }
+
+  // ----------------------------------------------------------------- views
+
+  /// The IR shape of an access (points dropped).
+  std::vector<int64_t> accessShape(const ir::Access &a) {
+    std::vector<int64_t> shape;
+    if (a.kind == ir::Access::Kind::Tile && a.slice.empty())
+      return b_.tileDecl(a.id).shape;
+    if (a.slice.empty()) {
+      for (const ir::IndexExpr &d : b_.tensorParam(a.id).shape)
+        shape.push_back(d.asConstant().value_or(0));
+      return shape;
+    }
+    for (const ir::SliceDim &d : a.slice)
+      if (!d.point)
+        shape.push_back(d.size);
+    return shape;
+  }
+
+  /// Extent of dimension `dim` (of the visible, non-point dims) of a view.
+  ir::IndexExpr viewExtent(const ir::Access &a, size_t dim) {
+    if (a.slice.empty()) {
+      if (a.kind == ir::Access::Kind::Tile) {
+        const auto &s = b_.tileDecl(a.id).shape;
+        return ir::IndexExpr::constant(dim < s.size() ? s[dim] : 1);
+      }
+      const auto &s = b_.tensorParam(a.id).shape;
+      return dim < s.size() ? s[dim] : ir::IndexExpr::constant(1);
+    }
+    size_t seen = 0;
+    for (const ir::SliceDim &d : a.slice) {
+      if (d.point)
+        continue;
+      if (seen++ == dim)
+        return ir::IndexExpr::constant(d.size);
+    }
+    return ir::IndexExpr::constant(1);
+  }
+
+  /// Indexes a view with `base[i, ...]`: offsets of the visible dimensions
+  /// are added, points keep their place.
+  std::optional<ir::Access> compose(const ir::Access &base, const Expr &e) {
+    ir::Access out = base;
+    if (out.slice.empty()) {
+      size_t rank = base.kind == ir::Access::Kind::Tile ? b_.tileDecl(base.id).shape.size()
+                                                        : b_.tensorParam(base.id).shape.size();
+      for (size_t i = 0; i < rank; ++i)
+        out.slice.push_back(ir::SliceDim::range(ir::IndexExpr::constant(0), 0));
+      // Mark the sizes as the full extents (constant for tiles).
+      for (size_t i = 0; i < rank; ++i)
+        out.slice[i].size = viewExtent(base, i).asConstant().value_or(0);
+    }
+    std::vector<size_t> visible;
+    for (size_t i = 0; i < out.slice.size(); ++i)
+      if (!out.slice[i].point)
+        visible.push_back(i);
+    if (visible.size() != e.children.size() - 1) {
+      fail(e.span, "index count does not match the view's rank");
+      return std::nullopt;
+    }
+    for (size_t j = 1; j < e.children.size(); ++j) {
+      ir::SliceDim &d = out.slice[visible[j - 1]];
+      const Expr &ix = m_.expr(e.children[j]);
+      if (ix.kind == ExprKind::Slice) {
+        auto n = positiveConstant(ix.children[1], "the slice length");
+        if (!n)
+          return std::nullopt;
+        d = ir::SliceDim::range(d.offset + index(ix.children[0]), *n);
+      } else {
+        d = ir::SliceDim::at(d.offset + index(e.children[j]));
+      }
+    }
+    // Offsets of zero from the placeholder above fold away.
+    for (ir::SliceDim &d : out.slice)
+      d.offset = simplifyZero(d.offset);
+    return out;
+  }
+
+  static ir::IndexExpr simplifyZero(const ir::IndexExpr &e) {
+    if (e.kind() == ir::IndexExpr::Kind::Add) {
+      if (e.lhs().asConstant() == std::optional<int64_t>(0) && e.lhs().isLeaf())
+        return e.rhs();
+      if (e.rhs().asConstant() == std::optional<int64_t>(0) && e.rhs().isLeaf())
+        return e.lhs();
+    }
+    return e;
+  }
+
+  /// A tensor or shared-tile view named or sliced by `id`.
+  std::optional<ir::Access> view(ExprId id) {
     const Expr &e = m_.expr(id);
     if (e.kind == ExprKind::Paren)
-      return tileName(e.children[0]);
-    if (e.kind != ExprKind::Name)
+      return view(e.children[0]);
+    if (e.kind == ExprKind::Index) {
+      auto base = view(e.children[0]);
+      if (!base)
+        return std::nullopt;
+      return compose(*base, e);
+    }
+    if (e.kind == ExprKind::Name) {
+      const Value *v = lookup(e.name.name);
+      if (v && v->kind == Value::View)
+        return v->access;
+      if (v && v->kind == Value::Tile)
+        return ir::Access::tile(v->tile);
+      fail(e.span, "`" + e.name.name + "` is not a tensor or tile");
       return std::nullopt;
-    const Value *v = lookup(e.name.name);
-    if (v && v->kind == Value::Tile)
-      return v->id;
+    }
+    if (e.kind == ExprKind::Application && tileFunctions_.count(e.name.name)) {
+      auto r = call(id, e, std::nullopt);
+      if (!r)
+        return std::nullopt;
+      if (r->kind == Value::View)
+        return r->access;
+      if (r->kind == Value::Tile)
+        return ir::Access::tile(r->tile);
+    }
+    fail(e.span, "expression cannot be lowered as a tensor or tile view");
     return std::nullopt;
   }
 
-  bool isRegisterTile(ir::TileId t) const {
-    (void)t;
-    return true;
+  /// The register tile a bare name (or a tile function parameter) denotes.
+  std::optional<ir::TileId> registerName(ExprId id) {
+    const Expr &e = m_.expr(id);
+    if (e.kind == ExprKind::Paren)
+      return registerName(e.children[0]);
+    if (e.kind != ExprKind::Name)
+      return std::nullopt;
+    const Value *v = lookup(e.name.name);
+    if (v && v->kind == Value::Tile && b_.tileDecl(v->tile).space == ir::MemSpace::Register)
+      return v->tile;
+    return std::nullopt;
   }
 
-  ir::TileId temporary(ExprId id) {
+  // ---------------------------------------------------------- tile values
+
+  ir::TileId temporary(ir::DType dtype, std::vector<int64_t> shape, Span span) {
+    return b_.addRegisterTile("__t" + std::to_string(temps_++), dtype, std::move(shape), span);
+  }
+
+  std::optional<ir::DType> tensorDType(ExprId id) {
     const sema::Type &t = typeOf(id);
-    std::vector<int64_t> shape;
-    for (const auto &d : t.tensor.shape)
-      shape.push_back(d.constantValue().value_or(1));
-    return b_.addRegisterTile("__t" + std::to_string(temps_++), irDType(t.tensor.dtype), shape,
-                              m_.expr(id).span);
+    if (!t.isTensor()) {
+      fail(m_.expr(id).span, "expected a tile-valued expression");
+      return std::nullopt;
+    }
+    return irDType(t.tensor.dtype, m_.expr(id).span);
   }
 
-  /// Evaluates a register-tile expression into `dst`.
-  void evaluateInto(ir::TileId dst, ExprId id) {
+  /// The destination for a result of `dtype`/`shape`: `dst` when given.
+  ir::TileId destination(std::optional<ir::TileId> dst, ir::DType dtype, std::vector<int64_t> shape,
+                         Span span) {
+    return dst ? *dst : temporary(dtype, std::move(shape), span);
+  }
+
+  /// Evaluates a register-tile expression; the result is in `dst` when given,
+  /// else in a register tile this returns (the named tile itself, or a
+  /// temporary).
+  std::optional<ir::TileId> tile(ExprId id, std::optional<ir::TileId> dst) {
+    if (failed())
+      return std::nullopt;
     const Expr &e = m_.expr(id);
     Span span = e.span;
     if (e.kind == ExprKind::Paren)
-      return evaluateInto(dst, e.children[0]);
-    if (auto t = tileName(id)) {
-      if (*t != dst)
-        b_.unary(ir::UnaryKind::Copy, dst, ir::Operand::ofTile(*t), span);
-      return;
-    }
-    if (e.kind == ExprKind::Index || e.kind == ExprKind::Name) {
-      if (auto a = access(id)) {
-        b_.load(dst, *a, span);
-        return;
+      return tile(e.children[0], dst);
+    if (e.kind == ExprKind::Name) {
+      const Value *v = lookup(e.name.name);
+      if (v && v->kind == Value::Scalar && typeOf(id).kind == sema::Type::Splat) {
+        if (!dst) {
+          fail(span, "`fill` needs a destination tile");
+          return std::nullopt;
+        }
+        b_.fill(*dst, v->scalar, span);
+        return dst;
       }
+    }
+    if (auto t = registerName(id)) {
+      if (dst && *dst != *t)
+        b_.unary(ir::UnaryKind::Copy, *dst, ir::Operand::ofTile(*t), span);
+      return dst ? *dst : *t;
+    }
+    if (e.kind == ExprKind::Name || e.kind == ExprKind::Index) {
+      auto a = view(id);
+      if (!a)
+        return std::nullopt;
+      return load(*a, id, dst);
     }
     if (e.kind != ExprKind::Application) {
-      fail(span, "this tile expression cannot be lowered yet");
-      return;
+      fail(span, "this tile expression cannot be lowered");
+      return std::nullopt;
     }
     const std::string &f = e.name.name;
-    auto operand = [&](ExprId arg) -> ir::Operand {
-      const sema::Type &t = typeOf(arg);
-      if (t.kind == sema::Type::Scalar || t.kind == sema::Type::Index) {
-        const Expr &x = m_.expr(arg);
-        double v = x.kind == ExprKind::Float     ? x.floatValue
-                   : x.kind == ExprKind::Integer ? static_cast<double>(x.intValue)
-                                                 : 0.0;
-        if (x.kind == ExprKind::Paren && m_.expr(x.children[0]).kind == ExprKind::Negate) {
-          const Expr &inner = m_.expr(m_.expr(x.children[0]).children[0]);
-          v = -(inner.kind == ExprKind::Float ? inner.floatValue : static_cast<double>(inner.intValue));
-        }
-        return ir::Operand::ofScalar(v);
+    if (tileFunctions_.count(f)) {
+      auto r = call(id, e, dst);
+      if (!r)
+        return std::nullopt;
+      if (r->kind == Value::Tile) {
+        if (dst && *dst != r->tile)
+          b_.unary(ir::UnaryKind::Copy, *dst, ir::Operand::ofTile(r->tile), span);
+        return dst ? *dst : r->tile;
       }
-      if (auto t2 = tileName(arg))
-        return ir::Operand::ofTile(*t2);
-      ir::TileId tmp = temporary(arg);
-      evaluateInto(tmp, arg);
-      return ir::Operand::ofTile(tmp);
-    };
-    if (f == "fill") {
-      b_.fill(dst, scalarValue(e.children[0]), span);
-      return;
+      if (r->kind == Value::View)
+        return load(r->access, id, dst);
+      fail(span, "the tile function does not return a tile");
+      return std::nullopt;
     }
-    if (f == "wmma_mma") {
-      auto acc = tileName(e.children[0]);
-      auto a = access(e.children[1]);
-      auto bb = access(e.children[2]);
-      if (!acc || !a || !bb) {
-        fail(span, "`wmma_mma` operands must be a register tile and two shared-tile slices");
-        return;
+    if (f == "fill" && e.children.size() == 1) {
+      if (!dst) {
+        fail(span, "`fill` needs a destination tile");
+        return std::nullopt;
       }
-      b_.mma(dst, *acc, *a, *bb, span);
-      return;
+      b_.fill(*dst, scalar(e.children[0]), span);
+      return dst;
+    }
+    auto dtype = tensorDType(id);
+    if (!dtype)
+      return std::nullopt;
+    if (f == "wmma_mma" && e.children.size() == 3) {
+      auto acc = tile(e.children[0], std::nullopt);
+      auto a = view(e.children[1]);
+      auto bb = view(e.children[2]);
+      if (!acc || !a || !bb)
+        return std::nullopt;
+      ir::TileId out = destination(dst, *dtype, b_.tileDecl(*acc).shape, span);
+      b_.mma(out, *acc, *a, *bb, span);
+      return out;
     }
     static const std::pair<const char *, ir::UnaryKind> unary[] = {
         {"relu", ir::UnaryKind::Relu}, {"exp", ir::UnaryKind::Exp}, {"neg", ir::UnaryKind::Neg}};
     for (auto &[name, kind] : unary)
-      if (f == name) {
-        b_.unary(kind, dst, operand(e.children[0]), span);
-        return;
+      if (f == name && e.children.size() == 1) {
+        auto src = tile(e.children[0], std::nullopt);
+        if (!src)
+          return std::nullopt;
+        ir::TileId out = destination(dst, *dtype, b_.tileDecl(*src).shape, span);
+        b_.unary(kind, out, ir::Operand::ofTile(*src), span);
+        return out;
       }
-    if (f == "convert") {
-      b_.unary(ir::UnaryKind::Convert, dst, operand(e.children[1]), span);
-      return;
+    if (f == "convert" && e.children.size() == 2) {
+      auto src = tile(e.children[1], std::nullopt);
+      if (!src)
+        return std::nullopt;
+      ir::TileId out = destination(dst, *dtype, b_.tileDecl(*src).shape, span);
+      b_.unary(ir::UnaryKind::Convert, out, ir::Operand::ofTile(*src), span);
+      return out;
     }
     static const std::pair<const char *, ir::BinaryKind> binary[] = {
         {"add", ir::BinaryKind::Add}, {"sub", ir::BinaryKind::Sub}, {"mul", ir::BinaryKind::Mul},
         {"div", ir::BinaryKind::Div}, {"max", ir::BinaryKind::Max}, {"min", ir::BinaryKind::Min}};
     for (auto &[name, kind] : binary)
-      if (f == name) {
-        ir::Operand lhs = operand(e.children[0]);
-        ir::Operand rhs = operand(e.children[1]);
-        b_.binary(kind, dst, lhs, rhs, span);
-        return;
+      if (f == name && e.children.size() == 2) {
+        auto lhs = tile(e.children[0], std::nullopt);
+        if (!lhs)
+          return std::nullopt;
+        ir::Operand rhs;
+        if (isScalarExpr(e.children[1])) {
+          rhs = ir::Operand::ofScalar(scalar(e.children[1]));
+        } else {
+          auto r = tile(e.children[1], std::nullopt);
+          if (!r)
+            return std::nullopt;
+          rhs = ir::Operand::ofTile(*r);
+        }
+        ir::TileId out = destination(dst, *dtype, b_.tileDecl(*lhs).shape, span);
+        b_.binary(kind, out, ir::Operand::ofTile(*lhs), rhs, span);
+        return out;
       }
-    if (f == "row_sum" || f == "row_max" || f == "transpose") {
-      ir::Operand src = operand(e.children[0]);
-      if (f == "transpose")
-        b_.transpose(dst, src.tile, span);
-      else
-        b_.rowReduce(f == "row_sum" ? ir::ReduceKind::Sum : ir::ReduceKind::Max, dst, src.tile,
-                     span);
-      return;
+    if ((f == "row_sum" || f == "row_max" || f == "transpose") && e.children.size() == 1) {
+      auto src = tile(e.children[0], std::nullopt);
+      if (!src)
+        return std::nullopt;
+      std::vector<int64_t> s = b_.tileDecl(*src).shape;
+      if (s.size() != 2) {
+        fail(span, "`" + f + "` of a tile that is not 2-D");
+        return std::nullopt;
+      }
+      if (f == "transpose") {
+        // The lowering reads every source slot while writing the result:
+        // never in place.
+        bool inPlace = dst && *dst == *src;
+        ir::TileId out = inPlace || !dst ? temporary(*dtype, {s[1], s[0]}, span) : *dst;
+        b_.transpose(out, *src, span);
+        if (inPlace)
+          b_.unary(ir::UnaryKind::Copy, *dst, ir::Operand::ofTile(out), span);
+        return inPlace ? *dst : out;
+      }
+      ir::TileId out = destination(dst, *dtype, {s[0], 1}, span);
+      b_.rowReduce(f == "row_sum" ? ir::ReduceKind::Sum : ir::ReduceKind::Max, out, *src, span);
+      return out;
     }
-    // Tile-function calls are not inlined by the backend yet.
-    fail(span, "`" + f + "` cannot be lowered to tile IR yet");
+    fail(span, "`" + f + "` cannot be lowered to tile IR");
+    return std::nullopt;
   }
 
-  double scalarValue(ExprId id) {
-    const Expr &e = m_.expr(id);
-    if (e.kind == ExprKind::Float)
-      return e.floatValue;
-    if (e.kind == ExprKind::Integer)
-      return static_cast<double>(e.intValue);
-    if (e.kind == ExprKind::Paren)
-      return scalarValue(e.children[0]);
-    if (e.kind == ExprKind::Negate)
-      return -scalarValue(e.children[0]);
-    fail(e.span, "`fill` needs a literal value");
-    return 0;
+  std::optional<ir::TileId> load(const ir::Access &a, ExprId id, std::optional<ir::TileId> dst) {
+    std::vector<int64_t> shape = accessShape(a);
+    if (shape.size() == 1)
+      shape.push_back(1);
+    ir::DType dt =
+        a.kind == ir::Access::Kind::Tile ? b_.tileDecl(a.id).dtype : b_.tensorParam(a.id).dtype;
+    if (a.kind == ir::Access::Kind::Tile && a.slice.empty() &&
+        b_.tileDecl(a.id).space == ir::MemSpace::Register) {
+      if (dst && *dst != a.id)
+        b_.unary(ir::UnaryKind::Copy, *dst, ir::Operand::ofTile(a.id), m_.expr(id).span);
+      return dst ? *dst : a.id;
+    }
+    ir::TileId out = destination(dst, dt, shape, m_.expr(id).span);
+    b_.load(out, a, m_.expr(id).span);
+    return out;
+  }
+
+  // ----------------------------------------------------- tile-function calls
+
+  /// Inlines a call of a tile function. A register result goes into `dst`
+  /// when given; a tensor or shared result comes back as a view.
+  std::optional<Value> call(ExprId id, const Expr &e, std::optional<ir::TileId> dst) {
+    const Item &callee = *tileFunctions_.at(e.name.name);
+    for (const Item *open : inlining_)
+      if (open == &callee) {
+        fail(e.span, "recursive call of `" + callee.name.name + "` (the checker rejects it)");
+        return std::nullopt;
+      }
+    if (e.children.size() != callee.params.size()) {
+      fail(e.span, "argument count does not match `" + callee.name.name + "`");
+      return std::nullopt;
+    }
+    // Arguments are evaluated in the caller's scope.
+    std::vector<Value> args;
+    std::unordered_map<std::string, ir::IndexExpr> dims;
+    for (size_t i = 0; i < callee.params.size(); ++i) {
+      const Param &p = callee.params[i];
+      const TypeRef &pt = m_.type(p.type);
+      ExprId arg = e.children[i];
+      Value v;
+      if (pt.kind == TypeKind::Scalar) {
+        v = scalarValue(scalar(arg));
+      } else if (pt.placement.kind == PlacementKind::Register) {
+        // By value: a `mut` parameter the callee assigns gets its own copy.
+        std::optional<ir::TileId> t;
+        if (p.isMutable) {
+          auto src = tile(arg, std::nullopt);
+          if (src) {
+            t = temporary(b_.tileDecl(*src).dtype, b_.tileDecl(*src).shape, m_.expr(arg).span);
+            b_.unary(ir::UnaryKind::Copy, *t, ir::Operand::ofTile(*src), m_.expr(arg).span);
+          }
+        } else {
+          t = tile(arg, std::nullopt);
+        }
+        if (!t)
+          return std::nullopt;
+        v = tileValue(*t);
+      } else {
+        auto a = view(arg);
+        if (!a)
+          return std::nullopt;
+        v = viewValue(*a);
+      }
+      if (failed())
+        return std::nullopt;
+      // The callee's dims are the extents of the arguments.
+      for (size_t d = 0; d < pt.shape.size(); ++d) {
+        const Expr &dimExpr = m_.expr(pt.shape[d]);
+        if (dimExpr.kind != ExprKind::Name || dims.count(dimExpr.name.name))
+          continue;
+        for (const Ident &cd : callee.dims)
+          if (cd.name == dimExpr.name.name) {
+            if (v.kind == Value::Tile) {
+              const auto &s = b_.tileDecl(v.tile).shape;
+              dims.emplace(cd.name, ir::IndexExpr::constant(d < s.size() ? s[d] : 1));
+            } else {
+              dims.emplace(cd.name, viewExtent(v.access, d));
+            }
+          }
+      }
+      args.push_back(std::move(v));
+    }
+    // The callee's body in a scope of its own.
+    size_t savedBase = envBase_;
+    env_.emplace_back();
+    envBase_ = env_.size() - 1;
+    inlining_.push_back(&callee);
+    for (const Ident &cd : callee.dims) {
+      auto it = dims.find(cd.name);
+      if (it == dims.end()) {
+        fail(e.span, "cannot infer dimension `" + cd.name + "` of `" + callee.name.name + "`");
+        break;
+      }
+      bind(cd.name, indexValue(it->second));
+    }
+    for (size_t i = 0; i < callee.params.size() && i < args.size(); ++i)
+      bind(callee.params[i].name.name, args[i]);
+    returns_.push_back(ReturnSlot{dst, std::nullopt});
+    for (StmtId s : callee.body)
+      stmt(s);
+    ReturnSlot slot = std::move(returns_.back());
+    returns_.pop_back();
+    inlining_.pop_back();
+    env_.pop_back();
+    envBase_ = savedBase;
+    if (failed())
+      return std::nullopt;
+    if (!slot.value) {
+      fail(e.span, "`" + callee.name.name + "` returns no value");
+      return std::nullopt;
+    }
+    (void)id;
+    return slot.value;
   }
 
   // ----------------------------------------------------------- statements
 
+  void body(const std::vector<StmtId> &stmts) {
+    env_.emplace_back();
+    for (StmtId c : stmts)
+      stmt(c);
+    env_.pop_back();
+  }
+
   void stmt(StmtId id) {
-    if (failure_)
+    if (failed())
       return;
     const Stmt &s = m_.stmt(id);
+    if (!returns_.empty() && returns_.back().value) {
+      fail(s.span, "statement after `return` (the checker rejects it)");
+      return;
+    }
     switch (s.kind) {
     case StmtKind::BlockGrid: {
       std::vector<ir::IndexExpr> g;
       for (ExprId e : s.shape)
         g.push_back(index(e));
-      if (g.size() > 2) {
-        fail(s.shapeSpan, "3-D block grids are not supported by code generation yet");
+      if (g.empty() || g.size() > 3) {
+        fail(s.shapeSpan, "a block grid has 1 to 3 extents");
         return;
       }
-      b_.setBlockGrid(g[0], g.size() > 1 ? g[1] : ir::IndexExpr::constant(1));
-      env_.emplace_back();
-      for (StmtId c : s.body)
-        stmt(c);
-      env_.pop_back();
+      while (g.size() < 3)
+        g.push_back(ir::IndexExpr::constant(1));
+      b_.setBlockGrid(g[0], g[1], g[2]);
+      bool saved = inGrid_;
+      inGrid_ = true;
+      body(s.body);
+      inGrid_ = saved;
       return;
     }
     case StmtKind::WarpGrid: {
       std::vector<int64_t> w;
       for (ExprId e : s.shape) {
-        const sema::Type &t = typeOf(e);
-        w.push_back(t.kind == sema::Type::Index ? t.index.constantValue().value_or(1) : 1);
+        auto c = index(e).asConstant();
+        if (!c || *c <= 0) {
+          fail(m_.expr(e).span, "warp_grid extent is not a positive constant");
+          return;
+        }
+        w.push_back(*c);
+      }
+      if (w.empty() || w.size() > 2) {
+        fail(s.shapeSpan, "a warp grid has 1 or 2 extents");
+        return;
       }
       b_.setWarpGrid(w[0], w.size() > 1 ? w[1] : 1);
-      env_.emplace_back();
-      for (StmtId c : s.body)
-        stmt(c);
-      env_.pop_back();
+      body(s.body);
       return;
     }
     case StmtKind::Let: {
       const sema::Type &t = typeOf(s.value);
-      if (t.kind == sema::Type::Index)
-        env_.back()[s.name.name] = Value{Value::Index, index(s.value)};
-      else
-        env_.back()[s.name.name] = Value{Value::View, {}, 0, s.value};
+      if (t.kind == sema::Type::Index) {
+        ir::IndexExpr v = index(s.value);
+        // Inside the grids a large value is computed once (ir::LetOp); the
+        // signature-level formulas (grids) may only use dims, so top-level
+        // lets are always inlined.
+        if (inGrid_ && treeSize(v, kInlineLetNodes + 1) > kInlineLetNodes) {
+          ir::VarId var = b_.let(s.name.name, v, s.span);
+          bind(s.name.name, indexValue(ir::IndexExpr::var(var)));
+        } else {
+          bind(s.name.name, indexValue(v));
+        }
+      } else if (t.kind == sema::Type::Scalar) {
+        bind(s.name.name, scalarValue(scalar(s.value)));
+      } else if (t.kind == sema::Type::Splat) {
+        // `let z = fill v in`: z fills whatever it is assigned to.
+        const Expr &fillExpr = m_.expr(s.value);
+        ExprId v = s.value;
+        while (m_.expr(v).kind == ExprKind::Paren)
+          v = m_.expr(v).children[0];
+        if (m_.expr(v).kind == ExprKind::Application && m_.expr(v).children.size() == 1)
+          bind(s.name.name, scalarValue(scalar(m_.expr(v).children[0])));
+        else if (m_.expr(v).kind == ExprKind::Name && lookup(m_.expr(v).name.name))
+          bind(s.name.name, *lookup(m_.expr(v).name.name));
+        else
+          fail(fillExpr.span, "this `fill` value cannot be lowered");
+      } else if (t.isTensor() && t.tensor.space == sema::Space::Register) {
+        // A let names the value at this point: evaluate it now.
+        auto src = tile(s.value, std::nullopt);
+        if (!src)
+          return;
+        ir::TileId copy = *src;
+        if (registerName(s.value)) {
+          const ir::TileDecl &d = b_.tileDecl(*src);
+          copy = temporary(d.dtype, d.shape, s.span);
+          b_.unary(ir::UnaryKind::Copy, copy, ir::Operand::ofTile(*src), s.span);
+        }
+        bind(s.name.name, tileValue(copy));
+      } else {
+        auto a = view(s.value);
+        if (a)
+          bind(s.name.name, viewValue(*a));
+      }
       return;
     }
     case StmtKind::Shared:
     case StmtKind::Register: {
       const TypeRef &t = m_.type(s.type);
-      std::vector<int64_t> shape;
-      for (ExprId e : t.shape) {
-        const sema::Type &d = typeOf(e);
-        shape.push_back(d.kind == sema::Type::Index ? d.index.constantValue().value_or(1) : 1);
-      }
-      auto dt = sema::parseDType(t.dtype.name);
-      if (!dt || !supportedDType(*dt, t.span))
+      bool reg = s.kind == StmtKind::Register;
+      auto shape = tileShape(t, reg);
+      auto dt = irDType(t.dtype);
+      if (!shape || !dt)
         return;
-      ir::TileId tile = s.kind == StmtKind::Shared
-                            ? b_.addSharedTile(s.name.name, irDType(*dt), shape, s.span)
-                            : b_.addRegisterTile(s.name.name, irDType(*dt), shape, s.span);
-      env_.back()[s.name.name] = Value{Value::Tile, {}, tile};
+      ir::TileId tile = reg ? b_.addRegisterTile(s.name.name, *dt, *shape, s.span)
+                            : b_.addSharedTile(s.name.name, *dt, *shape, s.span);
+      bind(s.name.name, tileValue(tile));
       return;
     }
     case StmtKind::For: {
       ir::VarId v = b_.beginFor(s.name.name, index(s.value), index(s.end), s.span);
       env_.emplace_back();
-      env_.back()[s.name.name] = Value{Value::Index, ir::IndexExpr::var(v)};
+      bind(s.name.name, indexValue(ir::IndexExpr::var(v)));
       for (StmtId c : s.body)
         stmt(c);
       env_.pop_back();
@@ -442,72 +963,115 @@ private:
     }
     case StmtKind::If: {
       b_.beginIf(index(s.value), s.span);
-      env_.emplace_back();
-      for (StmtId c : s.body)
-        stmt(c);
-      env_.pop_back();
+      body(s.body);
       if (s.hasElse) {
         b_.beginElse();
-        env_.emplace_back();
-        for (StmtId c : s.elseBody)
-          stmt(c);
-        env_.pop_back();
+        body(s.elseBody);
       }
       b_.endIf();
       return;
     }
     case StmtKind::CpAsync: {
-      auto dst = access(s.target);
-      auto src = access(s.value);
-      if (!dst || !src) {
-        fail(s.span, "`cp_async` operands cannot be lowered");
+      auto dst = view(s.target);
+      auto src = view(s.value);
+      if (!dst || !src)
         return;
-      }
       b_.cpAsync(*dst, *src, s.span);
       return;
     }
-    case StmtKind::Commit: b_.cpAsyncCommit(s.span); return;
-    case StmtKind::WaitAll: b_.cpAsyncWait(0, s.span); return;
-    case StmtKind::WaitGroup: b_.cpAsyncWait(static_cast<unsigned>(s.count), s.span); return;
-    case StmtKind::BlockSync: b_.blockSync(s.span); return;
-    case StmtKind::Assign: {
-      const sema::Type &dstType = typeOf(s.target);
-      const Expr &target = m_.expr(s.target);
-      bool registerTarget = dstType.isTensor() && dstType.tensor.space == sema::Space::Register &&
-                            target.kind == ExprKind::Name;
-      if (registerTarget) {
-        evaluateInto(*tileName(s.target), s.value);
+    case StmtKind::Commit:
+      b_.cpAsyncCommit(s.span);
+      return;
+    case StmtKind::WaitAll:
+      b_.cpAsyncWait(0, s.span);
+      return;
+    case StmtKind::WaitGroup:
+      b_.cpAsyncWait(static_cast<unsigned>(s.count), s.span);
+      return;
+    case StmtKind::BlockSync:
+      b_.blockSync(s.span);
+      return;
+    case StmtKind::Assign:
+      assign(s);
+      return;
+    case StmtKind::Return: {
+      if (returns_.empty()) {
+        fail(s.span, "`return` outside a tile function");
         return;
       }
-      auto dst = access(s.target);
-      if (!dst) {
-        fail(s.span, "store target cannot be lowered");
-        return;
-      }
-      const Expr &value = m_.expr(s.value);
-      bool convert = false;
-      ExprId src = s.value;
-      if (value.kind == ExprKind::Application && value.name.name == "convert") {
-        convert = true;
-        src = value.children[1];
-      }
-      ir::TileId tile;
-      if (auto t = tileName(src)) {
-        tile = *t;
+      ReturnSlot &slot = returns_.back();
+      const sema::Type &t = typeOf(s.value);
+      if (t.isTensor() && t.tensor.space == sema::Space::Register) {
+        auto r = tile(s.value, slot.dst);
+        if (r)
+          slot.value = tileValue(*r);
+      } else if (t.isTensor()) {
+        if (auto a = view(s.value))
+          slot.value = viewValue(*a);
+      } else if (t.kind == sema::Type::Scalar) {
+        slot.value = scalarValue(scalar(s.value));
       } else {
-        tile = temporary(src);
-        evaluateInto(tile, src);
+        fail(s.span, "this return value cannot be lowered");
       }
-      b_.store(*dst, tile, convert, s.span);
       return;
     }
-    case StmtKind::Return:
-    case StmtKind::Error: return;
+    case StmtKind::Error:
+      fail(s.span, "statement did not parse");
+      return;
     }
   }
+
+  void assign(const Stmt &s) {
+    if (auto t = registerName(s.target)) {
+      tile(s.value, *t);
+      return;
+    }
+    auto dst = view(s.target);
+    if (!dst)
+      return;
+    const Expr &value = m_.expr(s.value);
+    bool convert = false;
+    ExprId src = s.value;
+    if (value.kind == ExprKind::Application && value.name.name == "convert" &&
+        value.children.size() == 2 && typeOf(value.children[1]).isTensor()) {
+      convert = true;
+      src = value.children[1];
+    }
+    auto t = tile(src, std::nullopt);
+    if (!t)
+      return;
+    b_.store(*dst, *t, convert, s.span);
+  }
+
+  bool inGrid_ = false; ///< inside `block_grid`, where ops may be emitted
 };
 
 } // namespace
+
+char LoweringError::ID = 0;
+
+void LoweringError::log(llvm::raw_ostream &os) const { os << message; }
+
+Diagnostic loweringDiagnostic(llvm::Error error, Span fallback) {
+  Span span = fallback;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const LoweringError &e) {
+        span = e.span;
+        message = e.message;
+      },
+      [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
+  Diagnostic d{DiagId::LoweringFailed,
+               span,
+               "internal error: the checked kernel could not be lowered to tile IR: " + message,
+               {},
+               {},
+               {}};
+  d.note("this is a compiler bug: the checker should have rejected the construct with a "
+         "coded error; please report it");
+  return d;
+}
 
 llvm::Expected<ir::Kernel> lowerKernel(const sema::Analysis &analysis, std::string_view kernel) {
   for (const Diagnostic &d : analysis.diagnostics)

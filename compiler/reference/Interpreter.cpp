@@ -66,9 +66,18 @@ double roundTo(ir::DType t, double v) {
   case ir::DType::BF16: return roundToBF16(static_cast<float>(v));
   case ir::DType::F32: return static_cast<float>(v);
   case ir::DType::I8: return std::clamp(std::nearbyint(v), -128.0, 127.0);
+  case ir::DType::U8: return std::clamp(std::nearbyint(v), 0.0, 255.0);
   case ir::DType::I32: return std::clamp(std::nearbyint(v), -2147483648.0, 2147483647.0);
   default: return v;
   }
+}
+
+double convertTo(ir::DType t, double v) {
+  if (ir::isFloat(t))
+    return roundTo(t, v);
+  if (std::isnan(v))
+    return 0.0;
+  return roundTo(t, std::trunc(v));
 }
 
 namespace {
@@ -83,8 +92,8 @@ struct Tile {
 class BlockRun {
 public:
   BlockRun(const ir::Kernel &k, const std::vector<int64_t> &dims, std::vector<Buffer> &params,
-           int64_t bx, int64_t by)
-      : k_(k), dims_(dims), params_(params), blockId_{bx, by} {
+           const std::vector<double> &scalars, int64_t bx, int64_t by, int64_t bz)
+      : k_(k), dims_(dims), params_(params), scalars_(scalars), blockId_{bx, by, bz} {
     warps_ = static_cast<int>(k.warpGrid[0] * k.warpGrid[1]);
     vars_.assign(warps_, std::vector<int64_t>(k.vars.size(), 0));
     shared_.resize(k.tiles.size());
@@ -114,7 +123,8 @@ private:
   const ir::Kernel &k_;
   const std::vector<int64_t> &dims_;
   std::vector<Buffer> &params_;
-  int64_t blockId_[2];
+  const std::vector<double> &scalars_;
+  int64_t blockId_[3];
   int warps_ = 1;
   std::vector<std::vector<int64_t>> vars_; ///< per warp
   std::vector<Tile> shared_;
@@ -129,7 +139,7 @@ private:
     switch (e.kind()) {
     case K::Const: return e.value();
     case K::Dim: return dims_[e.index()];
-    case K::BlockId: return e.index() < 2 ? blockId_[e.index()] : 0;
+    case K::BlockId: return e.index() < 3 ? blockId_[e.index()] : 0;
     case K::WarpId: return warpCoord(warp, e.index());
     case K::Var: return vars_[warp][e.index()];
     case K::Not: return !eval(e.lhs(), warp);
@@ -142,6 +152,12 @@ private:
     case K::Mul: return a * b;
     case K::Div: return b ? a / b : 0;
     case K::Mod: return b ? ((a % b) + b) % b : 0;
+    case K::FloorDiv:
+    case K::CeilDiv:
+      return b > 0 ? *ir::IndexExpr::binary(e.kind(), ir::IndexExpr::constant(a),
+                                            ir::IndexExpr::constant(b))
+                          .asConstant()
+                   : 0;
     case K::Eq: return a == b;
     case K::Ne: return a != b;
     case K::Lt: return a < b;
@@ -225,13 +241,48 @@ private:
           return;
         }
         double v = src.at(r, c);
-        dst.at(r, c) = convert || dst.dtype != src.dtype ? roundTo(dst.dtype, v) : v;
+        dst.at(r, c) = convert || dst.dtype != src.dtype ? convertTo(dst.dtype, v) : v;
       }
   }
 
-  double operand(const ir::Operand &o, int warp, int64_t r, int64_t c) {
+  /// A scalar in its own element type (a literal as written).
+  double scalar(const ir::ScalarExpr &e, int warp) {
+    using K = ir::ScalarExpr::Kind;
+    switch (e.kind()) {
+    case K::Const: return e.value();
+    case K::Param:
+      return e.param() < scalars_.size() ? roundTo(e.dtype(), scalars_[e.param()]) : 0.0;
+    case K::Index: return convertTo(e.dtype(), static_cast<double>(eval(e.index(), warp)));
+    case K::Convert: return convertTo(e.dtype(), scalar(e.operand(), warp));
+    case K::Neg: return roundTo(e.dtype(), -scalarAs(e.dtype(), e.operand(), warp));
+    default: break;
+    }
+    double a = scalarAs(e.dtype(), e.lhs(), warp), b = scalarAs(e.dtype(), e.rhs(), warp);
+    double r = 0;
+    switch (e.kind()) {
+    case K::Add: r = a + b; break;
+    case K::Sub: r = a - b; break;
+    case K::Mul: r = a * b; break;
+    case K::Div:
+      r = ir::isFloat(e.dtype()) ? a / b : (b != 0 ? std::trunc(a / b) : 0.0);
+      break;
+    default: break;
+    }
+    return roundTo(e.dtype(), r);
+  }
+
+  /// A scalar as an operand of element type t: literals are rounded to t,
+  /// other values converted.
+  double scalarAs(ir::DType t, const ir::ScalarExpr &e, int warp) {
+    if (auto c = e.asConstant())
+      return ir::isFloat(t) ? roundTo(t, *c) : convertTo(t, *c);
+    double v = scalar(e, warp);
+    return e.dtype() == t ? v : convertTo(t, v);
+  }
+
+  double operand(const ir::Operand &o, ir::DType type, int warp, int64_t r, int64_t c) {
     if (o.kind == ir::Operand::Kind::Scalar)
-      return o.scalar;
+      return scalarAs(type, o.scalar, warp);
     const Tile &t = reg(o.tile, warp);
     int64_t cols = t.shape.size() >= 2 ? t.shape[1] : 1;
     if (cols == 1)
@@ -263,7 +314,7 @@ private:
       for (int w = 0; w < warps_; ++w)
         if (active[w]) {
           Tile &t = reg(fill->dst, w);
-          std::fill(t.data.begin(), t.data.end(), roundTo(t.dtype, fill->value));
+          std::fill(t.data.begin(), t.data.end(), scalarAs(t.dtype, fill->value, w));
         }
     } else if (auto *cp = op.as<ir::CpAsyncOp>()) {
       // Block-cooperative: performed once, by the block.
@@ -315,12 +366,18 @@ private:
         int64_t cols = dst.shape.size() > 1 ? dst.shape[1] : 1;
         std::vector<double> out(dst.data.size());
         for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
-          double x = operand(u->src, w, i / cols, i % cols);
+          // The operand in its own type; convert changes it to dst's.
+          ir::DType srcType = u->src.kind == ir::Operand::Kind::Tile
+                                  ? reg(u->src.tile, w).dtype
+                                  : (u->kind == ir::UnaryKind::Convert ? u->src.scalar.dtype()
+                                                                       : dst.dtype);
+          double x = operand(u->src, srcType, w, i / cols, i % cols);
           double y = u->kind == ir::UnaryKind::Neg    ? -x
                      : u->kind == ir::UnaryKind::Relu ? std::max(x, 0.0)
                      : u->kind == ir::UnaryKind::Exp  ? std::exp(x)
                                                       : x;
-          out[i] = roundTo(dst.dtype, y);
+          out[i] = u->kind == ir::UnaryKind::Convert ? convertTo(dst.dtype, y)
+                                                     : roundTo(dst.dtype, y);
         }
         dst.data = std::move(out);
       }
@@ -332,14 +389,16 @@ private:
         int64_t cols = dst.shape.size() > 1 ? dst.shape[1] : 1;
         std::vector<double> out(dst.data.size());
         for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
-          double x = operand(bin->lhs, w, i / cols, i % cols);
-          double y = operand(bin->rhs, w, i / cols, i % cols);
+          double x = operand(bin->lhs, dst.dtype, w, i / cols, i % cols);
+          double y = operand(bin->rhs, dst.dtype, w, i / cols, i % cols);
           double z = 0;
           switch (bin->kind) {
           case ir::BinaryKind::Add: z = x + y; break;
           case ir::BinaryKind::Sub: z = x - y; break;
           case ir::BinaryKind::Mul: z = x * y; break;
-          case ir::BinaryKind::Div: z = x / y; break;
+          case ir::BinaryKind::Div:
+            z = ir::isFloat(dst.dtype) ? x / y : (y != 0 ? std::trunc(x / y) : 0.0);
+            break;
           case ir::BinaryKind::Max: z = std::max(x, y); break;
           case ir::BinaryKind::Min: z = std::min(x, y); break;
           }
@@ -405,14 +464,18 @@ private:
 } // namespace
 
 std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<int64_t> &dims,
-                                   std::vector<Buffer> &params, unsigned threads) {
+                                   std::vector<Buffer> &params, unsigned threads,
+                                   const std::vector<double> &scalars) {
   if (dims.size() != kernel.dims.size())
     return "the kernel has " + std::to_string(kernel.dims.size()) + " dims, " +
            std::to_string(dims.size()) + " given";
   if (params.size() != kernel.params.size())
     return "the kernel has " + std::to_string(kernel.params.size()) + " tensors, " +
            std::to_string(params.size()) + " given";
-  int64_t grid[2];
+  if (scalars.size() != kernel.scalars.size())
+    return "the kernel has " + std::to_string(kernel.scalars.size()) + " scalar parameters, " +
+           std::to_string(scalars.size()) + " given";
+  int64_t grid[3];
   auto evalGrid = [&](const ir::IndexExpr &e) {
     // Grid expressions mention only dims.
     std::function<int64_t(const ir::IndexExpr &)> ev = [&](const ir::IndexExpr &x) -> int64_t {
@@ -425,6 +488,14 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
       case K::Mul: return ev(x.lhs()) * ev(x.rhs());
       case K::Div: return ev(x.rhs()) ? ev(x.lhs()) / ev(x.rhs()) : 0;
       case K::Mod: return ev(x.rhs()) ? ev(x.lhs()) % ev(x.rhs()) : 0;
+      case K::FloorDiv:
+      case K::CeilDiv: {
+        int64_t a = ev(x.lhs()), b = ev(x.rhs());
+        return b > 0 ? *ir::IndexExpr::binary(x.kind(), ir::IndexExpr::constant(a),
+                                              ir::IndexExpr::constant(b))
+                            .asConstant()
+                     : 0;
+      }
       default: return 1;
       }
     };
@@ -432,13 +503,15 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
   };
   grid[0] = evalGrid(kernel.blockGrid[0]);
   grid[1] = evalGrid(kernel.blockGrid[1]);
-  int64_t blocks = grid[0] * grid[1];
+  grid[2] = evalGrid(kernel.blockGrid[2]);
+  int64_t blocks = grid[0] * grid[1] * grid[2];
   std::atomic<int64_t> next{0};
   std::string firstError;
   std::mutex errorLock;
   auto worker = [&] {
     for (int64_t b = next++; b < blocks; b = next++) {
-      BlockRun run(kernel, dims, params, b % grid[0], b / grid[0]);
+      BlockRun run(kernel, dims, params, scalars, b % grid[0], (b / grid[0]) % grid[1],
+                   b / (grid[0] * grid[1]));
       run.run();
       if (!run.error.empty()) {
         std::lock_guard<std::mutex> lock(errorLock);

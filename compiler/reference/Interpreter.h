@@ -22,13 +22,19 @@ struct Buffer {
   std::vector<double> data;
 };
 
-/// Rounds v as a store to element type t does (round-to-nearest-even).
+/// Rounds v as a store to element type t does (round-to-nearest-even;
+/// integers round to nearest and saturate).
 double roundTo(ir::DType t, double v);
+/// Converts v to element type t as `convert` does: floats round to nearest
+/// even, integers truncate toward zero and saturate (PTX cvt.rzi.sat).
+double convertTo(ir::DType t, double v);
 
 /// Runs the kernel over its whole grid. `dims` are in Kernel::dims order;
-/// `params` in Kernel::params order (inputs, then the result, preallocated).
+/// `params` in Kernel::params order (inputs, then the result, preallocated);
+/// `scalars` in Kernel::scalars order (values of the scalar parameters).
 /// Returns an error message, or nullopt on success.
 std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<int64_t> &dims,
-                                   std::vector<Buffer> &params, unsigned threads = 1);
+                                   std::vector<Buffer> &params, unsigned threads = 1,
+                                   const std::vector<double> &scalars = {});
 
 } // namespace kina::reference

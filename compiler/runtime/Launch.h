@@ -46,6 +46,9 @@ public:
   KernelArgs &i64(std::int64_t v) { return push(v); }
   KernelArgs &u32(std::uint32_t v) { return push(v); }
   KernelArgs &f32(float v) { return push(v); }
+  KernelArgs &f64(double v) { return push(v); }
+  KernelArgs &u16(std::uint16_t v) { return push(v); }
+  KernelArgs &u8(std::uint8_t v) { return push(v); }
 
   std::size_t size() const { return slots_.size(); }
   /// The `void**` array cuLaunchKernel expects; valid until the next push.

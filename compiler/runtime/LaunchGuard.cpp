@@ -9,6 +9,9 @@
 #include "runtime/TargetCompat.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
 namespace kina::runtime {
 
@@ -164,6 +167,11 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
     pp.dtype = p.dtype;
     pp.role = p.role;
     pp.intBits = p.intBits;
+    pp.scalarType = p.scalarType;
+    if (p.kind == ParamKind::Scalar) {
+      plan.params.push_back(std::move(pp));
+      continue;
+    }
     if (p.kind == ParamKind::Dim) {
       auto v = p.value.evaluate(dims);
       if (!v)
@@ -270,6 +278,29 @@ Result<KernelArgs> packArguments(const LaunchPlan &plan,
   KernelArgs args;
   std::size_t t = 0;
   for (const ParamPlan &p : plan.params) {
+    if (p.kind == ParamKind::Scalar) {
+      const std::string &t = p.scalarType;
+      if (t == "f32")
+        args.f32(float(p.scalar));
+      else if (t == "f64")
+        args.f64(p.scalar);
+      else if (t == "f16")
+        args.u16(floatToHalf(float(p.scalar)));
+      else if (t == "bf16")
+        args.u16(floatToBf16(float(p.scalar)));
+      else if (t == "i32")
+        args.i32(std::int32_t(p.scalar));
+      else if (t == "i64")
+        args.i64(std::int64_t(p.scalar));
+      else if (t == "i8")
+        args.u8(std::uint8_t(std::int8_t(p.scalar)));
+      else if (t == "u8")
+        args.u8(std::uint8_t(p.scalar));
+      else
+        return makeError(ErrorKind::InvalidArgument,
+                         "scalar parameter `" + p.name + "` has unknown type `" + t + "`");
+      continue;
+    }
     if (p.kind == ParamKind::Dim) {
       if (p.intBits == 64)
         args.i64(p.value);
@@ -291,6 +322,57 @@ Result<KernelArgs> packArguments(const LaunchPlan &plan,
   if (t != tensorBuffers.size())
     return makeError(ErrorKind::InvalidArgument, "more device buffers than tensor parameters");
   return args;
+}
+
+} // namespace kina::runtime
+
+namespace kina::runtime {
+
+double defaultScalarValue(std::string_view scalarType, std::uint64_t seed, std::size_t index) {
+  // splitmix64 of (seed, index): independent of the tensor fills.
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (index + 1) + 0x5CA1A5ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  if (scalarTypeIsFloat(scalarType))
+    return 0.5 + double(z >> 11) / double(1ull << 53);
+  return double(1 + (z % 8));
+}
+
+Result<std::map<std::string, double>> parseScalarsArgument(const std::string &text) {
+  std::map<std::string, double> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto trim = [](std::string s) {
+      while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.erase(s.begin());
+      while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.pop_back();
+      return s;
+    };
+    item = trim(item);
+    if (!item.empty()) {
+      std::size_t eq = item.find('=');
+      if (eq == std::string::npos)
+        return makeError(ErrorKind::InvalidArgument,
+                         "--scalars: expected NAME=VALUE, got `" + item + "`");
+      std::string name = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+      char *end = nullptr;
+      errno = 0;
+      double v = std::strtod(value.c_str(), &end);
+      if (name.empty() || value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+        return makeError(ErrorKind::InvalidArgument,
+                         "--scalars: `" + item + "` is not NAME=<finite number>");
+      if (!out.emplace(name, v).second)
+        return makeError(ErrorKind::InvalidArgument, "--scalars: `" + name + "` is given twice");
+    }
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 } // namespace kina::runtime

@@ -19,7 +19,9 @@
 #include "runtime/Device.h"
 #include "runtime/LaunchSpec.h"
 
+#include <map>
 #include <optional>
+#include <string_view>
 
 namespace kina::runtime {
 
@@ -34,7 +36,17 @@ struct ParamPlan {
   std::size_t bytes = 0;             ///< tensors
   int intBits = 32;                  ///< dims
   std::int64_t value = 0;            ///< dims
+  std::string scalarType;            ///< scalars: "f32", ... (ParamSpec::scalarType)
+  double scalar = 0.0;               ///< scalars: the value passed (set by the caller)
 };
+
+/// A deterministic value for scalar parameter `index` when none is given:
+/// seeded, in [0.5, 1.5) for floats and in [1, 8] for integers, so that a
+/// dropped or zeroed scalar changes the result (neither 0 nor 1).
+double defaultScalarValue(std::string_view scalarType, std::uint64_t seed, std::size_t index);
+
+/// Parses "eps=1e-5,alpha=2" into values by name. Errors are InvalidArgument.
+Result<std::map<std::string, double>> parseScalarsArgument(const std::string &text);
 
 struct LaunchPlan {
   DimValues dims;
@@ -59,8 +71,9 @@ Result<LaunchPlan> checkLaunch(const LaunchSpec &spec, const DimValues &dims,
                                const DeviceInfo &device);
 
 /// Kernel arguments for `plan`: `tensorBuffers[i]` is the device buffer of
-/// the i-th *tensor* parameter (in parameter order); dims are passed by
-/// value with their declared width.
+/// the i-th *tensor* parameter (in parameter order); scalars (ParamPlan::
+/// scalar, rounded to their type) and dims are passed by value with their
+/// declared width.
 Result<KernelArgs> packArguments(const LaunchPlan &plan,
                                  const std::vector<const DeviceBuffer *> &tensorBuffers);
 

@@ -17,8 +17,22 @@ namespace kina::runtime {
 using nlohmann::json;
 
 std::string_view paramKindName(ParamKind k) {
-  return k == ParamKind::Tensor ? "tensor" : "dim";
+  return k == ParamKind::Tensor ? "tensor" : k == ParamKind::Scalar ? "scalar" : "dim";
 }
+
+std::size_t scalarTypeSize(std::string_view abi) {
+  if (abi == "f16" || abi == "bf16")
+    return 2;
+  if (abi == "f32" || abi == "i32")
+    return 4;
+  if (abi == "f64" || abi == "i64")
+    return 8;
+  if (abi == "i8" || abi == "u8")
+    return 1;
+  return 0;
+}
+
+bool scalarTypeIsFloat(std::string_view abi) { return !abi.empty() && (abi[0] == 'f' || abi[0] == 'b'); }
 
 std::string_view paramRoleName(ParamRole r) {
   switch (r) {
@@ -406,8 +420,25 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
                                    "` is not in \"dims\" and has no \"value\"");
         p.value = DimExpr::parse(p.name).take();
       }
+    } else if (*kind == "scalar") {
+      p.kind = ParamKind::Scalar;
+      auto type = r.str(pj, "abi", path, false);
+      if (!type)
+        return type.takeError();
+      if (type->empty()) {
+        type = r.str(pj, "type", path, false);
+        if (!type)
+          return type.takeError();
+      }
+      std::string t;
+      for (char c : *type)
+        t.push_back(char(std::tolower(static_cast<unsigned char>(c))));
+      if (scalarTypeSize(t) == 0)
+        return r.error(path + ".abi", "unknown scalar type \"" + *type +
+                                          "\" (f16, bf16, f32, f64, i8, u8, i32, i64)");
+      p.scalarType = t;
     } else {
-      return r.error(path + ".kind", "must be \"tensor\" or \"dim\"");
+      return r.error(path + ".kind", "must be \"tensor\", \"scalar\" or \"dim\"");
     }
     s.params.push_back(std::move(p));
   }
@@ -572,6 +603,8 @@ json launchSpecToJson(const LaunchSpec &s) {
       for (const DimExpr &e : p.shape)
         pj["shape"].push_back(formulaJson(e));
       pj["role"] = std::string(paramRoleName(p.role));
+    } else if (p.kind == ParamKind::Scalar) {
+      pj["abi"] = p.scalarType;
     } else {
       pj["type"] = p.intBits == 64 ? "i64" : "i32";
       pj["value"] = formulaJson(p.value);

@@ -34,6 +34,7 @@ inline constexpr const char *kLaunchSchema = "kina.launch/1";
 
 enum class ParamKind {
   Tensor, ///< passed as a device pointer to a dense row-major array
+  Scalar, ///< passed by value: a scalar kernel parameter `(eps : F32)`
   Dim,    ///< passed by value: an integer formula over the dims
 };
 enum class ParamRole { Input, Output, InOut };
@@ -48,7 +49,14 @@ struct ParamSpec {
   // Dim parameters.
   DimExpr value = DimExpr::constant(0); ///< usually just the dim's name
   int intBits = 32;                     ///< 32 or 64
+  // Scalar parameters: the element type as the metadata "abi" spells it
+  // ("f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64").
+  std::string scalarType;
 };
+
+/// Bytes of a scalar parameter of metadata type `abi` (0 when unknown).
+std::size_t scalarTypeSize(std::string_view abi);
+bool scalarTypeIsFloat(std::string_view abi);
 
 /// `requires (expr mod modulus = remainder)`, with the clause as written;
 /// or, when `condition` is set, any boolean condition over the dims (the

@@ -98,6 +98,19 @@ inline void symbolsOfExpr(const Checker &c, ExprId id, std::vector<solver::AtomI
     symbolsOfExpr(c, child, out);
 }
 
+/// Was an error reported inside `span` since the current item's check began?
+/// (The proofs leave statements the checker already rejected alone.)
+inline bool errorWithin(const Checker &c, Span span) {
+  if (!c.current || c.current->sinkAtStart != c.active)
+    return false;
+  const std::vector<Diagnostic> &ds = c.active->diagnostics();
+  for (size_t i = c.current->diagsAtStart; i < ds.size(); ++i)
+    if (diagInfo(ds[i].id).severity == Severity::Error && ds[i].span.begin >= span.begin &&
+        ds[i].span.end <= span.end)
+      return true;
+  return false;
+}
+
 /// The name of a symbol as the user wrote it (`w` for a `let w = warp_id 0`).
 inline std::string symbolName(const Checker &c, solver::AtomId a) { return c.symbols.info(a).Name; }
 

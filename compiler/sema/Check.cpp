@@ -9,6 +9,7 @@
 #include "sema/Checker.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace kina::sema {
 
@@ -163,11 +164,7 @@ void Checker::checkItem(int index) {
   checkBlock(item.body);
 
   if (item.kind == syntax::ItemKind::Kernel) {
-    checkResultCoverage(*this, item);
     checkResources(item, state);
-    checkDivergence(*this, item);
-    checkSharedAlignment(*this, item);
-    checkSharedInit(*this, item, checkFences(*this, item));
   } else {
     bool returns = !item.body.empty() && m.stmt(item.body.back()).kind == StmtKind::Return;
     if (!returns)
@@ -175,6 +172,15 @@ void Checker::checkItem(int index) {
             "`" + item.name.name + "` must end with `return <value>`");
   }
   checkCapabilities(item, state);
+  checkLowerable(*this, item); // one judge: target/Lowerable.h (CheckLowerable.cpp)
+  // The proofs over the whole body run last, so they can leave alone the
+  // statements the checks above already rejected (follow-on errors).
+  if (item.kind == syntax::ItemKind::Kernel) {
+    checkResultCoverage(*this, item);
+    checkDivergence(*this, item);
+    checkSharedAlignment(*this, item);
+    checkSharedInit(*this, item, checkFences(*this, item));
+  }
 
   popScope();
   prover.pop();
@@ -527,10 +533,12 @@ void Checker::checkStmt(StmtId id) {
       for (const DimExpr &d : t.tensor.shape)
         elements *= static_cast<uint64_t>(d.constantValue().value_or(1));
       uint64_t bytes = elements * dtypeBytes(t.tensor.dtype);
-      if (shared)
-        current->sharedBytes += bytes;
-      else
-        current->registerBytesPerThread += (bytes + 31) / 32;
+      uint64_t cost = shared ? bytes : (bytes + 31) / 32;
+      (shared ? current->sharedBytes : current->registerBytesPerThread) += cost;
+      current->tileCosts.push_back(
+          {s.name.name, s.name.span,
+           std::string(dtypeName(t.tensor.dtype)) + " " + printShape(t.tensor.shape, symbols), cost,
+           shared});
     }
     Binding b{shared ? BindingKind::Shared : BindingKind::Register,
               defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, symbolType(t)),
@@ -699,9 +707,16 @@ void Checker::checkAssign(const Stmt &s) {
     return;
   }
   if (d.space == Space::Shared && v.space == Space::Global) {
-    error(DiagId::OperandPlacement, m.expr(s.value).span,
-          "copy global memory into a shared tile with `cp_async dst <- src`")
-        .fix(Span{s.span.begin, s.span.begin}, "cp_async ", "use `cp_async`");
+    auto &diag = error(DiagId::OperandPlacement, m.expr(s.value).span,
+                       "copy global memory into a shared tile with `cp_async dst <- src`");
+    // The fix-it only where the target has cp_async (issue 11: fix-its never
+    // suggest a capability the target lacks).
+    if (!this->target || target::hasCapability(this->target->id, target::CapabilityId::CpAsync))
+      diag.fix(Span{s.span.begin, s.span.begin}, "cp_async ", "use `cp_async`");
+    else
+      diag.note(std::string(this->target->name) +
+                " has no `cp_async`: load the tile into a register " +
+                "tile, then store that into the shared tile");
     return;
   }
   if (d.shape != v.shape) {
@@ -729,59 +744,120 @@ void Checker::checkAssign(const Stmt &s) {
 
 // --------------------------------------------------------- per-item checks
 
+namespace {
+
+/// Resource errors point at the costliest declaration, label the others that
+/// matter, and list every tile with its share in notes (largest first).
+void explainTileCosts(Diagnostic &d, const std::vector<ItemState::TileCost> &tiles, uint64_t total,
+                      const std::string &unit, const std::function<uint64_t(uint64_t)> &inUnits) {
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const ItemState::TileCost &t = tiles[i];
+    uint64_t pct = total ? (t.bytes * 100 + total / 2) / total : 0;
+    std::string cost = std::to_string(inUnits(t.bytes)) + " " + unit;
+    if (i > 0 && i < 4)
+      d.label(t.span, cost);
+    d.note("`" + t.name + "` " + t.type + ": " + cost + " (" + std::to_string(pct) + "%)");
+  }
+}
+
+} // namespace
+
 void Checker::checkResources(const Item &item, ItemState &state) {
   KernelSummary &summary = itemSummaries[state.itemIndex];
   summary.sharedBytes = state.sharedBytes;
   summary.threadsPerBlock = state.threadsPerBlock;
   unsigned regs = static_cast<unsigned>(state.registerBytesPerThread / 4) + 24;
   summary.registerEstimate = regs;
+  auto tilesOf = [&](bool shared) {
+    std::vector<ItemState::TileCost> tiles;
+    for (const ItemState::TileCost &t : state.tileCosts)
+      if (t.shared == shared)
+        tiles.push_back(t);
+    std::stable_sort(tiles.begin(), tiles.end(),
+                     [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+    return tiles;
+  };
   if (target && state.sharedBytes > target->maxSmemPerBlockOptin) {
-    error(DiagId::SharedMemoryLimit, item.name.span,
-          "kernel `" + item.name.name + "` declares " + std::to_string(state.sharedBytes) +
-              " bytes of shared tiles; " + std::string(target->name) + " allows at most " +
-              std::to_string(target->maxSmemPerBlockOptin) + " bytes per block");
+    auto tiles = tilesOf(true);
+    uint64_t limit = target->maxSmemPerBlockOptin;
+    auto &d =
+        error(DiagId::SharedMemoryLimit, tiles.empty() ? item.name.span : tiles[0].span,
+              "kernel `" + item.name.name + "` declares " + std::to_string(state.sharedBytes) +
+                  " bytes of shared tiles; " + std::string(target->name) + " allows at most " +
+                  std::to_string(limit) + " bytes per block");
+    if (!tiles.empty())
+      d.note("`" + tiles[0].name + "` is the largest shared tile; the block is " +
+             std::to_string(state.sharedBytes - limit) + " bytes over the limit");
+    explainTileCosts(d, tiles, state.sharedBytes, "bytes", [](uint64_t b) { return b; });
   }
   if (state.registerBytesPerThread / 4 > 255) {
-    error(DiagId::RegisterLimit, item.name.span,
-          "register tiles of `" + item.name.name + "` need about " +
-              std::to_string(state.registerBytesPerThread / 4) +
-              " 32-bit registers per thread; at most 255 are available")
-        .note("use smaller register tiles or more warps (a [64, 64] F32 tile costs 128 registers "
-              "per thread)");
+    auto tiles = tilesOf(false);
+    auto &d = error(DiagId::RegisterLimit, tiles.empty() ? item.name.span : tiles[0].span,
+                    "register tiles of `" + item.name.name + "` need about " +
+                        std::to_string(state.registerBytesPerThread / 4) +
+                        " 32-bit registers per thread; at most 255 are available");
+    explainTileCosts(d, tiles, state.registerBytesPerThread, "registers/thread",
+                     [](uint64_t b) { return (b + 3) / 4; });
+    d.note("use smaller register tiles or more warps (a [64, 64] F32 tile costs 128 registers "
+           "per thread)");
   }
 }
 
 void Checker::checkCapabilities(const Item &item, ItemState &state) {
   KernelSummary &summary = itemSummaries[state.itemIndex];
   summary.capabilities.assign(state.capabilities.begin(), state.capabilities.end());
+  bool isKernel = item.kind == syntax::ItemKind::Kernel;
+  // Fix-its never name a capability or target that would only move the
+  // error: a suggested capability is on the declared target and the target
+  // checked against; a suggested target has every capability the clause names.
+  auto lacking = [&](target::CapabilityId cap,
+                     const target::TargetInfo *declaredTarget) -> const target::TargetInfo * {
+    if (declaredTarget && !target::hasCapability(declaredTarget->id, cap))
+      return declaredTarget;
+    if (target && isKernel && !target::hasCapability(target->id, cap))
+      return target;
+    return nullptr;
+  };
   // Declared capabilities and their target.
   std::set<std::string> declared;
   const syntax::Requirement *capClause = nullptr;
+  const target::TargetInfo *clauseTarget = nullptr;
   for (const syntax::Requirement &r : item.requirements) {
     if (!r.isCapability)
       continue;
     capClause = &r;
+    std::vector<target::CapabilityId> named;
+    for (const syntax::Ident &c : r.capabilities)
+      if (auto cap = target::parseCapabilityName(c.name))
+        named.push_back(*cap);
     const target::TargetInfo *declaredTarget = nullptr;
     if (r.target.valid()) {
       declaredTarget = target::lookupTarget(r.target.name);
       if (!declaredTarget) {
         auto &d = error(DiagId::UnknownRequiredCapability, r.target.span,
-                        target::unknownTargetMessage(r.target.name));
-        if (auto s = target::suggestTarget(r.target.name))
+                        target::unknownTargetMessage(r.target.name, named));
+        if (auto s = target::suggestTarget(r.target.name, named))
           d.fix(r.target.span, std::string(*s), "replace with `" + std::string(*s) + "`");
       }
     }
+    clauseTarget = declaredTarget;
+    std::vector<target::TargetId> on;
+    if (declaredTarget)
+      on.push_back(declaredTarget->id);
+    if (target && isKernel && (!declaredTarget || declaredTarget->id != target->id))
+      on.push_back(target->id);
     for (const syntax::Ident &c : r.capabilities) {
       auto cap = target::parseCapabilityName(c.name);
       if (!cap) {
-        auto &d = error(DiagId::UnknownRequiredCapability, c.span, target::unknownCapabilityMessage(c.name));
-        if (auto s = target::suggestCapability(c.name))
+        auto &d = error(DiagId::UnknownRequiredCapability, c.span,
+                        target::unknownCapabilityMessage(c.name, on));
+        if (auto s = target::suggestCapability(c.name, on))
           d.fix(c.span, std::string(*s), "replace with `" + std::string(*s) + "`");
         continue;
       }
       declared.insert(c.name);
       if (target && !state.capabilities.count(c.name) && !target::hasCapability(target->id, *cap) &&
-          item.kind == syntax::ItemKind::Kernel)
+          isKernel)
         error(DiagId::CapabilityNotOnTarget, c.span,
               "kernel `" + item.name.name + "` declares `" + c.name + "` (" +
                   target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
@@ -800,22 +876,27 @@ void Checker::checkCapabilities(const Item &item, ItemState &state) {
     Span site = state.capabilitySites[name];
     bool covered = declared.count(name) > 0;
     // A declared mma_m16n16k16 capability also covers the mma_m16n8k16 it lowers to.
-    if (!covered && item.kind == syntax::ItemKind::Kernel) {
+    if (!covered && isKernel) {
       auto &d = error(DiagId::CapabilityNotDeclared, site,
                       "kernel `" + item.name.name + "` uses `" + name +
                           "` but its `requires capability(...)` does not declare it");
-      if (capClause && !capClause->capabilities.empty()) {
+      if (const target::TargetInfo *without = lacking(*cap, capClause ? clauseTarget : nullptr)) {
+        d.note(std::string(without->name) + " does not have `" + name +
+               "`; targets that have it: " + target::describeTargetsWith(*cap));
+      } else if (capClause && !capClause->capabilities.empty()) {
         Span last = capClause->capabilities.back().span;
         d.fix(Span{last.end, last.end}, ", " + name, "declare `" + name + "`");
+      } else if (capClause && capClause->target.valid() && clauseTarget) {
+        Span t = capClause->target.span;
+        d.fix(Span{t.end, t.end}, ", " + name, "declare `" + name + "`");
       } else if (!capClause) {
-        std::string t = target ? std::string(target->name) : "sm_80";
+        std::string t(target ? target->name : target::defaultTargetName());
         Span at{state.lastRequiresEnd.end, state.lastRequiresEnd.end};
         d.fix(at, "\n" + state.indent + "requires capability(" + t + ", " + name + ")",
               "add `requires capability(" + t + ", " + name + ")`");
       }
     }
-    if (target && !target::hasCapability(target->id, *cap) &&
-        item.kind == syntax::ItemKind::Kernel)
+    if (target && !target::hasCapability(target->id, *cap) && isKernel)
       error(DiagId::CapabilityNotOnTarget, site,
             "kernel `" + item.name.name + "` uses `" + name + "` (" +
                 target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));

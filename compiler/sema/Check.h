@@ -12,6 +12,7 @@
 #include "diag/Diagnostic.h"
 #include "sema/Types.h"
 #include "syntax/Ast.h"
+#include "target/Registry.h"
 
 #include <memory>
 #include <string>
@@ -52,7 +53,7 @@ struct KernelSummary {
 };
 
 struct CheckOptions {
-  std::string target = "sm_90a";
+  std::string target = std::string(target::defaultTargetName());
   /// When non-empty, only these items (indices into Module::items) are
   /// checked and reported; their callees are still checked for capabilities
   /// but report nothing. The language server re-checks only edited kernels.

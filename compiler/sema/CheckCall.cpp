@@ -75,6 +75,61 @@ void Checker::checkCopyAlignment(const Stmt &s, const Type &src) {
               str(*start) + "` is a multiple of " + std::to_string(per16));
 }
 
+namespace {
+
+void collectCalls(const Module &m, ExprId id, const std::unordered_map<std::string, int> &items,
+                  std::vector<int> &out) {
+  if (id == syntax::kNone || id >= m.exprs.size())
+    return;
+  const Expr &e = m.expr(id);
+  if (e.kind == ExprKind::Application) {
+    auto it = items.find(e.name.name);
+    if (it != items.end() && m.items[it->second].kind == syntax::ItemKind::TileFunction)
+      out.push_back(it->second);
+  }
+  for (ExprId c : e.children)
+    collectCalls(m, c, items, out);
+}
+
+void collectCalls(const Module &m, const std::vector<StmtId> &body,
+                  const std::unordered_map<std::string, int> &items, std::vector<int> &out) {
+  for (StmtId s : body) {
+    const Stmt &st = m.stmt(s);
+    for (ExprId e : {st.target, st.value, st.end})
+      collectCalls(m, e, items, out);
+    collectCalls(m, st.body, items, out);
+    collectCalls(m, st.elseBody, items, out);
+  }
+}
+
+} // namespace
+
+bool Checker::tileFunctionReaches(int from, int to) {
+  if (from == to)
+    return true;
+  if (callGraph.empty()) {
+    callGraph.resize(m.items.size());
+    for (size_t i = 0; i < m.items.size(); ++i)
+      if (m.items[i].kind == syntax::ItemKind::TileFunction)
+        collectCalls(m, m.items[i].body, itemsByName, callGraph[i]);
+  }
+  std::vector<bool> seen(m.items.size(), false);
+  std::vector<int> work{from};
+  while (!work.empty()) {
+    int i = work.back();
+    work.pop_back();
+    for (int j : callGraph[i]) {
+      if (j == to)
+        return true;
+      if (!seen[j]) {
+        seen[j] = true;
+        work.push_back(j);
+      }
+    }
+  }
+  return false;
+}
+
 Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
   const Item &callee = m.items[calleeIndex];
   bool inKernel = current && current->item->kind == syntax::ItemKind::Kernel;
@@ -89,6 +144,18 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
           "kernel `" + callee.name.name + "` is launched from host functions, not called from " +
               (inKernel ? "another kernel" : "a tile function") +
               "; factor the shared part into a `tile` function");
+    return Type::error();
+  }
+  if (callee.kind == syntax::ItemKind::TileFunction && current &&
+      tileFunctionReaches(calleeIndex, current->itemIndex)) {
+    // A cycle of tile-function calls through this one. Found on the call
+    // graph of the syntax, so the report does not depend on the order the
+    // items are checked in (kina check splits them over threads).
+    error(DiagId::RecursiveTileFunction, e.name.span,
+          "recursive call: `" + callee.name.name + "` leads back to `" + current->item->name.name +
+              "` (directly or through other tile functions); tile functions are inlined, so "
+              "they cannot recurse")
+        .label(callee.name.span, "defined here");
     return Type::error();
   }
   std::vector<Type> args;

@@ -5,9 +5,11 @@
 // capability each one needs. Every expression's type is recorded for the IDE.
 //
 //===----------------------------------------------------------------------===//
+#include "sema/Builtins.h"
 #include "sema/Checker.h"
 
 #include "diag/Spelling.h"
+#include "target/Lowerable.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -17,23 +19,28 @@ namespace kina::sema {
 
 namespace {
 
-const char *lowerDType(DType t) {
-  switch (t) {
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F32: return "f32";
-  case DType::TF32: return "tf32";
-  case DType::I8: return "s8";
-  case DType::I32: return "s32";
-  case DType::E4M3: return "e4m3";
-  case DType::E5M2: return "e5m2";
-  default: return "?";
-  }
-}
 
-/// Primitive operations and their arity; the single table used for checking,
-/// completion and signature help (see Builtins.h).
 } // namespace
+
+bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
+  if (t.kind != Type::Index || t.index.isConstant())
+    return true;
+  // Shared decision 1: an index value is not a scalar of any element type.
+  const Expr &e = m.expr(id);
+  std::string text = syntax::printExpr(m, id);
+  bool atomic = e.kind == ExprKind::Name || e.kind == ExprKind::Integer ||
+                e.kind == ExprKind::Paren;
+  std::string replacement =
+      std::string("(convert ") + dtypeName(want) + " " + (atomic ? text : "(" + text + ")") + ")";
+  error(DiagId::IndexAsScalar, e.span,
+        "`" + text + "` is an index value, not a scalar; convert it explicitly with `convert " +
+            dtypeName(want) + "`")
+      .fix(e.span, replacement, std::string("convert to ") + dtypeName(want))
+      .note("index values (dims, loop variables, grid ids and their lets) are integers; "
+            "`convert " +
+            std::string(dtypeName(want)) + " e` makes a scalar of them at run time");
+  return false;
+}
 
 Type Checker::record(ExprId id, Type t) {
   if (options.ideTables) {
@@ -249,11 +256,23 @@ Type Checker::checkBinary(ExprId id, const Expr &e) {
   if ((a.kind == Type::Scalar || a.kind == Type::Index) &&
       (b.kind == Type::Scalar || b.kind == Type::Index)) {
     if (compare) {
-      Type t;
-      t.kind = Type::Bool;
-      return t;
+      error(DiagId::ScalarCondition, e.span,
+            "`" + syntax::printExpr(m, id) +
+                "` compares run-time scalars; conditions compare index values")
+          .note("data-dependent control flow is not modelled by the grid and fence analyses; "
+                "select with `max`/`min` on tiles instead");
+      return Type::error();
     }
-    return Type::scalarOf(a.kind == Type::Scalar ? a.scalar : b.scalar);
+    DType want = a.kind == Type::Scalar ? a.scalar : b.scalar;
+    bool ok = requireScalar(e.children[0], a, want);
+    ok = requireScalar(e.children[1], b, want) && ok;
+    if (!ok)
+      return Type::error();
+    if (e.op == BinaryOp::Mod) {
+      error(DiagId::TypeMismatch, e.span, "`mod` takes integer indices, not scalars");
+      return Type::error();
+    }
+    return Type::scalarOf(want);
   }
   error(DiagId::TypeMismatch, e.span,
         std::string("`") + syntax::binaryOpSpelling(e.op) + "` takes integer indices or scalars, "
@@ -417,6 +436,8 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
       error(DiagId::TypeMismatch, m.expr(e.children[0]).span, "`fill` takes a scalar value");
       return Type::error();
     }
+    if (!requireScalar(e.children[0], v, DType::F32))
+      return Type::error();
     Type t;
     t.kind = Type::Splat;
     t.scalar = v.kind == Type::Scalar ? v.scalar : DType::I32;
@@ -455,35 +476,61 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
                   (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first" : ""));
         placed = false;
       }
-    auto cm = c.tensor.shape[0].constantValue(), cn = c.tensor.shape[1].constantValue();
-    auto am = a.tensor.shape[0].constantValue(), ak = a.tensor.shape[1].constantValue();
-    auto bk = b.tensor.shape[0].constantValue(), bn = b.tensor.shape[1].constantValue();
-    if (!cm || !cn || !am || !ak || !bk || !bn || *cm != *am || *cn != *bn || *ak != *bk) {
+    // Shapes unify symbolically, so a tile function over [TM, TN, TK] checks
+    // once with its own dims; constants are the common case.
+    const DimExpr &cm = c.tensor.shape[0], &cn = c.tensor.shape[1];
+    const DimExpr &am = a.tensor.shape[0], &ak = a.tensor.shape[1];
+    const DimExpr &bk = b.tensor.shape[0], &bn = b.tensor.shape[1];
+    auto same = [&](const DimExpr &x, const DimExpr &y) {
+      return x == y || prover.proveEqual(x, y).proved();
+    };
+    if (!same(cm, am) || !same(cn, bn) || !same(ak, bk)) {
       error(DiagId::MmaShape, e.span,
             "`wmma_mma` shapes do not agree: accumulator " + printShape(c.tensor.shape, symbols) +
                 ", A " + printShape(a.tensor.shape, symbols) + ", B " +
                 printShape(b.tensor.shape, symbols) + " (need [m, n] += [m, k] x [k, n])");
       return Type::error();
     }
-    if (*cm % 16 || *cn % 16 || *ak % 16) {
+    namespace lw = target::lowerable;
+    const std::pair<const char *, const DimExpr *> mnk[] = {{"m", &cm}, {"n", &cn}, {"k", &ak}};
+    auto vm = cm.constantValue(), vn = cn.constantValue(), vk = ak.constantValue();
+    if (vm && vn && vk &&
+        (*vm % lw::kLanguageMmaTile || *vn % lw::kLanguageMmaTile || *vk % lw::kLanguageMmaTile)) {
       error(DiagId::MmaShape, e.span,
             "`wmma_mma` tiles must be multiples of the 16x16x16 tensor-core tile, got m=" +
-                std::to_string(*cm) + " n=" + std::to_string(*cn) + " k=" + std::to_string(*ak));
+                std::to_string(*vm) + " n=" + std::to_string(*vn) + " k=" + std::to_string(*vk));
       return Type::error();
     }
-    std::string cap = std::string("mma_m16n16k16_") + lowerDType(a.tensor.dtype) + "_" +
-                      lowerDType(b.tensor.dtype) + "_" + lowerDType(c.tensor.dtype);
-    if (a.tensor.dtype != b.tensor.dtype || !target::parseCapabilityName(cap)) {
-      std::string combos;
-      for (std::string_view n : target::capabilityNames())
-        if (n.rfind("mma_m16n16k16_", 0) == 0)
-          combos += (combos.empty() ? "" : ", ") + std::string(n.substr(14));
+    for (auto [name, d] : mnk) {
+      if (auto v = d->constantValue()) {
+        if (*v % lw::kLanguageMmaTile == 0)
+          continue;
+        error(DiagId::MmaShape, e.span,
+              "`wmma_mma` tiles must be multiples of the 16x16x16 tensor-core tile, got " +
+                  std::string(name) + "=" + std::to_string(*v));
+        return Type::error();
+      }
+      if (prover.proveDivisible(*d, lw::kLanguageMmaTile).proved())
+        continue;
+      std::string fact = str(*d) + " mod " + std::to_string(lw::kLanguageMmaTile) + " = 0";
+      auto &diag = error(DiagId::MmaShape, e.span,
+                         "`wmma_mma` needs " + std::string(name) + " = `" + str(*d) +
+                             "` to be a multiple of 16: cannot prove " + fact);
+      if (symbols.onlyDims(*d))
+        addRequiresFix(diag, fact);
+      return Type::error();
+    }
+    const lw::MmaLowering *row = lw::mmaLowering(
+        dtypeName(a.tensor.dtype), dtypeName(b.tensor.dtype), dtypeName(c.tensor.dtype));
+    if (!row) {
       error(DiagId::MmaDTypes, e.span,
             std::string("no tensor-core MMA takes ") + dtypeName(a.tensor.dtype) + " x " +
                 dtypeName(b.tensor.dtype) + " with a " + dtypeName(c.tensor.dtype) +
-                " accumulator; supported (A_B_C): " + combos);
+                " accumulator; supported (A_B_C): " + lw::mmaCombinations())
+          .note("these are the combinations code generation lowers (target/Lowerable.def)");
       return Type::error();
     }
+    std::string cap(row->languageCapability);
     useCapability(cap, e.span);
     if (!placed)
       return Type::error();
@@ -553,8 +600,11 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     Type r = x;
     r.tensor.writable = true;
     if (isBinary) {
-      if (y.kind == Type::Scalar || y.kind == Type::Index)
+      if (y.kind == Type::Scalar || y.kind == Type::Index) {
+        if (inDevice && !requireScalar(e.children[1], y, x.tensor.dtype))
+          return Type::error();
         return r;
+      }
       if (!y.isTensor()) {
         error(DiagId::ExpectedTile, m.expr(e.children[1]).span,
               "`" + f + "` takes a tile or a scalar as second operand, found " + typeStr(y));
@@ -659,26 +709,13 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
   auto it = itemsByName.find(f);
   if (it == itemsByName.end()) {
     auto &d = error(DiagId::UnknownFunction, e.name.span, "unknown function `" + f + "`");
-    static const char *known[] = {"wmma_mma", "fill", "block_id", "warp_id", "convert", "relu",
-                                  "exp", "add", "sub", "mul", "div", "max", "min", "row_sum",
-                                  "row_max", "transpose", "matmul", "copy_to_device",
-                                  "copy_to_host", "floor_div", "ceil_div", "neg", "abs", "sqrt"};
-    std::string best;
-    unsigned bestDistance = 3;
-    for (const char *k : known) {
-      unsigned dd = editDistance(k, f);
-      if (dd < bestDistance) {
-        best = k;
-        bestDistance = dd;
-      }
-    }
-    for (const auto &[name, index] : itemsByName) {
-      unsigned dd = editDistance(name, f);
-      if (dd < bestDistance) {
-        best = name;
-        bestDistance = dd;
-      }
-    }
+    // Only names that exist and can be called here (sema/Builtins.h).
+    std::vector<std::pair<std::string, syntax::ItemKind>> items;
+    for (const auto &[name, index] : itemsByName)
+      items.emplace_back(name, m.items[index].kind);
+    std::sort(items.begin(), items.end());
+    std::string best =
+        suggestFunction(f, current ? current->item->kind : syntax::ItemKind::Kernel, items);
     if (!best.empty())
       d.fix(e.name.span, best, "replace with `" + best + "`");
     for (ExprId a : e.children)

@@ -54,6 +54,16 @@ struct ItemState {
   std::map<std::string, Span> capabilitySites; ///< first use of each capability
   uint64_t sharedBytes = 0;
   uint64_t registerBytesPerThread = 0;
+  /// Each `shared` / `register` declaration and its cost (bytes per block,
+  /// or bytes per thread), so resource errors point at the costliest ones.
+  struct TileCost {
+    std::string name;
+    Span span;
+    std::string type; ///< "F32 [128, 128]"
+    uint64_t bytes = 0;
+    bool shared = false;
+  };
+  std::vector<TileCost> tileCosts;
   unsigned threadsPerBlock = 0;
   Span lastRequiresEnd; ///< where a new `requires` clause is inserted
   std::string indent = "    ";
@@ -169,10 +179,17 @@ public:
   Type checkBinary(ExprId id, const Expr &e);
   Type checkApplication(ExprId id, const Expr &e);
   Type checkCall(ExprId id, const Expr &e, int calleeItem);
+  /// Whether tile function `from` calls item `to`, directly or through other
+  /// tile functions (on the syntax: independent of checking order).
+  bool tileFunctionReaches(int from, int to);
+  std::vector<std::vector<int>> callGraph; ///< tile-function callees by item, built lazily
   Type record(ExprId id, Type t);
   /// An Index-typed subexpression's symbolic value, or nullopt after an error.
   std::optional<DimExpr> indexValue(ExprId id);
   std::optional<int64_t> constantIndex(ExprId id, const char *what);
+  /// K0708 (with a `convert` fix-it) when `id`, of type `t`, is a
+  /// non-constant index value used where a scalar of `want` is expected.
+  bool requireScalar(ExprId id, const Type &t, DType want);
   /// Proves `e` exactly divisible by n or reports K0201 at `span`.
   bool requireExactDivision(const DimExpr &e, int64_t n, Span span, const std::string &what);
 };
@@ -191,5 +208,12 @@ void checkSharedAlignment(Checker &checker, const Item &item);
 /// The union of the result stores covers the result, and no two warps or
 /// blocks store different values into one element (Coverage.cpp).
 void checkResultCoverage(Checker &checker, const Item &item);
+
+/// What code generation cannot lower (target/Lowerable.h), reported at the
+/// user's span: element types, register tile shapes (declared and of every
+/// tile-valued expression), transposes, tile ranks and slicing, `fill` of
+/// shared tiles, `return` placement, instructions the target lacks
+/// (CheckLowerable.cpp).
+void checkLowerable(Checker &checker, const Item &item);
 
 } // namespace kina::sema

@@ -93,16 +93,23 @@ public:
                 "[i ..+ 64, j ..+ 64] <- acc`");
       return;
     }
-    // Coverage is judged on kernels that otherwise type-check: after an error
-    // in the body (an inexact grid extent, a bad slice, a store the checker
-    // rejected) it would only repeat that error in other words.
+    // After an error in the body (an inexact grid extent, a bad slice, a
+    // tile of the wrong shape, a store the checker rejected) the proof would
+    // mostly restate it in other words; errors about capabilities and
+    // resources are independent of the stores and do not stop it.
     if (brokenStore_)
       return;
+    for (Span at : inputs_)
+      if (errorWithin(c_, at))
+        return;
     if (c_.current && c_.current->sinkAtStart == c_.active) {
       const std::vector<Diagnostic> &ds = c_.active->diagnostics();
-      for (size_t i = c_.current->diagsAtStart; i < ds.size(); ++i)
-        if (diagInfo(ds[i].id).severity == Severity::Error)
+      for (size_t i = c_.current->diagsAtStart; i < ds.size(); ++i) {
+        const DiagInfo &info = diagInfo(ds[i].id);
+        if (info.severity == Severity::Error && info.diagClass != DiagClass::Capability &&
+            info.diagClass != DiagClass::Resource)
           return;
+      }
     }
     mergeComplementary();
     for (Store &s : stores_)
@@ -119,6 +126,10 @@ private:
   Type resultType_;
   std::vector<Store> stores_;
   bool brokenStore_ = false;
+  /// What coverage is computed from: grid extents, loop ranges, the
+  /// conditions around stores. An error in any of them means the proof would
+  /// only restate it.
+  std::vector<Span> inputs_;
   std::vector<Var> vars_;
   std::vector<Cond> conds_;
   /// Register tile symbol -> the symbols its value may depend on.
@@ -223,6 +234,9 @@ private:
     case StmtKind::BlockGrid:
     case StmtKind::WarpGrid: {
       size_t n = vars_.size();
+      inputs_.push_back(st.keywordSpan);
+      if (!st.shapeSpan.empty())
+        inputs_.push_back(st.shapeSpan);
       if (auto g = c_.gridOf.find(id); g != c_.gridOf.end())
         for (size_t i = 0; i < g->second.ids.size(); ++i)
           if (auto a = g->second.ids[i].asAtom())
@@ -238,6 +252,8 @@ private:
       auto start = c_.exprValueOrNull(st.value);
       auto end = c_.exprValueOrNull(st.end);
       size_t n = vars_.size();
+      if (st.value != syntax::kNone && st.end != syntax::kNone)
+        inputs_.push_back(Span{m_.expr(st.value).span.begin, m_.expr(st.end).span.end});
       if (var != c_.loopVarOf.end() && start && end)
         if (auto a = var->second.asAtom()) {
           Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
@@ -248,6 +264,8 @@ private:
       return;
     }
     case StmtKind::If:
+      if (st.value != syntax::kNone)
+        inputs_.push_back(m_.expr(st.value).span);
       conds_.push_back({st.value, true});
       collect(st.body);
       conds_.back().holds = false;
@@ -266,14 +284,9 @@ private:
       s.stmt = id;
       s.span = st.span;
       size_t rank = resultType_.tensor.shape.size();
-      if (c_.current && c_.current->sinkAtStart == c_.active) {
-        const std::vector<Diagnostic> &ds = c_.active->diagnostics();
-        for (size_t i = c_.current->diagsAtStart; i < ds.size(); ++i)
-          if (ds[i].span.begin >= st.span.begin && ds[i].span.end <= st.span.end &&
-              diagInfo(ds[i].id).severity == Severity::Error) {
-            brokenStore_ = true;
-            return;
-          }
+      if (errorWithin(c_, st.span)) {
+        brokenStore_ = true;
+        return;
       }
       brokenStore_ = true; // until the box is known
       if (t.kind != ExprKind::Index) {

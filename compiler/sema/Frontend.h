@@ -8,13 +8,14 @@
 
 #include "sema/Check.h"
 #include "syntax/Parser.h"
+#include "target/Registry.h"
 
 #include <string>
 
 namespace kina::sema {
 
 struct FrontendOptions {
-  std::string target = "sm_90a";
+  std::string target = std::string(target::defaultTargetName());
   std::vector<int> onlyItems;       ///< check only these items (see CheckOptions)
   /// Only Analysis::diagnostics is wanted (`kina check`): the IDE tables are
   /// not built, Analysis::program stays empty, and the items may be checked

@@ -697,6 +697,15 @@ private:
   void walkStmt(StmtId id, Written &w) {
     ++work_;
     const Stmt &st = m_.stmt(id);
+    // A statement the checker rejected: its reads would be follow-on errors.
+    bool rejected = st.kind != StmtKind::BlockGrid && st.kind != StmtKind::WarpGrid &&
+                    st.kind != StmtKind::For && st.kind != StmtKind::If &&
+                    st.kind != StmtKind::Shared && errorWithin(c_, st.span);
+    if (rejected) {
+      if (st.kind == StmtKind::CpAsync || st.kind == StmtKind::Assign)
+        writeBox(st.target, w); // still counts as a write
+      return;
+    }
     switch (st.kind) {
     case StmtKind::Shared: {
       // The tile's extents, for the element-wise check.

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "syntax/Lower.h"
 
+#include <cmath>
+
 #include <cstdlib>
 #include <cstring>
 #include <tree_sitter/api.h>
@@ -392,7 +394,7 @@ private:
       auto v = parseInteger(text(n), e.span);
       if (!v) {
         e.kind = ExprKind::Error;
-        invalidLiterals.push_back(e.span);
+        invalidLiterals.push_back({e.span, false});
       } else {
         e.intValue = *v;
       }
@@ -402,7 +404,14 @@ private:
       for (char c : text(n))
         if (c != '_')
           digits.push_back(c);
+      errno = 0;
       e.floatValue = strtod(digits.c_str(), nullptr);
+      // Overflow only: a literal too small for a double reads as 0 or a
+      // subnormal, as in C; one too large was read as infinity.
+      if (errno == ERANGE && std::isinf(e.floatValue)) {
+        e.kind = ExprKind::Error;
+        invalidLiterals.push_back({e.span, true});
+      }
     } else if (s == ids_.parenthesized_expression) {
       e.kind = ExprKind::Paren;
       e.children.push_back(lowerOptionalExpr(field(n, ids_.f_expression), n));
@@ -451,7 +460,7 @@ private:
   }
 
 public:
-  std::vector<Span> invalidLiterals;
+  std::vector<InvalidLiteral> invalidLiterals;
 };
 
 } // namespace

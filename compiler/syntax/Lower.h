@@ -20,10 +20,16 @@ struct CstIds {
   static const CstIds &get();
 };
 
+/// A number literal the lowering could not represent.
+struct InvalidLiteral {
+  Span span;
+  bool isFloat = false; ///< a float beyond the largest double, else an integer beyond 64 bits
+};
+
 struct LowerResult {
   bool nestingExceeded = false;
   Span deepestSpan;
-  std::vector<Span> invalidLiterals;
+  std::vector<InvalidLiteral> invalidLiterals;
 };
 
 /// Reserves the module's arenas for lowering a CST of `nodes` nodes.

@@ -25,6 +25,16 @@ constexpr size_t kMaxFileBytes = 64u << 20;
 constexpr size_t kMaxSyntaxErrors = 100;
 /// Files at least this large are table-parsed on two threads.
 constexpr size_t kParallelParseBytes = 256u << 10;
+/// The most tokens a broken item may have for the tree-sitter runtime to
+/// parse it. Debian's runtime (0.20.7) stores a node's child count in 16
+/// bits (SubtreeHeapData::child_count); an ERROR node with more than 65,535
+/// children wraps it, and ts_tree_delete then frees the node from a wrong
+/// address (100,000 unclosed `(`: error recovery wraps them all in one ERROR
+/// node; `munmap_chunk(): invalid pointer`). A node's children are disjoint
+/// tokens, extras, reduced constructs, or MISSING tokens, of which recovery
+/// inserts at most one per token read, so 2 * 32,767 children is the most
+/// an item of this many tokens can produce.
+constexpr size_t kMaxRuntimeTokens = 32767;
 
 struct Delimiter {
   char open;
@@ -660,8 +670,49 @@ void reserveFor(Module &m, const std::vector<std::shared_ptr<const ParseCache::I
   m.types.reserve(types);
 }
 
+/// An upper bound on the tokens of text[range], comments and all: a run of
+/// word characters counts once, every other non-space byte once (`..+`
+/// counts three times), a comment once.
+size_t tokenBound(std::string_view text, Span range, size_t stopAbove) {
+  size_t n = 0;
+  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (uint32_t i = range.begin; i < range.end && n <= stopAbove;) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+    } else if (c == '/' && i + 1 < range.end && text[i + 1] == '/') {
+      while (i < range.end && text[i] != '\n')
+        ++i;
+      ++n;
+    } else if (isWord(c)) {
+      while (i < range.end && isWord(text[i]))
+        ++i;
+      ++n;
+    } else {
+      ++i;
+      ++n;
+    }
+  }
+  return n;
+}
+
+/// A CST of no items, for a broken item the runtime cannot parse.
+Cst emptyCst(Span range) {
+  static const TSSymbol sourceFile =
+      ts_language_symbol_for_name(tree_sitter_kina(), "source_file", 11, true);
+  Cst cst;
+  CstNode root;
+  root.begin = range.begin;
+  root.end = range.end;
+  root.symbol = sourceFile;
+  root.named = true;
+  cst.nodes.push_back(root);
+  return cst;
+}
+
 /// Lowers and explains text[range] into `into` and `diags`: `cst` from the
-/// table parser, or else parsed by the runtime here.
+/// table parser, or else parsed by the runtime here (when the item is small
+/// enough for it: kMaxRuntimeTokens).
 void parseChunk(const SourceFile &file, std::string_view text, Span range,
                 std::optional<Cst> cst, const TableParseFailure &failure,
                 const ParseOptions &options, Module &into, std::vector<Diagnostic> &diags) {
@@ -676,6 +727,13 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
     scan.emplace(text.substr(0, range.end), range.begin);
     maxDepth = scan->maxDepth;
     deepestOffset = scan->deepestOffset;
+  }
+  if (!cst && tokenBound(text, range, kMaxRuntimeTokens) > kMaxRuntimeTokens) {
+    // No runtime parse (see kMaxRuntimeTokens): the item's messages come
+    // from the table parser's failure and the delimiter scan, and the item
+    // lowers to nothing.
+    cst = emptyCst(range);
+  } else if (!cst) {
     std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
     ts_parser_set_language(parser.get(), tree_sitter_kina());
     TSRange only{pointAt(text, range.begin), pointAt(text, range.end), range.begin, range.end};
@@ -686,25 +744,62 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
   }
 
   LowerResult lowered = lowerTree(*cst, file, into, options.maxNesting);
-  for (Span s : lowered.invalidLiterals)
-    diags.push_back(Diagnostic{DiagId::InvalidLiteral, s,
-                               "integer literal `" + std::string(file.slice(s)) +
-                                   "` does not fit in 64 bits",
-                               {}, {}, {}});
-  if (maxDepth > options.maxNesting || lowered.nestingExceeded) {
-    uint32_t at = maxDepth > options.maxNesting ? deepestOffset : lowered.deepestSpan.begin;
-    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{at, at + 1},
+  for (const InvalidLiteral &l : lowered.invalidLiterals) {
+    // A literal may be a megabyte long: quote its ends only.
+    std::string_view whole = file.slice(l.span);
+    std::string quoted(whole);
+    if (whole.size() > 40)
+      quoted = std::string(whole.substr(0, 16)) + "..." +
+               std::string(whole.substr(whole.size() - 8)) + "` (" +
+               std::to_string(whole.size()) + (l.isFloat ? " characters" : " digits") + ")";
+    else
+      quoted += "`";
+    diags.push_back(Diagnostic{
+        DiagId::InvalidLiteral, l.span,
+        l.isFloat ? "float literal `" + quoted + " is out of range: it exceeds the largest double"
+                  : "integer literal `" + quoted + " does not fit in 64 bits",
+        {}, {}, {}});
+  }
+  if (maxDepth > options.maxNesting) {
+    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{deepestOffset, deepestOffset + 1},
                                "nesting is " + std::to_string(maxDepth) +
                                    " levels deep here; at most " +
                                    std::to_string(options.maxNesting) + " levels are accepted",
                                {}, {}, {}});
+  } else if (lowered.nestingExceeded) {
+    // Brackets are shallow: an operator chain or nested applications.
+    uint32_t at = lowered.deepestSpan.begin;
+    diags.push_back(Diagnostic{DiagId::NestingTooDeep, Span{at, at + 1},
+                               "this expression nests more than " +
+                                   std::to_string(options.maxNesting) +
+                                   " levels deep (operators and applications count as well as "
+                                   "brackets); at most " +
+                                   std::to_string(options.maxNesting) + " levels are accepted",
+                               {}, {}, {}});
   } else if (scan) {
+    size_t before = diags.size();
     reportDelimiters(*scan, file, range.end, diags);
     if (std::optional<Diagnostic> d = explainFailure(failure, file, *scan, range)) {
       diags.push_back(std::move(*d));
-    } else {
+    } else if (tree) {
       SyntaxErrorReporter reporter(file, diags, *scan);
       reporter.visit(ts_tree_root_node(tree.get()));
+    } else if (diags.size() == before) {
+      // Neither explains it: say where the table parser stopped.
+      uint32_t at = failure.valid ? std::min(failure.token.begin, range.end) : range.begin;
+      uint32_t end = std::min<uint32_t>(std::max(at + 1, failure.valid ? failure.token.end : 0),
+                                        static_cast<uint32_t>(text.size()));
+      diags.push_back(Diagnostic{DiagId::UnexpectedToken,
+                                 Span{at, std::max(at, end)},
+                                 at < text.size()
+                                     ? "unexpected `" + std::string(text.substr(at, end - at)) + "`"
+                                     : std::string("unexpected end of the file"),
+                                 {},
+                                 {},
+                                 {}});
+      diags.back().note("this item has more than " + std::to_string(kMaxRuntimeTokens) +
+                        " tokens, too many for error recovery: only its first syntax error "
+                        "is reported");
     }
   }
 }

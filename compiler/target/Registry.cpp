@@ -233,7 +233,11 @@ std::vector<TargetId> targetsForDevice(int ccMajor, int ccMinor) {
   return out;
 }
 
-TargetId defaultTarget() { return TargetId::Sm80; }
+// The Hopper target of the GPU machine (H200); sm_80 code still builds with
+// an explicit --target sm_80.
+TargetId defaultTarget() { return TargetId::Sm90a; }
+
+std::string_view defaultTargetName() { return targetInfo(defaultTarget()).name; }
 
 std::span<const CapabilityInfo> allCapabilities() {
   static const std::vector<CapabilityInfo> infos = [] {
@@ -300,9 +304,32 @@ std::optional<std::string_view> suggestCapability(std::string_view misspelled) {
   return closest(misspelled, capabilityNames());
 }
 
+std::optional<std::string_view> suggestTarget(std::string_view misspelled,
+                                              std::span<const CapabilityId> having) {
+  std::vector<std::string_view> names;
+  for (const TargetInfo &t : kTargets)
+    if (std::all_of(having.begin(), having.end(),
+                    [&](CapabilityId c) { return hasCapability(t.id, c); }))
+      names.push_back(t.name);
+  return closest(misspelled, names);
+}
+
+std::optional<std::string_view> suggestCapability(std::string_view misspelled,
+                                                  std::span<const TargetId> on) {
+  std::vector<std::string_view> names;
+  for (const CapabilityRow &r : kCapabilities)
+    if (std::all_of(on.begin(), on.end(), [&](TargetId t) { return hasCapability(t, r.info.id); }))
+      names.push_back(r.info.name);
+  return closest(misspelled, names);
+}
+
 std::string unknownTargetMessage(std::string_view name) {
+  return unknownTargetMessage(name, std::span<const CapabilityId>());
+}
+
+std::string unknownTargetMessage(std::string_view name, std::span<const CapabilityId> having) {
   std::string msg = "unknown target `" + std::string(name) + "`";
-  if (auto s = suggestTarget(name))
+  if (auto s = suggestTarget(name, having))
     msg += "; did you mean `" + std::string(*s) + "`?";
   msg += " (known targets: ";
   bool first = true;
@@ -317,11 +344,23 @@ std::string unknownTargetMessage(std::string_view name) {
 }
 
 std::string unknownCapabilityMessage(std::string_view name) {
+  return unknownCapabilityMessage(name, std::span<const TargetId>());
+}
+
+std::string unknownCapabilityMessage(std::string_view name, std::span<const TargetId> on) {
   std::string msg = "unknown capability `" + std::string(name) + "`";
-  if (auto s = suggestCapability(name))
+  if (auto s = suggestCapability(name, on)) {
     msg += "; did you mean `" + std::string(*s) + "`?";
-  else
+  } else if (auto any = suggestCapability(name)) {
+    std::string lacking;
+    for (TargetId t : on)
+      if (!hasCapability(t, *parseCapabilityName(*any)))
+        lacking += (lacking.empty() ? "" : " and ") + std::string(targetInfo(t).name);
+    msg += "; the closest, `" + std::string(*any) + "`, is not on " + lacking + " (it is on " +
+           describeTargetsWith(*parseCapabilityName(*any)) + ")";
+  } else {
     msg += " (docs/capabilities.md lists the capabilities)";
+  }
   return msg;
 }
 

@@ -109,8 +109,12 @@ std::vector<std::string_view> targetNames();
 /// The targets a device with compute capability major.minor runs natively
 /// (e.g. 9.0 -> sm_90, sm_90a), for the runtime to match a GPU.
 std::vector<TargetId> targetsForDevice(int ccMajor, int ccMinor);
-/// The default target of the `kina` driver (documented in docs/capabilities.md).
+/// The one default target (sm_90a) of `kina`, `kina-lsp`, the checker and
+/// code generation, documented in docs/capabilities.md; everything else reads
+/// it from here (tests/lit/driver/default-target.test).
 TargetId defaultTarget();
+/// targetInfo(defaultTarget()).name.
+std::string_view defaultTargetName();
 
 // ---- capabilities ----
 std::span<const CapabilityInfo> allCapabilities();
@@ -134,10 +138,22 @@ PtxVersion requiredPtx(TargetId target, CapabilityId cap);
 std::optional<std::string_view> suggestTarget(std::string_view misspelled);
 /// The closest capability name by edit distance, when close enough.
 std::optional<std::string_view> suggestCapability(std::string_view misspelled);
+/// The closest target name that has every capability in `having`, so that
+/// a fix-it never trades a typo for a target that lacks what the kernel uses.
+std::optional<std::string_view> suggestTarget(std::string_view misspelled,
+                                              std::span<const CapabilityId> having);
+/// The closest capability name that every target in `on` has.
+std::optional<std::string_view> suggestCapability(std::string_view misspelled,
+                                                  std::span<const TargetId> on);
 /// "unknown target `sm_08`; did you mean `sm_80`? (known targets: ...)"
 std::string unknownTargetMessage(std::string_view name);
+/// The same, suggesting only a target with every capability in `having`.
+std::string unknownTargetMessage(std::string_view name, std::span<const CapabilityId> having);
 /// "unknown capability `cp_asnyc`; did you mean `cp_async`?"
 std::string unknownCapabilityMessage(std::string_view name);
+/// The same, suggesting only a capability that every target in `on` has; a
+/// closer one they lack is named as such ("..., which sm_80 does not have").
+std::string unknownCapabilityMessage(std::string_view name, std::span<const TargetId> on);
 
 // ---- PTX ISA and ptxas ----
 /// True for PTX ISA versions that exist (6.0 .. 9.1).

@@ -4,6 +4,15 @@
 # and Triton, and kina-lsp's kina/run. Usage on the device:
 # tests/gpu/device-session.sh suite|bench|lsp|all
 # Inputs: .carry/kina.xz, .carry/kina-lsp.xz (static), .carry/smoke_runtime. Outputs: $OUT.
+# Prepare them on the build machine (scripts/setup.sh installs libpolly-22-dev,
+# which the static link needs):
+#   KINA_BUILD_DIR=build-static KINA_CMAKE_ARGS=-DKINA_STATIC=ON scripts/build.sh kina kina-lsp
+#   scripts/build.sh smoke_runtime
+#   mkdir -p .carry && xz -T2 -6 -c build-static/compiler/driver/kina > .carry/kina.xz
+#   xz -T2 -6 -c build-static/lsp-server/kina-lsp > .carry/kina-lsp.xz
+#   cp build/tests/unit/runtime/gpu/smoke_runtime .carry/   (or wherever it was built)
+# and carry `.carry` (git ignores it) with the work tree. The suite needs
+# python3 with NumPy there (the independent references, tests/gpu/refs/).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT=${OUT:-/tmp/kina-out}

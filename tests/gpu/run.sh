@@ -6,9 +6,13 @@
 # What it runs:
 #   1. smoke_runtime --builtin, if the binary is found ($SMOKE, or the first
 #      build*/**/smoke_runtime). It checks the runtime without the compiler.
-#   2. Every kernel in stdlib/**/*.kina: `kina run FILE --kernel K --dims D
-#      --check` at each size in tests/gpu/sizes.txt (>= 3 per kernel,
-#      including non-square ones).
+#   2. Every kernel in stdlib/**/*.kina and tests/gpu/constructs/*.kina
+#      (tests/gpu/kernels.py finds them): `kina run FILE --kernel K --dims D
+#      --check --save DIR` at each size in tests/gpu/sizes.txt or in the
+#      file's `// gpu-size:` lines (>= 3 per kernel, including non-square
+#      ones). Two oracles per size: --check (the tile-IR interpreter) and
+#      compare_ref.py (the kernel's independent NumPy reference in
+#      tests/gpu/refs/, on the saved inputs and GPU output).
 #   3. compute-sanitizer memcheck, racecheck and synccheck at the sizes marked
 #      `small`.
 #   4. The `!refuse` entries: launches the guard must refuse with the given
@@ -20,8 +24,9 @@
 # output) goes to $OUT/gpu-log.txt; OUT defaults to tests/gpu/logs. A copy
 # is kept as tests/gpu/logs/gpu-log-<UTC date>.txt.
 #
-# Environment: KINA, SMOKE, OUT, SIZES (default tests/gpu/sizes.txt), STDLIB
-# (default stdlib), SANITIZE=0 (skip step 3), TIMEOUT (seconds per command,
+# Environment: KINA, SMOKE, OUT, SIZES (default tests/gpu/sizes.txt),
+# REFS (default tests/gpu/refs), PYTHON (default python3, with NumPy),
+# SANITIZE=0 (skip step 3), TIMEOUT (seconds per command,
 # default 600), KINA_RUN_ARGS (extra args for every `kina run`, e.g.
 # "--target auto").
 # Exit status: 0 if something passed and nothing failed; 1 if anything
@@ -31,7 +36,8 @@ set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KINA=${1:-${KINA:-}}
 SIZES=${SIZES:-$ROOT/tests/gpu/sizes.txt}
-STDLIB=${STDLIB:-$ROOT/stdlib}
+REFS=${REFS:-$ROOT/tests/gpu/refs}
+PYTHON=${PYTHON:-python3}
 OUT=${OUT:-$ROOT/tests/gpu/logs}
 SANITIZE=${SANITIZE:-1}
 TIMEOUT=${TIMEOUT:-600}
@@ -95,6 +101,7 @@ else
   log "kina:    ${KINA:-<not given>} (not an executable file)"
 fi
 log "sizes:   $SIZES"
+log "numpy:   $("$PYTHON" -c 'import numpy; print(numpy.__version__)' 2>&1 | tail -1)"
 log ""
 if [ "$SANITIZE" = 1 ] && [ -z "$SANITIZER" ]; then
   result FAIL "compute-sanitizer" "not found on PATH or in /usr/local/cuda/bin (SANITIZE=0 to skip)"
@@ -114,37 +121,51 @@ if [ -z "$KINA" ] || [ ! -x "$KINA" ]; then
   result FAIL "kina binary" "give the path as the first argument or in KINA"
 else
   declare -A kernelFile=()
-  if [ -d "$STDLIB" ]; then
-    while IFS= read -r f; do
-      for k in $(sed -nE 's/^[[:space:]]*kernel[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*/\1/p' "$f"); do
-        kernelFile[$k]=$f
-      done
-    done < <(find "$STDLIB" -name '*.kina' -type f | sort)
-  fi
+  declare -A kernelSizes=()
+  kernelOrder=()
+  SAVE=$OUT/saved
+  rm -rf "$SAVE"
+  while read -r f k dims flag; do
+    if [ -z "${kernelFile[$k]:-}" ]; then
+      kernelOrder+=("$k")
+      kernelFile[$k]=$f
+    fi
+    [ "$dims" = "?" ] || kernelSizes[$k]+="$dims $flag"$'\n'
+  done < <("$PYTHON" "$ROOT/tests/gpu/kernels.py" --root "$ROOT" --sizes "$SIZES")
   if [ ${#kernelFile[@]} -eq 0 ]; then
-    result FAIL "stdlib discovery" "no 'kernel NAME' found under $STDLIB"
+    result FAIL "kernel discovery" "tests/gpu/kernels.py found no 'kernel NAME' under stdlib/ or tests/gpu/constructs/"
   fi
 
-  for k in $(printf '%s\n' "${!kernelFile[@]}" | sort); do
+  for k in "${kernelOrder[@]}"; do
     f=${kernelFile[$k]}
-    mapfile -t rows < <(awk -v k="$k" '$1 == k { print $2 " " $3 }' "$SIZES")
-    if [ ${#rows[@]} -lt 3 ]; then
-      result FAIL "$k: sizes" "${#rows[@]} size(s) in $(basename "$SIZES"), need >= 3"
+    mapfile -t rows < <(printf '%s' "${kernelSizes[$k]:-}" | sed '/^$/d')
+    if [ ${#rows[@]} -lt 3 ] && ! { [ ${#rows[@]} -ge 1 ] && [ "${rows[0]%% *}" = - ]; }; then
+      result FAIL "$k: sizes" "${#rows[@]} size(s) in $(basename "$SIZES") or // gpu-size: lines, need >= 3"
     fi
     nonsquare=0
     for row in "${rows[@]}"; do
       read -r dims flag <<<"$row"
+      dimArgs=(--dims "$dims")
+      [ "$dims" = - ] && dimArgs=() && nonsquare=1
       vals=$(printf '%s' "$dims" | tr ',' '\n' | cut -d= -f2 | sort -u | wc -l)
       [ "$vals" -gt 1 ] && nonsquare=1
+      save="$SAVE/$k-${dims//[=,]/_}"
       # shellcheck disable=SC2086
-      run_cmd "$k $dims" "$KINA" run "$f" --kernel "$k" --dims "$dims" --check $KINA_RUN_ARGS
+      run_cmd "$k $dims" "$KINA" run "$f" --kernel "$k" "${dimArgs[@]}" --check --save "$save" $KINA_RUN_ARGS
       classify "$k --dims $dims --check"
+      if [ "$rc" = 0 ] || [ "$rc" = 1 ] && [ -f "$save/$k/run.json" ]; then
+        run_cmd "$k $dims ref" "$PYTHON" "$ROOT/tests/gpu/compare_ref.py" "$save/$k" --refs "$REFS"
+        log "    $output"
+        classify "$k --dims $dims independent reference"
+      elif [ "$rc" != 77 ]; then
+        result FAIL "$k --dims $dims independent reference" "kina run saved no result"
+      fi
       if [ "$flag" = small ] && [ "$SANITIZE" = 1 ]; then
         for tool in memcheck racecheck synccheck; do
           [ -n "$SANITIZER" ] || continue # reported once, below the header
           # shellcheck disable=SC2086
           run_cmd "$k $tool" "$SANITIZER" --tool "$tool" --error-exitcode 99 --print-limit 20 \
-            "$KINA" run "$f" --kernel "$k" --dims "$dims" --check $KINA_RUN_ARGS
+            "$KINA" run "$f" --kernel "$k" "${dimArgs[@]}" --check $KINA_RUN_ARGS
           if [ "$rc" = 0 ] && ! printf '%s' "$output" | grep -q 'ERROR SUMMARY: [1-9]'; then
             result PASS "$k --dims $dims compute-sanitizer $tool"
           elif [ "$rc" = 77 ]; then
@@ -162,7 +183,7 @@ else
 
   # Sizes listed for kernels that do not exist are mistakes in sizes.txt.
   for k in $(awk '!/^#/ && !/^!/ && NF { print $1 }' "$SIZES" | sort -u); do
-    [ -n "${kernelFile[$k]:-}" ] || log "note: sizes.txt lists '$k', which is not a stdlib kernel"
+    [ -n "${kernelFile[$k]:-}" ] || log "note: sizes.txt lists '$k', which is not a stdlib or construct kernel"
   done
 
   # Guard refusals.

@@ -55,6 +55,7 @@ struct View {
   const SharedTileLayout *sl = nullptr;
   Value stageByteOffset; ///< i32 byte offset of the stage in the arena
   Value row0, col0;
+  bool alongRow = false; ///< shared [N] view of one row: (r, 0) is column r
 };
 
 class Emitter {
@@ -79,6 +80,7 @@ private:
     case kir::DType::I8: return b_.getI8Type();
     case kir::DType::I32: return b_.getI32Type();
     case kir::DType::I64: return b_.getI64Type();
+    case kir::DType::U8: return b_.getI8Type();
     }
     return b_.getF32Type();
   }
@@ -131,6 +133,15 @@ private:
 
   // ---- index expressions ----
   Value index(const IndexExpr &e);
+  /// Signed floor division by a positive constant.
+  Value floorDivS(Value a, int64_t c);
+
+  // ---- scalars ----
+  /// A scalar operand as a value of element type `dtype` (materialized once
+  /// per op; `memo` shares the nodes of a DAG).
+  Value scalar(const kir::ScalarExpr &e, kir::DType dtype,
+               std::map<const void *, Value> &memo);
+  Value scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo);
 
   // ---- memory ----
   Value regSlotPtr(kir::TileId t, int64_t slot) {
@@ -174,7 +185,12 @@ private:
   void binary(const kir::BinaryOp &o);
   void reduce(const kir::ReduceOp &o);
   void transpose(const kir::TransposeOp &o);
-  Value convert(Value v, Type to);
+  /// Element conversion; integers are signed unless the flag says unsigned
+  /// (U8). Float to integer truncates toward zero.
+  Value convert(Value v, Type to, bool fromUnsigned = false, bool toUnsigned = false);
+  Value convert(Value v, kir::DType from, kir::DType to) {
+    return convert(v, elemType(to), from == kir::DType::U8, to == kir::DType::U8);
+  }
   Value shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind);
 
   MLIRContext &ctx_;
@@ -183,8 +199,8 @@ private:
   const KernelLayout &layout_;
   Location loc_;
 
-  std::vector<Value> dims_, params_;
-  Value blockId_[2], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
+  std::vector<Value> dims_, params_, scalars_;
+  Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
   std::vector<Value> vars_;
   std::vector<Value> regTiles_;
 };
@@ -215,6 +231,8 @@ Value Emitter::index(const IndexExpr &e) {
   case K::Mul: return mul(l, r);
   case K::Div: return divu(l, *e.rhs().asConstant());
   case K::Mod: return remu(l, *e.rhs().asConstant());
+  case K::FloorDiv: return floorDivS(l, *e.rhs().asConstant());
+  case K::CeilDiv: return floorDivS(add(l, *e.rhs().asConstant() - 1), *e.rhs().asConstant());
   case K::Eq: return cmp(arith::CmpIPredicate::eq);
   case K::Ne: return cmp(arith::CmpIPredicate::ne);
   case K::Lt: return cmp(arith::CmpIPredicate::slt);
@@ -225,6 +243,67 @@ Value Emitter::index(const IndexExpr &e) {
   case K::Or: return arith::OrIOp::create(b_, loc_, l, r);
   default: return l;
   }
+}
+
+Value Emitter::floorDivS(Value a, int64_t c) {
+  if (c == 1)
+    return a;
+  if (auto ca = constOf(a))
+    return c32(*IndexExpr::binary(IndexExpr::Kind::FloorDiv, IndexExpr::constant(*ca),
+                                  IndexExpr::constant(c))
+                    .asConstant());
+  // a >= 0 ? a / c : (a - (c - 1)) / c, with truncating signed division.
+  Value neg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, a, c32(0));
+  Value adj = arith::SelectOp::create(b_, loc_, neg, arith::SubIOp::create(b_, loc_, a, c32(c - 1)), a);
+  return arith::DivSIOp::create(b_, loc_, adj, c32(c));
+}
+
+Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo) {
+  using K = kir::ScalarExpr::Kind;
+  switch (e.kind()) {
+  case K::Const: return scalarConst(elemType(e.dtype()), e.value());
+  case K::Param: return scalars_[e.param()];
+  case K::Index: return convert(index(e.index()), kir::DType::I32, e.dtype());
+  case K::Convert: {
+    const kir::ScalarExpr &x = e.operand();
+    if (x.asConstant())
+      return scalar(x, e.dtype(), memo);
+    return convert(scalarNatural(x, memo), x.dtype(), e.dtype());
+  }
+  case K::Neg: {
+    Value x = scalar(e.operand(), e.dtype(), memo);
+    if (kir::isFloat(e.dtype()))
+      return arith::NegFOp::create(b_, loc_, x);
+    return arith::SubIOp::create(b_, loc_, scalarConst(x.getType(), 0), x);
+  }
+  default: break;
+  }
+  Value l = scalar(e.lhs(), e.dtype(), memo), r = scalar(e.rhs(), e.dtype(), memo);
+  bool fl = kir::isFloat(e.dtype()), u = e.dtype() == kir::DType::U8;
+  switch (e.kind()) {
+  case K::Add: return fl ? Value(arith::AddFOp::create(b_, loc_, l, r)) : Value(arith::AddIOp::create(b_, loc_, l, r));
+  case K::Sub: return fl ? Value(arith::SubFOp::create(b_, loc_, l, r)) : Value(arith::SubIOp::create(b_, loc_, l, r));
+  case K::Mul: return fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
+  default:
+    if (fl) return arith::DivFOp::create(b_, loc_, l, r);
+    return u ? Value(arith::DivUIOp::create(b_, loc_, l, r)) : Value(arith::DivSIOp::create(b_, loc_, l, r));
+  }
+}
+
+Value Emitter::scalar(const kir::ScalarExpr &e, kir::DType dtype,
+                      std::map<const void *, Value> &memo) {
+  // A literal is a constant of the type it is used at.
+  if (auto c = e.asConstant())
+    return scalarConst(elemType(dtype), *c);
+  Value v;
+  const void *key = e.identity();
+  if (auto it = memo.find(key); it != memo.end()) {
+    v = it->second;
+  } else {
+    v = scalarNatural(e, memo);
+    memo.emplace(key, v);
+  }
+  return convert(v, e.dtype(), dtype);
 }
 
 std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
@@ -261,8 +340,8 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
           keep.push_back(i);
       }
     }
-    if (keep.size() != 2) {
-      error = "access to '" + p.name + "' must have exactly two sliced dimensions";
+    if (keep.size() != 2 && keep.size() != 1) {
+      error = "access to '" + p.name + "' must have one or two sliced dimensions";
       return std::nullopt;
     }
     auto extent = [&](size_t i) -> int64_t {
@@ -270,12 +349,14 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
         return a.slice[i].size;
       return p.shape[i].asConstant().value_or(0);
     };
+    // One sliced dimension is a column vector ([N] as [N, 1]).
+    bool vector = keep.size() == 1;
     v.rows = extent(keep[0]);
-    v.cols = extent(keep[1]);
+    v.cols = vector ? 1 : extent(keep[1]);
     v.base = base;
     v.rowStride = strides[keep[0]];
-    v.colStride = strides[keep[1]];
-    bool unitCols = keep[1] == rank - 1;
+    v.colStride = vector ? c32(1) : strides[keep[1]];
+    bool unitCols = !vector && keep[1] == rank - 1;
     v.pairAligned = unitCols && knownMultiple(k_, baseExpr) % 2 == 0 &&
                     knownMultiple(k_, strideExprs[keep[0]]) % 2 == 0;
     return v;
@@ -312,24 +393,28 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
       stride *= t.shape[i];
     }
     const kir::SliceDim &rd = a.slice[rank - 2], &cd = a.slice[rank - 1];
-    if (rd.point || cd.point) {
-      error = "the last two dimensions of '" + t.name + "' must be ranges";
+    if (rd.point && cd.point) {
+      error = "one of the last two dimensions of '" + t.name + "' must be a range";
       return std::nullopt;
     }
     v.row0 = index(rd.offset);
     v.col0 = index(cd.offset);
     col0Expr = cd.offset;
-    v.rows = rd.size;
-    v.cols = cd.size;
+    v.rows = rd.point ? cd.size : rd.size;
+    v.cols = rd.point || cd.point ? 1 : cd.size;
+    v.alongRow = rd.point; // a vector along one row: element r is column r
   }
   v.stageByteOffset = add(mul(stage, static_cast<int64_t>(sl.stageBytes)),
                           static_cast<int64_t>(sl.offsetBytes));
-  v.pairAligned = knownMultiple(k_, col0Expr) % 2 == 0 && (sl.swizzled || sl.cols % 2 == 0);
+  v.pairAligned = !v.alongRow && knownMultiple(k_, col0Expr) % 2 == 0 &&
+                  (sl.swizzled || sl.cols % 2 == 0);
   return v;
 }
 
 Value Emitter::sharedByteOffset(const View &v, Value r, Value c) {
   const SharedTileLayout &sl = *v.sl;
+  if (v.alongRow)
+    std::swap(r, c);
   Value row = add(v.row0, r), col = add(v.col0, c);
   Value off;
   if (!sl.swizzled) {
@@ -406,7 +491,7 @@ int64_t Emitter::broadcastSlot(const std::vector<int64_t> &shape,
   return fm * 2 + s / 2;
 }
 
-Value Emitter::convert(Value v, Type to) {
+Value Emitter::convert(Value v, Type to, bool fromUnsigned, bool toUnsigned) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -419,11 +504,14 @@ Value Emitter::convert(Value v, Type to) {
     return arith::TruncFOp::create(b_, loc_, to, v);
   }
   if (!fromF && toF)
-    return arith::SIToFPOp::create(b_, loc_, to, v);
+    return fromUnsigned ? Value(arith::UIToFPOp::create(b_, loc_, to, v))
+                        : Value(arith::SIToFPOp::create(b_, loc_, to, v));
   if (fromF && !toF)
-    return arith::FPToSIOp::create(b_, loc_, to, v);
+    return toUnsigned ? Value(arith::FPToUIOp::create(b_, loc_, to, v))
+                      : Value(arith::FPToSIOp::create(b_, loc_, to, v));
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return arith::ExtSIOp::create(b_, loc_, to, v);
+    return fromUnsigned ? Value(arith::ExtUIOp::create(b_, loc_, to, v))
+                        : Value(arith::ExtSIOp::create(b_, loc_, to, v));
   return arith::TruncIOp::create(b_, loc_, to, v);
 }
 
@@ -601,11 +689,12 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
       Type vt = VectorType::get({2}, dst->elem);
       Value v = LLVM::UndefOp::create(b_, loc_, vt);
       for (int i = 0; i < 2; ++i)
-        v = LLVM::InsertElementOp::create(b_, loc_, v, convert(regLoad(o.src, s + i), dst->elem),
-                                          c32(i));
+        v = LLVM::InsertElementOp::create(
+            b_, loc_, v, convert(regLoad(o.src, s + i), k_.tiles[o.src].dtype, dst->dtype), c32(i));
       LLVM::StoreOp::create(b_, loc_, v, p, 2 * eb);
     } else {
-      LLVM::StoreOp::create(b_, loc_, convert(regLoad(o.src, s), dst->elem), p, eb);
+      LLVM::StoreOp::create(b_, loc_, convert(regLoad(o.src, s), k_.tiles[o.src].dtype, dst->dtype),
+                            p, eb);
     }
   }
   return success();
@@ -613,33 +702,42 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
 
 void Emitter::unary(const kir::UnaryOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
-  Type et = elemType(k_.tiles[o.dst].dtype);
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  Type et = elemType(dt);
+  // The operand's own element type (a scalar operand of convert keeps its).
+  kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
+                       : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
+                                                              : dt;
+  std::map<const void *, Value> memo;
+  Value scalarOperand;
+  if (o.src.kind == kir::Operand::Kind::Scalar)
+    scalarOperand = scalar(o.src.scalar, srcType, memo);
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
-    Value x = o.src.kind == kir::Operand::Kind::Scalar ? scalarConst(et, o.src.scalar)
-                                                        : regLoad(o.src.tile, s);
+    Value x = scalarOperand ? scalarOperand : regLoad(o.src.tile, s);
     Value r;
     bool fl = isa<FloatType>(x.getType());
     switch (o.kind) {
     case kir::UnaryKind::Copy: r = x; break;
-    case kir::UnaryKind::Convert: r = convert(x, et); break;
+    case kir::UnaryKind::Convert: r = convert(x, srcType, dt); break;
     case kir::UnaryKind::Neg:
       r = fl ? Value(arith::NegFOp::create(b_, loc_, x))
              : Value(arith::SubIOp::create(b_, loc_, scalarConst(et, 0), x));
       break;
     case kir::UnaryKind::Relu: // llvm.maxnum (arith.maxnumf would become __nv_fmaxf)
-      r = fl ? Value(LLVM::MaxNumOp::create(b_, loc_, x, scalarConst(et, 0.0)))
-             : Value(arith::MaxSIOp::create(b_, loc_, x, scalarConst(et, 0)));
+      r = fl                       ? Value(LLVM::MaxNumOp::create(b_, loc_, x, scalarConst(et, 0.0)))
+          : dt == kir::DType::U8 ? x // never negative
+                                   : Value(arith::MaxSIOp::create(b_, loc_, x, scalarConst(et, 0)));
       break;
     case kir::UnaryKind::Exp: {
       // exp(x) = ex2(x * log2(e)), evaluated in f32 (ex2.approx).
-      Value xf = convert(x, f32());
+      Value xf = convert(x, f32(), dt == kir::DType::U8);
       Value scaled = arith::MulFOp::create(b_, loc_, xf, scalarConst(f32(), 1.4426950408889634));
       // llvm.exp2 would become a libdevice call; ex2.approx.f32 is one instruction.
       Value e2 = LLVM::CallIntrinsicOp::create(b_, loc_, f32(),
                                                b_.getStringAttr("llvm.nvvm.ex2.approx.f32"),
                                                ValueRange{scaled})
                      .getResult(0);
-      r = convert(e2, et);
+      r = convert(e2, et, false, dt == kir::DType::U8);
       break;
     }
     }
@@ -649,11 +747,22 @@ void Emitter::unary(const kir::UnaryOp &o) {
 
 void Emitter::binary(const kir::BinaryOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
-  Type et = elemType(k_.tiles[o.dst].dtype);
-  bool fl = isa<FloatType>(et);
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  Type et = elemType(dt);
+  bool fl = isa<FloatType>(et), u = dt == kir::DType::U8;
+  // Scalars are materialized once, before the per-slot loop.
+  std::map<const void *, Value> memo;
+  Value scalars[2];
+  const kir::Operand *ops[2] = {&o.lhs, &o.rhs};
+  for (int i = 0; i < 2; ++i)
+    if (ops[i]->kind == kir::Operand::Kind::Scalar && !ops[i]->scalar.asConstant())
+      scalars[i] = scalar(ops[i]->scalar, dt, memo);
   auto operand = [&](const kir::Operand &x, int64_t s) -> Value {
-    if (x.kind == kir::Operand::Kind::Scalar)
-      return scalarConst(et, x.scalar);
+    if (x.kind == kir::Operand::Kind::Scalar) {
+      if (auto c = x.scalar.asConstant())
+        return scalarConst(et, *c);
+      return scalars[&x == &o.lhs ? 0 : 1];
+    }
     return regLoad(x.tile, broadcastSlot(shape, k_.tiles[x.tile].shape, s));
   };
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
@@ -669,13 +778,19 @@ void Emitter::binary(const kir::BinaryOp &o) {
       v = fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
       break;
     case kir::BinaryKind::Div:
-      v = fl ? Value(arith::DivFOp::create(b_, loc_, l, r)) : Value(arith::DivSIOp::create(b_, loc_, l, r));
+      v = fl  ? Value(arith::DivFOp::create(b_, loc_, l, r))
+          : u ? Value(arith::DivUIOp::create(b_, loc_, l, r))
+              : Value(arith::DivSIOp::create(b_, loc_, l, r));
       break;
     case kir::BinaryKind::Max:
-      v = fl ? Value(LLVM::MaxNumOp::create(b_, loc_, l, r)) : Value(arith::MaxSIOp::create(b_, loc_, l, r));
+      v = fl  ? Value(LLVM::MaxNumOp::create(b_, loc_, l, r))
+          : u ? Value(arith::MaxUIOp::create(b_, loc_, l, r))
+              : Value(arith::MaxSIOp::create(b_, loc_, l, r));
       break;
     case kir::BinaryKind::Min:
-      v = fl ? Value(LLVM::MinNumOp::create(b_, loc_, l, r)) : Value(arith::MinSIOp::create(b_, loc_, l, r));
+      v = fl  ? Value(LLVM::MinNumOp::create(b_, loc_, l, r))
+          : u ? Value(arith::MinUIOp::create(b_, loc_, l, r))
+              : Value(arith::MinSIOp::create(b_, loc_, l, r));
       break;
     }
     regStore(o.dst, s, v);
@@ -689,7 +804,10 @@ void Emitter::reduce(const kir::ReduceOp &o) {
   auto combine = [&](Value a, Value b) -> Value {
     if (o.kind == kir::ReduceKind::Sum)
       return fl ? Value(arith::AddFOp::create(b_, loc_, a, b)) : Value(arith::AddIOp::create(b_, loc_, a, b));
-    return fl ? Value(LLVM::MaxNumOp::create(b_, loc_, a, b)) : Value(arith::MaxSIOp::create(b_, loc_, a, b));
+    if (fl)
+      return LLVM::MaxNumOp::create(b_, loc_, a, b);
+    return k_.tiles[o.src].dtype == kir::DType::U8 ? Value(arith::MaxUIOp::create(b_, loc_, a, b))
+                                                   : Value(arith::MaxSIOp::create(b_, loc_, a, b));
   };
   int64_t tilesM = shape[0] / 16;
   if (shape[1] == 1) {
@@ -740,7 +858,8 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
     vars_[o->var] = index(o->value);
   } else if (auto *o = op.as<kir::FillOp>()) {
     const auto &t = k_.tiles[o->dst];
-    Value c = scalarConst(elemType(t.dtype), o->value);
+    std::map<const void *, Value> memo;
+    Value c = scalar(o->value, t.dtype, memo);
     for (int64_t s = 0; s < registerSlots(t.shape); ++s)
       regStore(o->dst, s, c);
   } else if (auto *o = op.as<kir::CpAsyncOp>()) {
@@ -809,8 +928,11 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
   }
 
   SmallVector<Type> argTypes;
+  // ABI: tensor pointers, then scalar parameters by value, then the dims.
   for (size_t i = 0; i < k_.params.size(); ++i)
     argTypes.push_back(ptr(1));
+  for (const kir::ScalarParam &p : k_.scalars)
+    argTypes.push_back(elemType(p.dtype));
   for (size_t i = 0; i < k_.dims.size(); ++i)
     argTypes.push_back(i32());
   auto fn = gpu::GPUFuncOp::create(b_, loc_, k_.name, b_.getFunctionType(argTypes, {}));
@@ -825,14 +947,23 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
     if (!k_.params[i].writable)
       fn.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(), b_.getUnitAttr());
   }
+  for (size_t i = 0; i < k_.scalars.size(); ++i)
+    scalars_.push_back(entry.getArgument(k_.params.size() + i));
   for (size_t i = 0; i < k_.dims.size(); ++i)
-    dims_.push_back(entry.getArgument(k_.params.size() + i));
+    dims_.push_back(entry.getArgument(k_.params.size() + k_.scalars.size() + i));
 
   Value t = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   tid_ = arith::IndexCastUIOp::create(b_, loc_, i32(), t);
   for (unsigned d = 0; d < 2; ++d) {
     Value bid = gpu::BlockIdOp::create(b_, loc_, d == 0 ? gpu::Dimension::x : gpu::Dimension::y);
     blockId_[d] = arith::IndexCastUIOp::create(b_, loc_, i32(), bid);
+  }
+  // block_id 2 only when the grid has a third axis (keeps 2-D kernels' IR as it was).
+  if (k_.blockGrid[2].asConstant() != std::optional<int64_t>(1)) {
+    Value bid = gpu::BlockIdOp::create(b_, loc_, gpu::Dimension::z);
+    blockId_[2] = arith::IndexCastUIOp::create(b_, loc_, i32(), bid);
+  } else {
+    blockId_[2] = c32(0);
   }
   Value warp = divu(tid_, 32);
   warpId_[0] = divu(warp, k_.warpGrid[1]);

@@ -105,7 +105,7 @@ TEST(CodegenErrors, RegisterTileShapeCodegenCannotSpread) {
   auto k = b.finish();
   ASSERT_TRUE(static_cast<bool>(k));
   std::string e = firstError(*k, target("sm_80"));
-  EXPECT_EQ(e.rfind("K1206: kernel 'odd_tile': register tile 'r' [8, 8]", 0), 0u) << e;
+  EXPECT_EQ(e.rfind("K1206: kernel 'odd_tile': register tile 'r': a register tile [8, 8]", 0), 0u) << e;
 }
 
 TEST(CodegenErrors, MissingPtxasNamesTheTool) {

@@ -114,7 +114,7 @@ TEST(Legality, UnsupportedShapesAndSharedLimit) {
   EXPECT_FALSE(checkLowerable(*k, planLayout(*k), 232448, sink));
   ASSERT_EQ(sink.diagnostics().size(), 2u);
   EXPECT_EQ(sink.diagnostics()[0].info().code, "K1206");
-  EXPECT_NE(sink.diagnostics()[0].message.find("'r' [24, 8] cannot be spread over a warp"),
+  EXPECT_NE(sink.diagnostics()[0].message.find("'r': a register tile [24, 8] cannot be spread over a warp"),
             std::string::npos);
   EXPECT_EQ(sink.diagnostics()[1].info().code, "K1207");
   EXPECT_NE(sink.diagnostics()[1].message.find("needs 1048576 bytes"), std::string::npos);

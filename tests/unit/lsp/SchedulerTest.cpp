@@ -84,6 +84,22 @@ TEST(Scheduler, AdaptiveDebounceWithoutOverride) {
   ASSERT_EQ(f.published.size(), 1u);
 }
 
+TEST(Scheduler, HugeDebounceIsClampedNotOverflowed) {
+  // A client's `debounceMs` of INT64_MAX once became a deadline of
+  // now + INT64_MAX ms: a signed overflow in the clock arithmetic.
+  Fixture f;
+  f.scheduler.setDebounceOverride(std::chrono::milliseconds(INT64_MAX));
+  EXPECT_EQ(f.scheduler.debounceFor("u"), 10000ms);
+  f.scheduler.setDebounceLimit(0ms);
+  EXPECT_EQ(f.scheduler.debounceFor("u"), 0ms);
+  f.scheduler.setDebounceOverride(std::chrono::milliseconds(INT64_MAX));
+  f.set("u", "{", 1);
+  f.scheduler.update("u", 1);
+  f.scheduler.waitIdle();
+  ASSERT_EQ(f.published.size(), 1u);
+  EXPECT_EQ(f.scheduler.debounceFor("u"), 0ms);
+}
+
 TEST(Scheduler, DocumentsAreIndependentAndRemovable) {
   Fixture f;
   f.scheduler.setDebounceOverride(0ms);

@@ -7,6 +7,7 @@
 #include "runtime/LaunchGuard.h"
 #include "runtime/TargetCompat.h"
 
+#include <cstring>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -230,4 +231,96 @@ TEST(LaunchGuard, GeneralConditionFromCodegen) {
   EXPECT_EQ(plan.error().message,
             "kernel `gemm_tc` cannot launch: requires (K >= 64) fails: K = 32");
   EXPECT_TRUE(checkDims(*s, {{"M", 128}, {"N", 128}, {"K", 64}}));
+}
+
+// Scalar kernel parameters `(eps : F32)` (shared decision 2): the codegen
+// metadata form is read, the value is packed by value with its width, and a
+// random run's default is seeded, neither 0 nor 1.
+TEST(LaunchGuard, ScalarParametersArePackedByValue) {
+  const char *json = R"({
+    "schema": "kina.launch/1", "kernel": "shift", "entry": "shift", "target": "sm_80",
+    "dims": ["M"],
+    "params": [
+      {"name": "x", "kind": "tensor", "abi": "ptr", "dtype": "F32", "shape": ["M"],
+       "writable": false, "result": false},
+      {"name": "eps", "kind": "scalar", "abi": "f32", "dtype": "F32"},
+      {"name": "h", "kind": "scalar", "abi": "f16", "dtype": "F16"},
+      {"name": "out", "kind": "tensor", "abi": "ptr", "dtype": "F32", "shape": ["M"],
+       "writable": true, "result": true},
+      {"name": "M", "kind": "dim", "abi": "i32"}],
+    "grid": [{"text": "1", "expr": {"const": 1}}, {"text": "1", "expr": {"const": 1}},
+             {"text": "1", "expr": {"const": 1}}],
+    "block": [32, 1, 1]})";
+  auto spec = parseLaunchSpec(json, "shift.launch.json");
+  ASSERT_TRUE(spec) << spec.error().message;
+  ASSERT_EQ(spec->params.size(), 5u);
+  EXPECT_EQ(spec->params[1].kind, ParamKind::Scalar);
+  EXPECT_EQ(spec->params[1].scalarType, "f32");
+  EXPECT_EQ(spec->params[2].scalarType, "f16");
+  auto plan = checkDims(*spec, DimValues{{"M", 64}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  plan->params[1].scalar = 1.5;
+  plan->params[2].scalar = -2.0;
+  // Packing needs the tensor buffers; without them it refuses, naming x.
+  auto args = packArguments(*plan, {});
+  ASSERT_FALSE(args);
+  EXPECT_NE(args.error().message.find("`x`"), std::string::npos);
+
+  double d = defaultScalarValue("f32", 1, 1);
+  EXPECT_GE(d, 0.5);
+  EXPECT_LT(d, 1.5);
+  EXPECT_NE(d, 1.0);
+  EXPECT_EQ(defaultScalarValue("f32", 1, 1), d); // deterministic
+  EXPECT_NE(defaultScalarValue("f32", 2, 1), d); // seeded
+  double i = defaultScalarValue("i32", 1, 1);
+  EXPECT_GE(i, 1.0);
+  EXPECT_LE(i, 8.0);
+
+  auto given = parseScalarsArgument("eps=1e-5, h = 2");
+  ASSERT_TRUE(given) << given.error().message;
+  EXPECT_DOUBLE_EQ(given->at("eps"), 1e-5);
+  EXPECT_DOUBLE_EQ(given->at("h"), 2.0);
+  EXPECT_FALSE(parseScalarsArgument("eps"));
+  EXPECT_FALSE(parseScalarsArgument("eps=abc"));
+  EXPECT_FALSE(parseScalarsArgument("eps=1,eps=2"));
+}
+
+TEST(LaunchGuard, ScalarValuesTakeTheirTypesWidth) {
+  const char *json = R"({
+    "schema": "kina.launch/1", "kernel": "k", "entry": "k", "target": "sm_80", "dims": ["M"],
+    "params": [
+      {"name": "a", "kind": "scalar", "abi": "f32"},
+      {"name": "b", "kind": "scalar", "abi": "f16"},
+      {"name": "c", "kind": "scalar", "abi": "u8"},
+      {"name": "M", "kind": "dim", "abi": "i32"}],
+    "grid": [{"text": "1", "expr": {"const": 1}}, {"text": "1", "expr": {"const": 1}},
+             {"text": "1", "expr": {"const": 1}}],
+    "block": [32, 1, 1]})";
+  auto spec = parseLaunchSpec(json, "k.launch.json");
+  ASSERT_TRUE(spec) << spec.error().message;
+  auto plan = checkDims(*spec, DimValues{{"M", 7}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  plan->params[0].scalar = 1.5;
+  plan->params[1].scalar = -2.0;
+  plan->params[2].scalar = 200;
+  auto args = packArguments(*plan, {});
+  ASSERT_TRUE(args) << args.error().message;
+  auto ptrs = args->pointers();
+  ASSERT_EQ(ptrs.size(), 4u);
+  float f;
+  std::memcpy(&f, ptrs[0], 4);
+  EXPECT_EQ(f, 1.5f);
+  std::uint16_t h;
+  std::memcpy(&h, ptrs[1], 2);
+  EXPECT_EQ(h, 0xC000); // -2.0 in IEEE half
+  std::uint8_t u;
+  std::memcpy(&u, ptrs[2], 1);
+  EXPECT_EQ(u, 200);
+  std::int32_t m;
+  std::memcpy(&m, ptrs[3], 4);
+  EXPECT_EQ(m, 7);
+
+  auto bad = parseLaunchSpec(std::string(json).replace(std::string(json).find("\"u8\""), 4, "\"q9\""),
+                             "k.launch.json");
+  EXPECT_FALSE(bad);
 }

@@ -8,6 +8,8 @@ Content-Length header, unless its first line is a directive:
   @raw TEXT     TEXT is written as is after Python string-escape decoding
                 (so `\\r\\n` writes CR LF): malformed headers, truncation.
   @length N     the JSON of the section gets `Content-Length: N` (a lie).
+  @python EXPR  the body is the string the Python expression EXPR makes
+                (huge or deeply nested messages), framed correctly.
 """
 import sys
 
@@ -31,7 +33,9 @@ for lines in sections(open(sys.argv[1], encoding="utf-8").read()):
         out.write(raw)
         continue
     length = None
-    if first.startswith("@length "):
+    if first.startswith("@python "):
+        lines = [eval(first[len("@python "):], {})]
+    elif first.startswith("@length "):
         length = int(first.split()[1])
         lines = lines[1:]
     body = "\n".join(lines).strip().encode("utf-8")

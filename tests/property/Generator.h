@@ -1,0 +1,47 @@
+//===- Generator.h - Random valid Kina programs -----------------*- C++ -*-===//
+//
+// Generates the kind of program a kernel author writes from
+// docs/language.md: elementwise, reduction, transpose and copy chains over
+// random legal shapes (register tiles, shared tiles filled by cp_async and
+// made readable by commit + wait + block_sync, multi-stage pipelines,
+// row reductions, transpose, convert, [R, 1] columns and scalars as second
+// operands, wmma_mma with legal shapes and dtypes, for loops, ifs on block
+// ids, lets, several kernels per file, tile and host functions, requires
+// clauses that make every division exact, 1-D/2-D/3-D grids, several warp
+// layouts), plus every other construct of grammar/grammar.js. Programs are
+// built to check clean; each records the constructs it uses (features) so
+// the harness can report coverage and which constructs a failure needs.
+//
+// Deterministic: the same (seed, index) gives the same program on every
+// machine (own integer RNG, no std distributions).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+namespace kina::property {
+
+struct GeneratorOptions {
+  /// Most kernels one file holds.
+  unsigned maxKernels = 3;
+  /// Most random compute statements in one warp body (the generator's size).
+  unsigned maxStatements = 6;
+  /// Deepest expression tree.
+  unsigned maxDepth = 3;
+};
+
+struct GeneratedProgram {
+  std::string text;
+  std::set<std::string> features; ///< constructs used, e.g. "wmma_mma", "grid-3d"
+};
+
+/// Program number `index` of the run seeded with `seed`.
+GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorOptions &options);
+
+/// Every feature name the generator can record, for the coverage table.
+const std::set<std::string> &allFeatures();
+
+} // namespace kina::property

@@ -1,0 +1,135 @@
+//===- Pipeline.cpp - `kina check` then `kina build`, in process ----------===//
+#include "Pipeline.h"
+
+#include "codegen/Codegen.h"
+#include "ir/Printer.h"
+#include "lower/TileIRFromAst.h"
+#include "sema/Frontend.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdlib>
+#include <regex>
+
+namespace kina::property {
+
+std::string BuildFailure::text() const {
+  return stage + " " + (code.empty() ? std::string("uncoded") : code) + ": " + message;
+}
+
+std::string BuildFailure::signature() const {
+  std::string m = message.substr(0, message.find('\n'));
+  // Names and fragments in quotes, then numbers: the reason stays.
+  static const std::regex quoted("`[^`]*`|'[^']*'");
+  static const std::regex number("[0-9]+");
+  m = std::regex_replace(m, quoted, "_");
+  m = std::regex_replace(m, number, "N");
+  return stage + " " + (code.empty() ? std::string("uncoded") : code) + ": " + m;
+}
+
+std::optional<FaultInjection> FaultInjection::parse(const std::string &spec) {
+  auto colon = spec.find(':');
+  if (colon == std::string::npos || colon + 1 == spec.size())
+    return std::nullopt;
+  FaultInjection f;
+  std::string kind = spec.substr(0, colon);
+  f.marker = spec.substr(colon + 1);
+  if (kind == "coded")
+    f.kind = Kind::Coded;
+  else if (kind == "uncoded")
+    f.kind = Kind::Uncoded;
+  else if (kind == "crash")
+    f.kind = Kind::Crash;
+  else
+    return std::nullopt;
+  return f;
+}
+
+namespace {
+
+bool hasError(const std::vector<Diagnostic> &diags) {
+  for (const Diagnostic &d : diags)
+    if (d.severity() == Severity::Error)
+      return true;
+  return false;
+}
+
+const Diagnostic *firstError(const std::vector<Diagnostic> &diags) {
+  for (const Diagnostic &d : diags)
+    if (d.severity() == Severity::Error)
+      return &d;
+  return nullptr;
+}
+
+} // namespace
+
+bool checksClean(const std::string &path, const std::string &text, const std::string &target) {
+  SourceFile file(path, text);
+  sema::FrontendOptions fe;
+  fe.target = target;
+  fe.diagnosticsOnly = true; // as `kina check`
+  return !hasError(sema::analyze(file, fe).diagnostics);
+}
+
+Outcome checkThenBuild(const std::string &path, const std::string &text, const std::string &target,
+                       Stop stop, const FaultInjection *fault) {
+  Outcome out;
+  SourceFile file(path, text);
+
+  // ---- kina check (compiler/driver/Check.cpp) ----
+  {
+    sema::FrontendOptions fe;
+    fe.target = target;
+    fe.diagnosticsOnly = true;
+    sema::Analysis checked = sema::analyze(file, fe);
+    for (const Diagnostic &d : checked.diagnostics)
+      if (d.severity() == Severity::Error)
+        out.rejectCodes.emplace_back(d.info().code);
+    if (!out.rejectCodes.empty())
+      return out;
+  }
+  out.checkClean = true;
+
+  // ---- kina build (compiler/driver/Build.cpp) ----
+  sema::FrontendOptions fe;
+  fe.target = target;
+  sema::Analysis analysis = sema::analyze(file, fe);
+  if (const Diagnostic *d = firstError(analysis.diagnostics)) {
+    out.failure = BuildFailure{"", "analyze", std::string(d->info().code),
+                               "the full analysis of `kina build` reports an error `kina check` "
+                               "did not: " +
+                                   d->message};
+    return out;
+  }
+  for (const sema::KernelSummary &k : analysis.program.kernels) {
+    ++out.kernels;
+    auto kernel = lower::lowerKernel(analysis, k.name);
+    if (!kernel) {
+      out.failure = BuildFailure{k.name, "lower", "", llvm::toString(kernel.takeError())};
+      return out;
+    }
+    if (fault && ir::print(*kernel).find(fault->marker) != std::string::npos) {
+      if (fault->kind == FaultInjection::Kind::Crash)
+        std::abort();
+      out.failure = BuildFailure{k.name, "injected",
+                                 fault->kind == FaultInjection::Kind::Coded ? "K1208" : "",
+                                 "injected fault: the tile IR contains `" + fault->marker + "`"};
+      return out;
+    }
+    codegen::CodegenOptions co;
+    co.target = target;
+    DiagnosticSink sink;
+    auto result = codegen::compile(
+        *kernel, co, stop == Stop::Cubin ? codegen::Stage::Cubin : codegen::Stage::PTX, sink);
+    if (!result) {
+      const Diagnostic *d = firstError(sink.diagnostics());
+      out.failure =
+          BuildFailure{k.name, "codegen", d ? std::string(d->info().code) : "",
+                       d ? d->message : "codegen::compile failed without reporting a diagnostic"};
+      return out;
+    }
+  }
+  return out;
+}
+
+} // namespace kina::property
