@@ -595,6 +595,12 @@ void Checker::checkStmt(StmtId id) {
     if (!inKernel)
       return notHere("async-copy fences are only allowed in a kernel");
     useCapability("cp_async", s.keywordSpan);
+    // PTX's cp.async.wait_group takes 0 to 7 (the IR verifier's K1205).
+    if (s.kind == StmtKind::WaitGroup && s.count > 7)
+      error(DiagId::WaitCountTooLarge, s.countSpan.empty() ? s.keywordSpan : s.countSpan,
+            "`cp_async_wait_group " + std::to_string(s.count) +
+                "` leaves more groups in flight than the hardware tracks: the count is 0 to 7")
+          .note("keep at most 8 groups in flight, or use `cp_async_wait_all`");
     return;
   case StmtKind::BlockSync:
     if (!inKernel)
