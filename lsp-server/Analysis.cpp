@@ -325,7 +325,7 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
     }
   }
   // A symbol (definition or use): its type.
-  for (const sema::SymbolInfo &sym : p.symbols) {
+  for (const sema::SymbolInfo &sym : p.symbols()) {
     bool hit = spanHas(sym.definition, offset);
     for (Span r : sym.references)
       hit |= spanHas(r, offset);
@@ -334,7 +334,7 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
   }
   // Any other expression: the innermost annotated one.
   const sema::TypeAnnotation *best = nullptr;
-  for (const sema::TypeAnnotation &a : p.annotations)
+  for (const sema::TypeAnnotation &a : p.annotations())
     if (spanHas(a.span, offset) && !a.type.empty() &&
         (!best || a.span.end - a.span.begin < best->span.end - best->span.begin))
       best = &a;
@@ -350,7 +350,7 @@ std::vector<InlayHintInfo> AnalysisSnapshot::inlayHints(const std::string &uri, 
   // Inferred tile shapes on slices, MMA results and `let` bindings.
   auto fe = state_->snap->get(state_->impl.frontend, uri);
   if (fe->checked)
-    for (const sema::TypeAnnotation &a : fe->checked->annotations)
+    for (const sema::TypeAnnotation &a : fe->checked->annotations())
       if (a.inlay && !a.shape.empty() && range.begin <= a.span.end && a.span.end <= range.end)
         out.push_back({a.span.end, a.shape, true});
 #else
@@ -366,7 +366,7 @@ std::vector<SemanticToken> AnalysisSnapshot::semanticTokens(const std::string &u
 #ifdef KINA_LSP_WITH_SEMA
 namespace {
 const sema::SymbolInfo *symbolAt(const CheckedFile &p, uint32_t offset) {
-  for (const sema::SymbolInfo &sym : p.symbols) {
+  for (const sema::SymbolInfo &sym : p.symbols()) {
     if (spanHas(sym.definition, offset))
       return &sym;
     for (Span r : sym.references)
@@ -517,7 +517,7 @@ std::vector<CompletionEntry> AnalysisSnapshot::completion(const std::string &uri
       if (items[i].span.begin <= offset && offset <= items[i].span.end)
         item = static_cast<int>(i);
     std::set<std::string> seen;
-    for (const sema::SymbolInfo &sym : fe->checked->symbols) {
+    for (const sema::SymbolInfo &sym : fe->checked->symbols()) {
       bool inScope = sym.kind == sema::SymbolKind::Item ||
                      (item >= 0 && sym.item == item && sym.definition.end <= b);
       if (!inScope || !matches(sym.name) || sym.name == prefix || !seen.insert(sym.name).second)

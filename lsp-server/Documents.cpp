@@ -33,8 +33,11 @@ bool DocumentStore::change(const std::string &uri, int64_t version,
     uint32_t end = file->offsetOfUtf16({r.end.line, r.end.character});
     if (end < begin)
       std::swap(begin, end);
-    std::string text = file->text();
-    text.replace(begin, end - begin, change.text);
+    // One copy of the text: prefix, the change, suffix.
+    const std::string &old = file->text();
+    std::string text;
+    text.reserve(old.size() - (end - begin) + change.text.size());
+    text.append(old, 0, begin).append(change.text).append(old, end, std::string::npos);
     file = std::make_shared<const SourceFile>(uri, std::move(text));
   }
   doc.file = std::move(file);

@@ -37,6 +37,14 @@ struct ItemCheckCache::ItemResult {
   uint64_t namesHash = 0;
 };
 
+/// The items' results and where they now start: enough to build the
+/// file's annotations and symbols when a feature first asks.
+struct CheckedFile::Parts {
+  std::vector<std::shared_ptr<const ItemCheckCache::ItemResult>> results;
+  std::vector<uint32_t> itemBegin;
+  std::vector<sema::SymbolInfo> itemSymbols; ///< kind Item, no references yet
+};
+
 namespace {
 
 /// When more items than this miss the cache, one full check is cheaper than
@@ -110,26 +118,76 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   for (size_t i = 0; i < n; ++i)
     if (m.items[i].name.valid())
       firstDefinition.emplace(m.items[i].name.name, static_cast<int>(i));
+  std::unordered_map<std::string_view, int> itemByName; // views into firstDefinition
+  itemByName.reserve(firstDefinition.size());
   uint64_t namesHash = 0;
-  for (const auto &[name, index] : firstDefinition)
+  for (const auto &[name, index] : firstDefinition) {
     namesHash = mix(namesHash, query::contentHash(name));
+    itemByName.emplace(name, index);
+  }
   std::vector<uint64_t> textHash(n);
   std::vector<std::vector<int>> uses(n);
-  for (size_t i = 0; i < n; ++i) {
-    std::string_view t = itemText(i);
-    textHash[i] = query::contentHash(t);
-    // The names the item uses; its own name (after the keyword) is not a use.
-    std::string_view body = t;
-    const syntax::Ident &own = m.items[i].name;
-    if (own.valid() && own.span.end >= m.items[i].span.begin &&
-        own.span.end - m.items[i].span.begin <= t.size())
-      body = t.substr(own.span.end - m.items[i].span.begin);
-    for (std::string_view id : identifiers(body)) {
-      auto it = firstDefinition.find(std::string(id));
-      if (it != firstDefinition.end() && it->second != static_cast<int>(i))
+  std::vector<std::shared_ptr<const std::vector<std::string>>> idents(n);
+  {
+    // An item's identifiers depend on its text only: scanned once per text
+    // (a keystroke rescans one item, not the file).
+    std::lock_guard<std::mutex> lock(mu_);
+    // Items in the common prefix or suffix of the previous text keep their
+    // hash (found by place; only the edited items are hashed again).
+    size_t common = std::min(previousText_.size(), text.size());
+    size_t prefix =
+        std::mismatch(text.begin(), text.begin() + common, previousText_.begin()).first -
+        text.begin();
+    size_t suffix = 0;
+    while (suffix < common - prefix &&
+           text[text.size() - 1 - suffix] == previousText_[previousText_.size() - 1 - suffix])
+      ++suffix;
+    int64_t delta = static_cast<int64_t>(text.size()) - static_cast<int64_t>(previousText_.size());
+    auto previousHash = [&](int64_t begin, int64_t end) -> std::optional<uint64_t> {
+      auto it = std::lower_bound(previousHashes_.begin(), previousHashes_.end(), begin,
+                                 [](const PlacedHash &p, int64_t b) { return p.begin < b; });
+      if (it == previousHashes_.end() || it->begin != begin || it->end != end)
+        return std::nullopt;
+      return it->hash;
+    };
+    std::vector<PlacedHash> placed(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view t = itemText(i);
+      Span sp = m.items[i].span;
+      std::optional<uint64_t> known;
+      if (sp.end <= prefix)
+        known = previousHash(sp.begin, sp.end);
+      else if (sp.begin >= text.size() - suffix)
+        known = previousHash(sp.begin - delta, sp.end - delta);
+      textHash[i] = known ? *known : query::contentHash(t);
+      placed[i] = {sp.begin, sp.end, textHash[i]};
+      auto &slot = identifiers_[textHash[i]];
+      if (!slot.names) {
+        // The names the item uses; its own name (after the keyword) is not a use.
+        std::string_view body = t;
+        const syntax::Ident &own = m.items[i].name;
+        if (own.valid() && own.span.end >= m.items[i].span.begin &&
+            own.span.end - m.items[i].span.begin <= t.size())
+          body = t.substr(own.span.end - m.items[i].span.begin);
+        auto names = std::make_shared<std::vector<std::string>>();
+        for (std::string_view id : identifiers(body))
+          names->emplace_back(id);
+        slot.names = std::move(names);
+      }
+      slot.lastUsed = generation_ + 1;
+      idents[i] = slot.names;
+    }
+    std::sort(placed.begin(), placed.end(),
+              [](const PlacedHash &a, const PlacedHash &b) { return a.begin < b.begin; });
+    previousHashes_ = std::move(placed);
+    previousText_ = text;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (const std::string &id : *idents[i]) {
+      auto it = itemByName.find(id);
+      if (it != itemByName.end() && it->second != static_cast<int>(i))
         uses[i].push_back(it->second);
     }
-  }
   const uint64_t targetHash = query::contentHash(target);
   std::vector<uint64_t> key(n);
   std::vector<std::set<int>> reachedBy(n);
@@ -173,6 +231,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   sema::CheckOptions base;
   base.target = target;
   base.sourceText = text;
+  base.exprTypeTable = false; // nothing here reads CheckedProgram::exprTypes
   auto runCheck = [&](std::vector<int> only, DiagnosticSink &sink) {
     sema::CheckOptions co = base;
     co.onlyItems = std::move(only);
@@ -336,12 +395,11 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
   for (const Diagnostic &d : fileLevel)
     if (keep(d))
       out->diagnostics.push_back(d);
-  std::map<std::string, size_t> itemSymbol;
+  auto parts = std::make_shared<CheckedFile::Parts>();
   for (const sema::SymbolInfo &s : fileProgram.symbolInfos)
     if (s.kind == sema::SymbolKind::Item) {
-      itemSymbol.emplace(s.name, out->symbols.size());
-      out->symbols.push_back(s);
-      out->symbols.back().references.clear();
+      parts->itemSymbols.push_back(s);
+      parts->itemSymbols.back().references.clear();
     }
   auto anchorBase = [&](const std::string &anchor, int64_t own) -> int64_t {
     if (anchor.empty())
@@ -362,28 +420,17 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       if (keep(d))
         out->diagnostics.push_back(std::move(d));
     }
-    for (sema::TypeAnnotation a : r.annotations) {
-      a.span = shifted(a.span, delta);
-      out->annotations.push_back(std::move(a));
-    }
-    for (const auto &[name, span] : r.itemReferences)
-      if (auto it = itemSymbol.find(name); it != itemSymbol.end())
-        out->symbols[it->second].references.push_back(shifted(span, delta));
     if (m.items[i].kind == syntax::ItemKind::Kernel) {
       sema::KernelSummary k = r.kernel ? *r.kernel : sema::KernelSummary{};
       k.item = static_cast<int>(i);
       out->kernels.push_back(std::move(k));
     }
   }
+  parts->results = results;
+  parts->itemBegin.resize(n);
   for (size_t i = 0; i < n; ++i)
-    for (sema::SymbolInfo s : results[i]->locals) {
-      int64_t delta = m.items[i].span.begin;
-      s.definition = shifted(s.definition, delta);
-      for (Span &r : s.references)
-        r = shifted(r, delta);
-      s.item = static_cast<int>(i);
-      out->symbols.push_back(std::move(s));
-    }
+    parts->itemBegin[i] = m.items[i].span.begin;
+  out->parts = std::move(parts);
   for (const Diagnostic &d : orphans)
     if (keep(d))
       out->diagnostics.push_back(d);
@@ -396,9 +443,54 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(const SourceFile &file,
       entries_[key[freshIndex[f]]] = Entry{fresh[f], generation};
     for (auto it = entries_.begin(); it != entries_.end();)
       it = it->second.lastUsed + 1 < generation_ ? entries_.erase(it) : std::next(it);
+    for (auto it = identifiers_.begin(); it != identifiers_.end();)
+      it = it->second.lastUsed + 1 < generation_ ? identifiers_.erase(it) : std::next(it);
   }
   out->module = std::make_shared<const syntax::Module>(std::move(parse.module));
   return out;
+}
+
+const std::vector<sema::TypeAnnotation> &CheckedFile::annotations() const {
+  materialize();
+  return annotations_;
+}
+
+const std::vector<sema::SymbolInfo> &CheckedFile::symbols() const {
+  materialize();
+  return symbols_;
+}
+
+void CheckedFile::materialize() const {
+  std::call_once(built_, [&] {
+    if (!parts)
+      return;
+    const Parts &p = *parts;
+    std::map<std::string, size_t> itemSymbol;
+    for (const sema::SymbolInfo &s : p.itemSymbols) {
+      itemSymbol.emplace(s.name, symbols_.size());
+      symbols_.push_back(s);
+    }
+    for (size_t i = 0; i < p.results.size(); ++i) {
+      const ItemCheckCache::ItemResult &r = *p.results[i];
+      int64_t delta = p.itemBegin[i];
+      for (sema::TypeAnnotation a : r.annotations) {
+        a.span = shifted(a.span, delta);
+        annotations_.push_back(std::move(a));
+      }
+      for (const auto &[name, span] : r.itemReferences)
+        if (auto it = itemSymbol.find(name); it != itemSymbol.end())
+          symbols_[it->second].references.push_back(shifted(span, delta));
+    }
+    for (size_t i = 0; i < p.results.size(); ++i)
+      for (sema::SymbolInfo s : p.results[i]->locals) {
+        int64_t delta = p.itemBegin[i];
+        s.definition = shifted(s.definition, delta);
+        for (Span &r : s.references)
+          r = shifted(r, delta);
+        s.item = static_cast<int>(i);
+        symbols_.push_back(std::move(s));
+      }
+  });
 }
 
 size_t ItemCheckCache::size() const {

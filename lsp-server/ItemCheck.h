@@ -45,19 +45,33 @@
 namespace kina::lsp {
 
 /// One checked file, with absolute spans, as the IDE features read it.
+/// Diagnostics are merged eagerly (every keystroke publishes them); the
+/// annotations and symbols of all items only on first use (hover, inlay
+/// hints, completion, navigation), from the items' cached results: merging
+/// and freeing them for every item was most of a keystroke in a large file.
+/// Thread-safe: the lazy parts are built once, under a once_flag.
 struct CheckedFile {
   /// Equal to kina::sema::analyze(file, target).diagnostics (sorted).
   std::vector<Diagnostic> diagnostics;
-  std::vector<sema::TypeAnnotation> annotations;
+  const std::vector<sema::TypeAnnotation> &annotations() const;
   /// Item symbols first (all references included), then each item's locals
   /// (SymbolInfo::item is the item's index in `module`).
-  std::vector<sema::SymbolInfo> symbols;
+  const std::vector<sema::SymbolInfo> &symbols() const;
   std::vector<sema::KernelSummary> kernels; ///< in item order
   /// The parsed file (items, expressions; for signature help and dims).
   std::shared_ptr<const syntax::Module> module;
   unsigned itemsChecked = 0; ///< how many items this check re-checked
   unsigned itemsReused = 0;  ///< how many came from the cache
   bool tableParsed = false;  ///< parsed by the table parser (no syntax error)
+
+  struct Parts; ///< what the lazy tables are built from (ItemCheck.cpp)
+  std::shared_ptr<const Parts> parts;
+
+private:
+  void materialize() const;
+  mutable std::once_flag built_;
+  mutable std::vector<sema::TypeAnnotation> annotations_;
+  mutable std::vector<sema::SymbolInfo> symbols_;
 };
 
 class ItemCheckCache {
@@ -83,6 +97,19 @@ private:
   syntax::ParseCache parseCache_;
   unsigned parses_ = 0;
   std::unordered_map<uint64_t, Entry> entries_;
+  /// The identifiers of an item's text, by its content hash (same upkeep).
+  struct Identifiers {
+    std::shared_ptr<const std::vector<std::string>> names;
+    uint64_t lastUsed = 0;
+  };
+  std::unordered_map<uint64_t, Identifiers> identifiers_;
+  /// The last checked text and its items' hashes by place (under mu_).
+  struct PlacedHash {
+    uint32_t begin = 0, end = 0;
+    uint64_t hash = 0;
+  };
+  std::string previousText_;
+  std::vector<PlacedHash> previousHashes_;
   uint64_t generation_ = 0;
 };
 

@@ -80,11 +80,23 @@ KERNEL = """kernel gemm_{i}
 """
 
 
-def generated_file(lines):
+# The same kernel without its three errors (the capability it uses is
+# declared, the result is named and written): a file of these checks clean,
+# so a publish carries only what the edit broke.
+VALID_KERNEL = (KERNEL
+                .replace("requires capability(sm_80, mma_m16n16k16_f16_f16_f32)",
+                         "requires capability(sm_80, mma_m16n16k16_f16_f16_f32, cp_async)")
+                .replace(": Tensor[F32, [M, N], on=cuda:global] {{",
+                         ": (c : Tensor[F32, [M, N], on=cuda:global]) {{")
+                .replace("      a[block_m * 128 + warp_m * 64 ..+ 64,",
+                         "      c[block_m * 128 + warp_m * 64 ..+ 64,"))
+
+
+def generated_file(lines, template=KERNEL):
     """Whole kernels, at least `lines` lines (the last kernel is not cut)."""
     out, count, i = [], 0, 0
     while count < lines:
-        out.append(KERNEL.format(i=i))
+        out.append(template.format(i=i))
         count += out[-1].count("\n")
         i += 1
     return "".join(out)
@@ -212,6 +224,9 @@ def main():
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=["typing", "scatter"], default="typing")
+    ap.add_argument("--kernels", choices=["errors", "valid"], default="errors",
+                    help="the typing file's kernels: each with three errors (the "
+                         "recorded 2,000-line runs), or error-free (the 50,000-line runs)")
     ap.add_argument("--log", default="/tmp/kina-lsp-bench.log")
     ap.add_argument("--json", help="also write the figures as JSON here")
     args = ap.parse_args()
@@ -237,7 +252,7 @@ def main():
         c.wait_diagnostics(uri, 1)
 
     uri = "file:///bench/typing.kina"
-    text = generated_file(args.lines)
+    text = generated_file(args.lines, VALID_KERNEL if args.kernels == "valid" else KERNEL)
     c.notify("textDocument/didOpen", {"textDocument": {
         "uri": uri, "languageId": "kina", "version": 1, "text": text}})
     c.wait_diagnostics(uri, 1)
@@ -292,6 +307,7 @@ def main():
         "mode": args.mode,
         "files_opened": len(opened) + 1,
         "typing_file_lines": text.count("\n"),
+        "typing_file_kernels": args.kernels,
         "edits": args.edits,
         "latency_ms": {"p50": round(p(0.50), 3), "p99": round(p(0.99), 3),
                        "max": round(latencies[-1], 3),

@@ -2,15 +2,17 @@
 #include "diag/Source.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace kina {
 
 SourceFile::SourceFile(std::string path, std::string text)
     : path_(std::move(path)), text_(std::move(text)) {
   lineStarts_.push_back(0);
-  for (uint32_t i = 0; i < text_.size(); ++i)
-    if (text_[i] == '\n')
-      lineStarts_.push_back(i + 1);
+  // memchr: the language server builds this table on every keystroke.
+  const char *begin = text_.data(), *end = begin + text_.size();
+  for (const char *p = begin; (p = static_cast<const char *>(std::memchr(p, '\n', end - p)));)
+    lineStarts_.push_back(static_cast<uint32_t>(++p - begin));
 }
 
 std::string_view SourceFile::slice(Span span) const {

@@ -17,7 +17,7 @@ Checker::Checker(const Module &module, const CheckOptions &options, DiagnosticSi
     : m(module), options(options), sink(sink), program(),
       symbols(*(program.symbols = std::make_shared<SymbolTable>())), prover(symbols) {
   active = &sink;
-  if (options.ideTables)
+  if (options.ideTables && options.exprTypeTable)
     program.exprTypes.resize(m.exprs.size());
   else
     typePages.resize(m.exprs.size() / kTypePage + 1);

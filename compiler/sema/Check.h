@@ -62,6 +62,11 @@ struct CheckOptions {
   /// Build what only the IDE reads: annotations, symbols' printed types and
   /// references, kernel signatures. Diagnostics do not depend on it.
   bool ideTables = true;
+  /// Keep every expression's type in CheckedProgram::exprTypes (the lowering
+  /// reads it). When false, types live in pages recycled item by item, as
+  /// without ideTables: kina-lsp's item checks, where a table of one Type per
+  /// expression of a 50,000-line module cost most of a keystroke.
+  bool exprTypeTable = true;
   /// Report file-level diagnostics (duplicate item names). Of several
   /// checks that share out a file's items, exactly one reports them.
   bool fileDiagnostics = true;

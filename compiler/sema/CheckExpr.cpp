@@ -43,7 +43,7 @@ bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
 }
 
 Type Checker::record(ExprId id, Type t) {
-  if (options.ideTables) {
+  if (options.ideTables && options.exprTypeTable) {
     if (id < program.exprTypes.size())
       program.exprTypes[id] = t;
     return t;
@@ -67,7 +67,7 @@ Type Checker::record(ExprId id, Type t) {
 
 const Type &Checker::typeOf(ExprId id) const {
   static const Type none = Type::error();
-  if (options.ideTables)
+  if (options.ideTables && options.exprTypeTable)
     return id < program.exprTypes.size() ? program.exprTypes[id] : none;
   size_t page = id / kTypePage;
   if (page >= typePages.size() || !typePages[page])

@@ -728,10 +728,13 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
     maxDepth = scan->maxDepth;
     deepestOffset = scan->deepestOffset;
   }
-  if (!cst && tokenBound(text, range, kMaxRuntimeTokens) > kMaxRuntimeTokens) {
-    // No runtime parse (see kMaxRuntimeTokens): the item's messages come
-    // from the table parser's failure and the delimiter scan, and the item
-    // lowers to nothing.
+  if (!cst && (maxDepth > options.maxNesting ||
+               tokenBound(text, range, kMaxRuntimeTokens) > kMaxRuntimeTokens)) {
+    // No runtime parse (see kMaxRuntimeTokens; and when the brackets nest
+    // too deep, K0008 is the item's one message anyway, while the runtime's
+    // recovery over thousands of unclosed brackets is quadratic: 32,000
+    // `(` took 19 s). The item's messages come from the table parser's
+    // failure and the delimiter scan, and the item lowers to nothing.
     cst = emptyCst(range);
   } else if (!cst) {
     std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
@@ -842,6 +845,7 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   // still parses whole.
   std::string_view parsed = *parseText;
   std::vector<uint32_t> starts = itemStarts(parsed);
+  ParseCache *wholeFileOf = nullptr; // the cache, when the file is parsed whole
   auto chunkEnd = [&](size_t i) {
     return i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(parsed.size());
   };
@@ -857,11 +861,43 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   std::vector<std::shared_ptr<const ParseCache::Item>> reused(starts.size());
   std::vector<std::optional<Cst>> csts(starts.size());
   std::vector<TableParseFailure> failures(starts.size());
-  if (cache)
+  if (cache) {
+    // Items the edit did not touch: in the common prefix or suffix of the
+    // previous text and this one (see ParseCache::Previous).
+    const ParseCache::Previous &prev = cache->previous;
+    size_t common = std::min(prev.text.size(), text.size());
+    size_t prefix = std::mismatch(text.begin(), text.begin() + common, prev.text.begin()).first -
+                    text.begin();
+    size_t suffix = 0;
+    while (suffix < common - prefix &&
+           text[text.size() - 1 - suffix] == prev.text[prev.text.size() - 1 - suffix])
+      ++suffix;
+    int64_t delta = static_cast<int64_t>(text.size()) - static_cast<int64_t>(prev.text.size());
+    auto previousPart = [&](int64_t begin, int64_t end,
+                            bool last) -> std::shared_ptr<const ParseCache::Item> {
+      auto it = std::lower_bound(
+          prev.parts.begin(), prev.parts.end(), begin,
+          [](const ParseCache::Previous::Part &p, int64_t b) { return p.begin < b; });
+      if (it == prev.parts.end() || it->begin != begin || it->end != end || it->last != last)
+        return nullptr;
+      return it->item;
+    };
     for (size_t i = 0; i < starts.size(); ++i) {
-      keys[i] = keyOf(i);
-      reused[i] = cache->find(keys[i]);
+      uint32_t b = starts[i], e = chunkEnd(i);
+      bool last = i + 1 == starts.size();
+      std::shared_ptr<const ParseCache::Item> hit;
+      if (e <= prefix)
+        hit = previousPart(b, e, last);
+      else if (b >= text.size() - suffix)
+        hit = previousPart(b - delta, e - delta, last);
+      if (hit) {
+        reused[i] = std::move(hit);
+      } else {
+        keys[i] = keyOf(i);
+        reused[i] = cache->find(keys[i]);
+      }
     }
+  }
   auto tableParse = [&](size_t from, size_t to) {
     for (size_t i = from; i < to; ++i)
       if (!reused[i])
@@ -892,6 +928,7 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       reused.assign(1, nullptr);
       keys.assign(1, "");
       failed = 0;
+      wholeFileOf = cache;
       cache = nullptr; // a whole-file parse is not an item's
     }
   }
@@ -925,9 +962,16 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
     reserveFor(result.module, reused);
     for (size_t i = 0; i < starts.size(); ++i)
       appendItemParse(result, *reused[i], static_cast<int64_t>(starts[i]) - reused[i]->begin);
+    cache->previous.text = text;
+    cache->previous.parts.clear();
+    for (size_t i = 0; i < starts.size(); ++i)
+      cache->previous.parts.push_back(
+          {starts[i], chunkEnd(i), i + 1 == starts.size(), std::move(reused[i])});
   }
   if (cache)
     cache->endParse();
+  else if (wholeFileOf)
+    wholeFileOf->previous = {}; // a whole-file parse has no items to offer
   if (result.module.items.empty() && result.diagnostics.empty()) {
     bool blank = std::all_of(text.begin(), text.end(),
                              [](char c) { return std::isspace(static_cast<unsigned char>(c)); });

@@ -60,6 +60,21 @@ public:
   void insert(std::string key, std::shared_ptr<const Item> item);
   void endParse();
 
+  /// The last parse: its text and its items by [begin, end). An item of the
+  /// new text that lies in the part both texts share before the edit (or
+  /// after it, shifted) is that item, found without building its key (a
+  /// copy of its text) or hashing it: a keystroke costs the edited item.
+  struct Previous {
+    std::string text;
+    struct Part {
+      uint32_t begin, end;
+      bool last;
+      std::shared_ptr<const Item> item;
+    };
+    std::vector<Part> parts; ///< by begin
+  };
+  Previous previous;
+
 private:
   struct Entry {
     std::shared_ptr<const Item> item;

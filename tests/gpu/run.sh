@@ -24,7 +24,8 @@
 # output) goes to $OUT/gpu-log.txt; OUT defaults to tests/gpu/logs. A copy
 # is kept as tests/gpu/logs/gpu-log-<UTC date>.txt.
 #
-# Environment: KINA, SMOKE, OUT, SIZES (default tests/gpu/sizes.txt),
+# Environment: KINA, SMOKE, OUT, SAVE (saved runs; default $TMPDIR/kina-gpu-saved),
+# SIZES (default tests/gpu/sizes.txt),
 # REFS (default tests/gpu/refs), PYTHON (default python3, with NumPy),
 # SANITIZE=0 (skip step 3), TIMEOUT (seconds per command,
 # default 600), KINA_RUN_ARGS (extra args for every `kina run`, e.g.
@@ -123,8 +124,11 @@ else
   declare -A kernelFile=()
   declare -A kernelSizes=()
   kernelOrder=()
-  SAVE=$OUT/saved
+  # Saved runs (.npy, up to ~100 MB for the large GEMMs) stay out of $OUT;
+  # those of a passing size are removed, failing ones are kept to inspect.
+  SAVE=${SAVE:-${TMPDIR:-/tmp}/kina-gpu-saved}
   rm -rf "$SAVE"
+  log "saved:   $SAVE (inputs and outputs of failing sizes are kept there)"
   while read -r f k dims flag; do
     if [ -z "${kernelFile[$k]:-}" ]; then
       kernelOrder+=("$k")
@@ -154,9 +158,11 @@ else
       run_cmd "$k $dims" "$KINA" run "$f" --kernel "$k" "${dimArgs[@]}" --check --save "$save" $KINA_RUN_ARGS
       classify "$k --dims $dims --check"
       if [ "$rc" = 0 ] || [ "$rc" = 1 ] && [ -f "$save/$k/run.json" ]; then
+        check_rc=$rc
         run_cmd "$k $dims ref" "$PYTHON" "$ROOT/tests/gpu/compare_ref.py" "$save/$k" --refs "$REFS"
         log "    $output"
         classify "$k --dims $dims independent reference"
+        [ "$check_rc" = 0 ] && [ "$rc" = 0 ] && rm -rf "$save"
       elif [ "$rc" != 77 ]; then
         result FAIL "$k --dims $dims independent reference" "kina run saved no result"
       fi

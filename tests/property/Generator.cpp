@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
+#include <sstream>
 #include <vector>
 
 namespace kina::property {
@@ -160,7 +162,7 @@ public:
     }
     if (r_.percent(6))
       hostFunction();
-    return {std::move(out_.text()), std::move(features_)};
+    return {std::move(out_.text()), std::move(features_), std::move(launches_)};
   }
 
 private:
@@ -169,6 +171,7 @@ private:
   Out out_;
   std::set<std::string> features_;
   std::vector<TileFn> tileFns_;
+  std::vector<std::pair<std::string, std::string>> launches_;
   unsigned unique_ = 0;
   /// Kernels with one input tensor, by name, for host launches.
   struct Launchable {
@@ -263,7 +266,12 @@ private:
   std::pair<int, int> pickWarps() {
     static const std::vector<std::pair<int, int>> layouts = {
         {4, 0}, {4, 0}, {2, 0}, {1, 0}, {8, 0}, {2, 2}, {2, 4}, {4, 2}, {1, 4}, {4, 1}, {1, 2}};
-    auto w = r_.pick(layouts);
+    // Now and then an unusual one: odd warp counts, up to 1024 threads.
+    static const std::vector<std::pair<int, int>> unusual = {{3, 0},  {6, 0}, {3, 2}, {1, 3},
+                                                             {16, 0}, {8, 4}, {4, 8}, {32, 0}};
+    auto w = r_.percent(8) ? r_.pick(unusual) : r_.pick(layouts);
+    if (w.first * std::max(1, w.second) % 2 == 1 || w.first * std::max(1, w.second) > 8)
+      feature("warp-grid-unusual");
     feature(w.second == 0 ? "warp-grid-1d" : "warp-grid-2d");
     return w;
   }
@@ -279,7 +287,40 @@ private:
     std::string result;              ///< `: (out : ...)` or `: Tensor[...]`
   };
 
+  /// Dims that satisfy the facts: a multiple of every `mod` divisor, twice
+  /// the least one, raised to every lower bound.
+  std::string launchDims(const Header &h) {
+    std::string out;
+    for (const std::string &d : h.dims) {
+      int64_t step = 1, atLeast = 1;
+      for (const std::string &f : h.facts) {
+        std::vector<std::string> w;
+        std::stringstream ss(f);
+        for (std::string t; ss >> t;)
+          w.push_back(t);
+        if (w.size() < 3 || w[0] != d)
+          continue;
+        auto num = [](std::string t) {
+          t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+          return static_cast<int64_t>(std::strtoll(t.c_str(), nullptr, 0));
+        };
+        if (w[1] == "mod" && w.size() == 5)
+          step = std::lcm(step, num(w[2]));
+        else if (w[1] == ">=")
+          atLeast = std::max(atLeast, num(w[2]));
+        else if (w[1] == ">")
+          atLeast = std::max(atLeast, num(w[2]) + 1);
+      }
+      int64_t v = step * 2;
+      while (v < atLeast)
+        v += step;
+      out += (out.empty() ? "" : ",") + d + "=" + std::to_string(v);
+    }
+    return out;
+  }
+
   void emitHeader(const Header &h) {
+    launches_.push_back({h.name, launchDims(h)});
     out_.line("kernel " + h.name);
     std::string dims;
     for (size_t i = 0; i < h.dims.size(); ++i)
@@ -1208,14 +1249,18 @@ private:
     std::string cap = "mma_m16n16k16_" + lc + "_" + lc + "_" + (accT == "F32" ? "f32" : "f16");
     static const std::vector<std::pair<int, int>> layouts = {{2, 2}, {2, 4}, {4, 2}, {1, 4}, {4, 1},
                                                              {2, 1}, {1, 1}, {2, 0}, {4, 0}};
-    auto [wm, wn] = r_.pick(layouts);
+    static const std::vector<std::pair<int, int>> unusual = {{3, 0}, {1, 3}, {3, 2},
+                                                             {8, 2}, {4, 4}, {8, 0}};
+    auto [wm, wn] = r_.percent(10) ? r_.pick(unusual) : r_.pick(layouts);
+    if (wm * std::max(1, wn) % 2 == 1 || wm * std::max(1, wn) > 8)
+      feature("warp-grid-unusual");
     feature(wn == 0 ? "warp-grid-1d" : "warp-grid-2d");
     int wnn = wn == 0 ? 1 : wn;
-    int tm = r_.pick(std::vector<int>{16, 32, 64});
-    int tn = r_.pick(std::vector<int>{16, 32, 64});
+    int tm = r_.pick(std::vector<int>{16, 32, 64, 64, 128});
+    int tn = r_.pick(std::vector<int>{16, 32, 64, 128});
     while (tm * tn * static_cast<int>(dtypeBytes(accT)) / 128 > 128)
       tn /= 2;
-    int bk = r_.pick(std::vector<int>{16, 32, 32, 64});
+    int bk = r_.pick(std::vector<int>{16, 32, 32, 64, 128});
     int stages = r_.percent(55) ? 1 : r_.range(2, 4);
     int bm = wm * tm, bn = wnn * tn;
     while (stages * (bm * bk + bk * bn) * 2 > 96 * 1024 && bk > 16)

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kina::property {
 
@@ -36,6 +38,10 @@ struct GeneratorOptions {
 struct GeneratedProgram {
   std::string text;
   std::set<std::string> features; ///< constructs used, e.g. "wmma_mma", "grid-3d"
+  /// Each kernel with dims that satisfy its `requires` facts (two blocks
+  /// along each divided dimension), as `kina run --dims` takes them:
+  /// {"ew0", "M=128,N=256"}.
+  std::vector<std::pair<std::string, std::string>> launches;
 };
 
 /// Program number `index` of the run seeded with `seed`.

@@ -70,7 +70,8 @@ struct Options {
   bool minimize = true;
   std::optional<FaultInjection> fault;
   std::optional<unsigned> print;
-  std::string repros; ///< minimize one program per failure signature into here
+  std::string repros;   ///< minimize one program per failure signature into here
+  std::string gpuBatch; ///< write the programs that build, for tests/property/gpu-batch.sh
   GeneratorOptions gen;
 };
 
@@ -148,7 +149,9 @@ Options parseOptions(int argc, char **argv) {
       o.fault = FaultInjection::parse(value());
       if (!o.fault)
         usage("bad --inject-fault (coded:MARKER, uncoded:MARKER or crash:MARKER)");
-    } else if (a == "--write-repros")
+    } else if (a == "--gpu-batch")
+      o.gpuBatch = value();
+    else if (a == "--write-repros")
       o.repros = value();
     else if (a == "--print")
       o.print = parseCount(value(), "--print");
@@ -199,6 +202,7 @@ struct Input {
   bool generated = false;
   uint64_t index = 0;
   std::set<std::string> features;
+  std::vector<std::pair<std::string, std::string>> launches; ///< kernel, --dims
 };
 
 void addCorpus(const std::string &root, std::vector<Input> &inputs) {
@@ -218,7 +222,7 @@ void addCorpus(const std::string &root, std::vector<Input> &inputs) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    inputs.push_back({p, ss.str(), false, 0, {}});
+    inputs.push_back({p, ss.str(), false, 0, {}, {}});
   }
 }
 
@@ -248,6 +252,7 @@ void addDocs(const std::string &root, std::vector<Input> &inputs) {
              block,
              false,
              0,
+             {},
              {}});
       } else if (inside) {
         block += line + "\n";
@@ -380,8 +385,8 @@ int main(int argc, char **argv) {
   size_t corpusCount = inputs.size();
   for (unsigned i = 0; i < o.count; ++i) {
     GeneratedProgram p = generateProgram(o.seed, i, g);
-    inputs.push_back(
-        {"generated #" + std::to_string(i), std::move(p.text), true, i, std::move(p.features)});
+    inputs.push_back({"generated #" + std::to_string(i), std::move(p.text), true, i,
+                      std::move(p.features), std::move(p.launches)});
   }
   std::cout << "kina-property: generator seed=" << o.seed << (o.randomSeed ? " (random)" : "")
             << " count=" << o.count << " size: up to " << g.maxKernels << " kernels, "
@@ -626,6 +631,30 @@ int main(int argc, char **argv) {
       report("REPRO", pick.first, pick.second, stem);
     }
     o.out = savedOut;
+  }
+
+  // ---- programs for the GPU (tests/property/gpu-batch.sh runs them)
+  if (!o.gpuBatch.empty()) {
+    fs::create_directories(o.gpuBatch, ec);
+    std::ofstream manifest(fs::path(o.gpuBatch) / "manifest.txt");
+    manifest << "# file kernel dims (kina-property --seed " << o.seed << " --count " << o.count
+             << ")\n";
+    unsigned written = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Input &in = inputs[i];
+      bool built = in.generated && !results[i].perTarget.empty();
+      for (const TargetResult &tr : results[i].perTarget)
+        built &= tr.outcome.checkClean && !tr.outcome.failure;
+      if (!built)
+        continue;
+      std::string file = "g" + std::to_string(in.index) + ".kina";
+      writeFile((fs::path(o.gpuBatch) / file).string(), in.text);
+      for (const auto &[kernel, dims] : in.launches)
+        manifest << file << " " << kernel << " " << (dims.empty() ? "-" : dims) << "\n";
+      ++written;
+    }
+    std::cout << "kina-property: " << written << " programs that build written to " << o.gpuBatch
+              << " (run them with tests/property/gpu-batch.sh " << o.gpuBatch << ")\n";
   }
 
   // ---- summary

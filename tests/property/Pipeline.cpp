@@ -4,7 +4,10 @@
 #include "codegen/Codegen.h"
 #include "ir/Printer.h"
 #include "lower/TileIRFromAst.h"
+#include "runtime/LaunchSpec.h"
+
 #include "sema/Frontend.h"
+#include <nlohmann/json.hpp>
 
 #include "llvm/Support/Error.h"
 
@@ -126,6 +129,16 @@ Outcome checkThenBuild(const std::string &path, const std::string &text, const s
       out.failure =
           BuildFailure{k.name, "codegen", d ? std::string(d->info().code) : "",
                        d ? d->message : "codegen::compile failed without reporting a diagnostic"};
+      return out;
+    }
+    // What `kina run` reads next (compiler/driver/Run.cpp): the launch
+    // metadata must be one the runtime accepts, or the kernel built but
+    // cannot run.
+    auto spec = runtime::launchSpecFromJson(codegen::toJson(result->launch));
+    if (!spec) {
+      out.failure =
+          BuildFailure{k.name, "launch", std::string(diagInfo(spec.error().diagId()).code),
+                       spec.error().message};
       return out;
     }
   }

@@ -24,7 +24,8 @@ namespace kina::property {
 /// the message.
 struct BuildFailure {
   std::string kernel;
-  /// "analyze" | "lower" | "codegen" | "injected", or "accepted": a
+  /// "analyze" | "lower" | "codegen" | "launch" (the runtime refuses the
+  /// launch metadata `kina run` reads) | "injected", or "accepted": a
   /// generated program the language rejects checked clean (Main.cpp).
   std::string stage;
   std::string code; ///< "K1206"; empty: no diagnostic code
@@ -56,7 +57,9 @@ struct Outcome {
 };
 
 /// `kina check --target T` on `text`; when it is clean, `kina build
-/// --target T --emit=ptx` (or cubin, through ptxas) of every kernel.
+/// --target T --emit=ptx` (or cubin, through ptxas) of every kernel, and
+/// the runtime's reading of each kernel's launch metadata (what `kina run`
+/// does next, without a GPU).
 Outcome checkThenBuild(const std::string &path, const std::string &text, const std::string &target,
                        Stop stop, const FaultInjection *fault = nullptr);
 

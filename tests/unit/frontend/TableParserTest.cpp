@@ -31,6 +31,11 @@ std::vector<std::pair<std::string, std::string>> repositoryKinaFiles() {
     for (const auto &e : std::filesystem::recursive_directory_iterator(root)) {
       if (!e.is_regular_file() || e.path().extension() != ".kina")
         continue;
+      // The fuzz targets' kept inputs include some the tree-sitter runtime
+      // itself cannot parse (100,000 unclosed `(` overflow its 16-bit child
+      // count); the parser keeps them from it, and fuzz-replay-* runs them.
+      if (e.path().string().find("/tests/fuzz/") != std::string::npos)
+        continue;
       std::ifstream in(e.path());
       std::stringstream ss;
       ss << in.rdbuf();

@@ -123,8 +123,8 @@ void expectEqualsFullCheck(const CheckedFile &inc, const std::string &text,
         diff += "\n  only full: " + w;
     FAIL() << context << ": diagnostics differ" << diff;
   }
-  EXPECT_EQ(annotations(inc.annotations), annotations(full.program.annotations)) << context;
-  EXPECT_EQ(symbols(inc.symbols), symbols(full.program.symbolInfos)) << context;
+  EXPECT_EQ(annotations(inc.annotations()), annotations(full.program.annotations)) << context;
+  EXPECT_EQ(symbols(inc.symbols()), symbols(full.program.symbolInfos)) << context;
   EXPECT_EQ(kernels(inc.kernels), kernels(full.program.kernels)) << context;
 }
 
