@@ -175,10 +175,11 @@ private:
     double *data = nullptr;
     ir::DType dtype = ir::DType::F32;
     int64_t rows = 1, cols = 1, rowStride = 0, base = 0;
-    int64_t limit = 0; ///< elements in the underlying storage
-    double &at(int64_t r, int64_t c) const { return data[base + r * rowStride + c]; }
+    int64_t limit = 0;     ///< elements in the underlying storage
+    int64_t colStride = 1; ///< 1 but for a view whose columns are not the last dimension
+    double &at(int64_t r, int64_t c) const { return data[base + r * rowStride + c * colStride]; }
     bool inBounds(int64_t r, int64_t c) const {
-      int64_t i = base + r * rowStride + c;
+      int64_t i = base + r * rowStride + c * colStride;
       return i >= 0 && i < limit;
     }
   };
@@ -204,23 +205,39 @@ private:
     std::vector<int64_t> strides(shape.size(), 1);
     for (size_t i = shape.size(); i-- > 1;)
       strides[i - 1] = strides[i] * shape[i];
+    // The dimensions the access keeps (sliced, or all of an unsliced one),
+    // with their extents; point indices drop theirs.
+    std::vector<size_t> keep;
     std::vector<int64_t> sizes;
     if (a.slice.empty()) {
-      sizes = shape;
+      for (size_t i = 0; i < shape.size(); ++i) {
+        keep.push_back(i);
+        sizes.push_back(shape[i]);
+      }
     } else {
       for (size_t i = 0; i < a.slice.size() && i < shape.size(); ++i) {
         int64_t off = eval(a.slice[i].offset, warp);
         v.base += off * strides[i];
-        if (!a.slice[i].point)
+        if (!a.slice[i].point) {
+          keep.push_back(i);
           sizes.push_back(a.slice[i].size);
-        else if (i + 2 >= shape.size())
-          sizes.push_back(1);
+        }
       }
     }
-    // Collapse to 2-D [rows, cols] using the last two dims.
-    v.cols = sizes.empty() ? 1 : sizes.back();
-    v.rows = sizes.size() >= 2 ? sizes[sizes.size() - 2] : 1;
-    v.rowStride = shape.size() >= 2 ? strides[shape.size() - 2] : v.cols;
+    // As codegen reads it (codegen/README.md): one kept dimension is a
+    // column vector [N, 1]; otherwise the last two kept dimensions are the
+    // rows and columns, each with its own stride.
+    size_t n = keep.size();
+    if (n == 1) {
+      v.rows = sizes[0];
+      v.cols = 1;
+      v.rowStride = strides[keep[0]];
+    } else if (n >= 2) {
+      v.rows = sizes[n - 2];
+      v.cols = sizes[n - 1];
+      v.rowStride = strides[keep[n - 2]];
+      v.colStride = strides[keep[n - 1]];
+    }
     return v;
   }
 

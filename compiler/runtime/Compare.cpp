@@ -13,21 +13,27 @@ namespace kina::runtime {
 Tolerance defaultTolerance(DType dtype, std::int64_t reductionLength) {
   double scale = std::sqrt(double(reductionLength > 1 ? reductionLength : 1));
   switch (dtype) {
-  case DType::F32: return {1e-4, 1e-5 * scale};
-  case DType::F16: return {1e-2, 1e-3 * scale};
-  case DType::BF16: return {2e-2, 1e-2 * scale};
+  case DType::F32:
+    return {1e-4, 1e-5 * scale};
+  case DType::F64:
+    return {1e-10, 1e-12 * scale};
+  case DType::F16:
+    return {1e-2, 1e-3 * scale};
+  case DType::BF16:
+    return {2e-2, 1e-2 * scale};
   case DType::I8:
-  case DType::I32: return {0, 0};
+  case DType::U8:
+  case DType::I32:
+  case DType::I64:
+    return {0, 0};
   }
   return {0, 0};
 }
 
-Result<CompareReport> compareTensors(const HostTensor &got, const HostTensor &want,
-                                     Tolerance tol) {
+Result<CompareReport> compareTensors(const HostTensor &got, const HostTensor &want, Tolerance tol) {
   if (got.shape != want.shape)
-    return makeError(ErrorKind::InvalidArgument, "cannot compare " + got.typeString() +
-                                                     " with " + want.typeString() +
-                                                     ": shapes differ");
+    return makeError(ErrorKind::InvalidArgument, "cannot compare " + got.typeString() + " with " +
+                                                     want.typeString() + ": shapes differ");
   CompareReport r;
   r.tolerance = tol;
   r.count = got.numel();

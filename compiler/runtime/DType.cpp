@@ -14,11 +14,22 @@ namespace kina::runtime {
 
 std::string_view dtypeName(DType t) {
   switch (t) {
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F32: return "f32";
-  case DType::I8: return "i8";
-  case DType::I32: return "i32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::I8:
+    return "i8";
+  case DType::U8:
+    return "u8";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
   }
   return "?";
 }
@@ -27,7 +38,8 @@ std::optional<DType> parseDType(std::string_view text) {
   std::string lower;
   for (char c : text)
     lower.push_back(char(std::tolower(static_cast<unsigned char>(c))));
-  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::I8, DType::I32})
+  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::F64, DType::I8, DType::U8, DType::I32,
+                  DType::I64})
     if (lower == dtypeName(t))
       return t;
   return std::nullopt;
@@ -36,15 +48,24 @@ std::optional<DType> parseDType(std::string_view text) {
 std::size_t dtypeSize(DType t) {
   switch (t) {
   case DType::F16:
-  case DType::BF16: return 2;
+  case DType::BF16:
+    return 2;
   case DType::F32:
-  case DType::I32: return 4;
-  case DType::I8: return 1;
+  case DType::I32:
+    return 4;
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::I8:
+  case DType::U8:
+    return 1;
   }
   return 0;
 }
 
-bool isFloat(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32; }
+bool isFloat(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64;
+}
 
 static std::uint32_t bitsOf(float f) {
   std::uint32_t u;

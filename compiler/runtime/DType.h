@@ -15,9 +15,10 @@
 
 namespace kina::runtime {
 
-enum class DType { F16, BF16, F32, I8, I32 };
+enum class DType { F16, BF16, F32, F64, I8, U8, I32, I64 };
 
-/// Lower-case metadata spelling: "f16", "bf16", "f32", "i8", "i32".
+/// Lower-case metadata spelling: "f16", "bf16", "f32", "f64", "i8", "u8",
+/// "i32", "i64".
 std::string_view dtypeName(DType t);
 /// Accepts the metadata spelling and Kina's ("F16", "BF16", ...).
 std::optional<DType> parseDType(std::string_view text);

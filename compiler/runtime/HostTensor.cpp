@@ -49,11 +49,24 @@ double HostTensor::get(std::size_t i) const {
     std::memcpy(&f, p, 4);
     return f;
   }
-  case DType::I8: return double(std::int8_t(*p));
+  case DType::F64: {
+    double f;
+    std::memcpy(&f, p, 8);
+    return f;
+  }
+  case DType::I8:
+    return double(std::int8_t(*p));
+  case DType::U8:
+    return double(*p);
   case DType::I32: {
     std::int32_t v;
     std::memcpy(&v, p, 4);
     return v;
+  }
+  case DType::I64: {
+    std::int64_t v;
+    std::memcpy(&v, p, 8);
+    return double(v);
   }
   }
   return 0;
@@ -88,10 +101,23 @@ void HostTensor::set(std::size_t i, double v) {
     std::memcpy(p, &f, 4);
     return;
   }
-  case DType::I8: *p = std::uint8_t(saturate<std::int8_t>(v)); return;
+  case DType::F64:
+    std::memcpy(p, &v, 8);
+    return;
+  case DType::I8:
+    *p = std::uint8_t(saturate<std::int8_t>(v));
+    return;
+  case DType::U8:
+    *p = saturate<std::uint8_t>(v);
+    return;
   case DType::I32: {
     std::int32_t x = saturate<std::int32_t>(v);
     std::memcpy(p, &x, 4);
+    return;
+  }
+  case DType::I64: {
+    std::int64_t x = saturate<std::int64_t>(v);
+    std::memcpy(p, &x, 8);
     return;
   }
   }

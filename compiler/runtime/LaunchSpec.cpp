@@ -32,13 +32,18 @@ std::size_t scalarTypeSize(std::string_view abi) {
   return 0;
 }
 
-bool scalarTypeIsFloat(std::string_view abi) { return !abi.empty() && (abi[0] == 'f' || abi[0] == 'b'); }
+bool scalarTypeIsFloat(std::string_view abi) {
+  return !abi.empty() && (abi[0] == 'f' || abi[0] == 'b');
+}
 
 std::string_view paramRoleName(ParamRole r) {
   switch (r) {
-  case ParamRole::Input: return "input";
-  case ParamRole::Output: return "output";
-  case ParamRole::InOut: return "inout";
+  case ParamRole::Input:
+    return "input";
+  case ParamRole::Output:
+    return "output";
+  case ParamRole::InOut:
+    return "inout";
   }
   return "?";
 }
@@ -93,7 +98,7 @@ public:
         return *err;
       auto text = v.find("text");
       e = b.finish(text != v.end() && text->is_string() ? text->get<std::string>()
-                                                         : std::string("<formula>"));
+                                                        : std::string("<formula>"));
       if (!e)
         return error(path, e.error().message);
     } else if (v.is_number_integer()) {
@@ -110,8 +115,8 @@ public:
     }
     for (const std::string &n : e->names())
       if (!dims.count(n))
-        return error(path, "formula `" + e->text() + "` uses `" + n +
-                               "`, which is not in \"dims\"");
+        return error(path,
+                     "formula `" + e->text() + "` uses `" + n + "`, which is not in \"dims\"");
     return e;
   }
 
@@ -136,11 +141,12 @@ public:
       id = b.name(d->get<std::string>());
     } else if (auto o = t.find("op"); o != t.end() && o->is_string()) {
       static const std::pair<const char *, Op> ops[] = {
-          {"add", Op::Add}, {"sub", Op::Sub}, {"mul", Op::Mul}, {"div", Op::ExactDiv},
-          {"cdiv", Op::CeilDiv}, {"floordiv", Op::FloorDiv}, {"mod", Op::Mod},
-          {"neg", Op::Neg}, {"eq", Op::Eq}, {"ne", Op::Ne}, {"lt", Op::Lt},
-          {"le", Op::Le}, {"gt", Op::Gt}, {"ge", Op::Ge}, {"and", Op::And},
-          {"or", Op::Or}, {"not", Op::Not}};
+          {"add", Op::Add},      {"sub", Op::Sub},      {"mul", Op::Mul},
+          {"div", Op::ExactDiv}, {"cdiv", Op::CeilDiv}, {"floordiv", Op::FloorDiv},
+          {"mod", Op::Mod},      {"neg", Op::Neg},      {"eq", Op::Eq},
+          {"ne", Op::Ne},        {"lt", Op::Lt},        {"le", Op::Le},
+          {"gt", Op::Gt},        {"ge", Op::Ge},        {"and", Op::And},
+          {"or", Op::Or},        {"not", Op::Not}};
       const std::string &name = o->get_ref<const std::string &>();
       std::optional<Op> op;
       for (auto &[n, k] : ops)
@@ -212,8 +218,8 @@ std::optional<RequiresFact> asModularFact(const DimExpr &cond, const std::set<st
     return std::nullopt;
   std::string suffix = " mod " + std::to_string(m.value) + " = " + std::to_string(rem.value);
   const std::string &text = cond.text();
-  if (text.size() <= suffix.size() || text.compare(text.size() - suffix.size(), suffix.size(),
-                                                   suffix) != 0)
+  if (text.size() <= suffix.size() ||
+      text.compare(text.size() - suffix.size(), suffix.size(), suffix) != 0)
     return std::nullopt;
   auto expr = DimExpr::parse(text.substr(0, text.size() - suffix.size()));
   if (!expr)
@@ -351,7 +357,8 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
         return dt.takeError();
       auto parsed = parseDType(*dt);
       if (!parsed)
-        return r.error(path + ".dtype", "unknown dtype \"" + *dt + "\" (f16, bf16, f32, i8, i32)");
+        return r.error(path + ".dtype",
+                       "unknown dtype \"" + *dt + "\" (f16, bf16, f32, f64, i8, u8, i32, i64)");
       p.dtype = *parsed;
       auto shape = pj.find("shape");
       if (shape == pj.end() || !shape->is_array())
@@ -416,8 +423,8 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
         p.value = f.take();
       } else {
         if (!dimSet.count(p.name))
-          return r.error(path, "dim parameter `" + p.name +
-                                   "` is not in \"dims\" and has no \"value\"");
+          return r.error(path,
+                         "dim parameter `" + p.name + "` is not in \"dims\" and has no \"value\"");
         p.value = DimExpr::parse(p.name).take();
       }
     } else if (*kind == "scalar") {
@@ -510,8 +517,7 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
   }
 
   // optional formulas
-  for (auto [key, field] :
-       {std::pair{"flops", &s.flops}, std::pair{"reduction", &s.reduction}}) {
+  for (auto [key, field] : {std::pair{"flops", &s.flops}, std::pair{"reduction", &s.reduction}}) {
     if (auto it = j.find(key); it != j.end()) {
       auto f = r.formula(*it, key, dimSet);
       if (!f)
@@ -545,10 +551,12 @@ static json treeJson(const DimExpr &e, int id) {
   using Op = DimExpr::Op;
   const DimExpr::Node &n = e.nodes()[std::size_t(id)];
   static const std::pair<Op, const char *> ops[] = {
-      {Op::Add, "add"}, {Op::Sub, "sub"}, {Op::Mul, "mul"}, {Op::ExactDiv, "div"},
-      {Op::CeilDiv, "cdiv"}, {Op::FloorDiv, "floordiv"}, {Op::Mod, "mod"}, {Op::Neg, "neg"},
-      {Op::Eq, "eq"}, {Op::Ne, "ne"}, {Op::Lt, "lt"}, {Op::Le, "le"}, {Op::Gt, "gt"},
-      {Op::Ge, "ge"}, {Op::And, "and"}, {Op::Or, "or"}, {Op::Not, "not"}};
+      {Op::Add, "add"},      {Op::Sub, "sub"},      {Op::Mul, "mul"},
+      {Op::ExactDiv, "div"}, {Op::CeilDiv, "cdiv"}, {Op::FloorDiv, "floordiv"},
+      {Op::Mod, "mod"},      {Op::Neg, "neg"},      {Op::Eq, "eq"},
+      {Op::Ne, "ne"},        {Op::Lt, "lt"},        {Op::Le, "le"},
+      {Op::Gt, "gt"},        {Op::Ge, "ge"},        {Op::And, "and"},
+      {Op::Or, "or"},        {Op::Not, "not"}};
   if (n.op == Op::Const)
     return json{{"const", n.value}};
   if (n.op == Op::Name)

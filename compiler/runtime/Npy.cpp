@@ -146,7 +146,8 @@ std::optional<DType> dtypeForDescr(const std::string &descr, std::string &why) {
   char order = descr[0];
   std::string code = descr.substr(1);
   if (order == '>' && code != "i1" && code != "u1") {
-    why = "big-endian data ('" + descr + "') is not supported: save with "
+    why = "big-endian data ('" + descr +
+          "') is not supported: save with "
           "arr.astype(arr.dtype.newbyteorder('<'))";
     return std::nullopt;
   }
@@ -154,28 +155,67 @@ std::optional<DType> dtypeForDescr(const std::string &descr, std::string &why) {
     // A bare code like 'V2'.
     code = descr;
   }
-  if (code == "f2") return DType::F16;
-  if (code == "f4") return DType::F32;
-  if (code == "i1") return DType::I8;
-  if (code == "i4") return DType::I32;
-  if (code == "u2" || code == "i2" || code == "V2") return DType::BF16;
+  if (code == "f2")
+    return DType::F16;
+  if (code == "f4")
+    return DType::F32;
+  if (code == "i1")
+    return DType::I8;
+  if (code == "i4")
+    return DType::I32;
   if (code == "f8")
-    why = "float64 ('" + descr + "') is not a kernel dtype: save arr.astype(np.float32) "
-          "or arr.astype(np.float16)";
-  else if (code == "i8")
-    why = "int64 ('" + descr + "') is not a kernel dtype: save arr.astype(np.int32)";
-  else
-    why = "unsupported dtype '" + descr + "' (Kina reads <f2, <f4, |i1, <i4, and <u2 for bf16)";
+    return DType::F64;
+  if (code == "u1")
+    return DType::U8;
+  if (code == "i8")
+    return DType::I64;
+  if (code == "u2" || code == "i2" || code == "V2")
+    return DType::BF16;
+  why = "unsupported dtype '" + descr +
+        "' (Kina reads <f2, <f4, <f8, |i1, |u1, <i4, <i8, and <u2 for bf16)";
   return std::nullopt;
+}
+
+const char *numpyName(DType t) {
+  switch (t) {
+  case DType::F16:
+    return "float16";
+  case DType::BF16:
+    return "uint16";
+  case DType::F32:
+    return "float32";
+  case DType::F64:
+    return "float64";
+  case DType::I8:
+    return "int8";
+  case DType::U8:
+    return "uint8";
+  case DType::I32:
+    return "int32";
+  case DType::I64:
+    return "int64";
+  }
+  return "float32";
 }
 
 std::string descrFor(DType t) {
   switch (t) {
-  case DType::F16: return "<f2";
-  case DType::BF16: return "<u2";
-  case DType::F32: return "<f4";
-  case DType::I8: return "|i1";
-  case DType::I32: return "<i4";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "<u2";
+  case DType::F32:
+    return "<f4";
+  case DType::I8:
+    return "|i1";
+  case DType::F64:
+    return "<f8";
+  case DType::U8:
+    return "|u1";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
   }
   return "";
 }
@@ -247,16 +287,24 @@ Result<HostTensor> readNpyFor(const std::string &path, const std::string &param,
   if (!t)
     return t;
   std::string want = std::string(dtypeName(dtype)) + shapeString(shape);
-  if (t->dtype != dtype || t->shape != shape)
+  if (t->dtype != dtype || t->shape != shape) {
+    std::string hint;
+    if (t->dtype != dtype)
+      hint = dtype == DType::BF16
+                 ? " (save bf16 as its raw bits: the top 16 bits of float32, "
+                   "(a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16))"
+                 : std::string(" (save it with arr.astype(np.") + numpyName(dtype) + "))";
     return makeError(ErrorKind::InvalidNpy, path + " holds " + t->typeString() +
-                                                " but parameter `" + param + "` is " + want);
+                                                " but parameter `" + param + "` is " + want + hint);
+  }
   return t;
 }
 
 std::vector<std::uint8_t> encodeNpy(const HostTensor &t) {
   std::string dict = "{'descr': '" + descrFor(t.dtype) + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < t.shape.size(); ++i)
-    dict += std::to_string(t.shape[i]) + (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "") +
+    dict += std::to_string(t.shape[i]) +
+            (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "") +
             (i + 1 < t.shape.size() ? " " : "");
   dict += "), }";
   // Pad with spaces so that magic + version + length + header is a multiple

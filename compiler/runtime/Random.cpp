@@ -22,13 +22,22 @@ void fillRandom(HostTensor &t, std::uint64_t seed, std::uint64_t paramIndex) {
     switch (t.dtype) {
     case DType::F16:
     case DType::BF16:
-    case DType::F32: {
+    case DType::F32:
+    case DType::F64: {
       float x = float(double(r >> 40) * (1.0 / 8388608.0) - 1.0);
       t.set(i, x);
       break;
     }
-    case DType::I8: t.set(i, double(std::int64_t(r >> 60) - 8)); break;
-    case DType::I32: t.set(i, double(std::int64_t(r >> 54) - 512)); break;
+    case DType::I8:
+      t.set(i, double(std::int64_t(r >> 60) - 8));
+      break;
+    case DType::U8:
+      t.set(i, double(r >> 56));
+      break;
+    case DType::I32:
+    case DType::I64:
+      t.set(i, double(std::int64_t(r >> 54) - 512));
+      break;
     }
   }
 }

@@ -695,9 +695,17 @@ void Checker::checkAssign(const Stmt &s) {
     diag.note("or declare the parameter writable: `(" + base.name.name + " : mut Tensor[...])`");
   }
   if (value.kind == Type::Splat) {
-    if (d.space == Space::Global)
+    if (d.space == Space::Global) {
       error(DiagId::OperandPlacement, s.span,
             "`fill` initializes register or shared tiles, not cuda:global tensors");
+      return;
+    }
+    const Expr &fill = m.expr(s.value);
+    if (fill.kind == ExprKind::Application && fill.children.size() == 1) {
+      ExprId v = fill.children[0];
+      std::string tile = syntax::printExpr(m, s.target);
+      requireScalarOperand(v, typeOf(v), d.dtype, "the tile `" + tile + "` holds");
+    }
     return;
   }
   if (!value.isTensor()) {

@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kina::sema {
 
@@ -39,6 +40,57 @@ bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
       .note("index values (dims, loop variables, grid ids and their lets) are integers; "
             "`convert " +
             std::string(dtypeName(want)) + " e` makes a scalar of them at run time");
+  return false;
+}
+
+/// A scalar built from literals only (its element type follows its use).
+bool Checker::isLiteralScalar(ExprId id) const {
+  const Expr &e = m.expr(id);
+  switch (e.kind) {
+  case ExprKind::Float:
+  case ExprKind::Integer: return true;
+  case ExprKind::Paren:
+  case ExprKind::Negate: return isLiteralScalar(e.children[0]);
+  case ExprKind::Binary: return isLiteralScalar(e.children[0]) && isLiteralScalar(e.children[1]);
+  default: return false;
+  }
+}
+
+bool Checker::requireScalarOperand(ExprId id, const Type &t, DType tile, const std::string &what) {
+  if (!requireScalar(id, t, tile))
+    return false;
+  if (t.kind != Type::Scalar || t.scalar == tile)
+    return true; // integer constants fit every element type
+  const Expr &e = m.expr(id);
+  std::string text = syntax::printExpr(m, id);
+  if (isLiteralScalar(id)) {
+    if (isFloat(tile))
+      return true; // rounded to the tile's type, as written
+    auto &d = error(DiagId::DTypeMismatch, e.span,
+                    "`" + text + "` is a float literal, but " + what + " " + dtypeName(tile) +
+                        " elements");
+    const Expr *lit = &e;
+    bool negative = false;
+    while (lit->kind == ExprKind::Paren || lit->kind == ExprKind::Negate) {
+      negative ^= lit->kind == ExprKind::Negate;
+      lit = &m.expr(lit->children[0]);
+    }
+    double v = lit->kind == ExprKind::Float ? lit->floatValue : 0.5;
+    if (lit->kind == ExprKind::Float && v == std::floor(v) && std::fabs(v) < 1e15) {
+      std::string integer = std::to_string(static_cast<int64_t>(v));
+      d.fix(e.span, negative ? "(-" + integer + ")" : integer, "write the integer `" + integer + "`");
+    }
+    d.note("convert the tile to a float type first (`convert F32 ...`), or write an integer "
+           "literal");
+    return false;
+  }
+  bool atomic = e.kind == ExprKind::Name || e.kind == ExprKind::Paren;
+  std::string replacement =
+      std::string("(convert ") + dtypeName(tile) + " " + (atomic ? text : "(" + text + ")") + ")";
+  error(DiagId::DTypeMismatch, e.span,
+        "the scalar `" + text + "` is " + dtypeName(t.scalar) + ", but " + what + " " +
+            dtypeName(tile) + " elements; convert it with `convert " + dtypeName(tile) + "`")
+      .fix(e.span, replacement, std::string("convert to ") + dtypeName(tile));
   return false;
 }
 
@@ -263,11 +315,21 @@ Type Checker::checkBinary(ExprId id, const Expr &e) {
                 "select with `max`/`min` on tiles instead");
       return Type::error();
     }
-    DType want = a.kind == Type::Scalar ? a.scalar : b.scalar;
+    // A typed scalar (a parameter, a conversion) fixes the type; literals follow.
+    bool aTyped = a.kind == Type::Scalar && !isLiteralScalar(e.children[0]);
+    bool bTyped = b.kind == Type::Scalar && !isLiteralScalar(e.children[1]);
+    DType want = aTyped ? a.scalar : bTyped ? b.scalar : a.kind == Type::Scalar ? a.scalar : b.scalar;
     bool ok = requireScalar(e.children[0], a, want);
     ok = requireScalar(e.children[1], b, want) && ok;
     if (!ok)
       return Type::error();
+    if (aTyped && bTyped && a.scalar != b.scalar) {
+      error(DiagId::DTypeMismatch, e.span,
+            std::string("scalar operands of `") + syntax::binaryOpSpelling(e.op) +
+                "` have different element types: " + dtypeName(a.scalar) + " and " +
+                dtypeName(b.scalar) + "; use `convert`");
+      return Type::error();
+    }
     if (e.op == BinaryOp::Mod) {
       error(DiagId::TypeMismatch, e.span, "`mod` takes integer indices, not scalars");
       return Type::error();
@@ -601,7 +663,8 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     r.tensor.writable = true;
     if (isBinary) {
       if (y.kind == Type::Scalar || y.kind == Type::Index) {
-        if (inDevice && !requireScalar(e.children[1], y, x.tensor.dtype))
+        if (inDevice && !requireScalarOperand(e.children[1], y, x.tensor.dtype,
+                                              "`" + f + "` computes on"))
           return Type::error();
         return r;
       }

@@ -190,6 +190,11 @@ public:
   /// K0708 (with a `convert` fix-it) when `id`, of type `t`, is a
   /// non-constant index value used where a scalar of `want` is expected.
   bool requireScalar(ExprId id, const Type &t, DType want);
+  /// A scalar operand of an op on `tile` elements (K0708 for an index; K0701
+  /// for a typed scalar of another dtype or a float literal on integers).
+  /// `what` reads "`add` computes on".
+  bool requireScalarOperand(ExprId id, const Type &t, DType tile, const std::string &what);
+  bool isLiteralScalar(ExprId id) const;
   /// Proves `e` exactly divisible by n or reports K0201 at `span`.
   bool requireExactDivision(const DimExpr &e, int64_t n, Span span, const std::string &what);
 };

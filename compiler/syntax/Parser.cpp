@@ -395,13 +395,21 @@ void reportDelimiters(const DelimiterScan &scan, const SourceFile &file, uint32_
           "insert `" + close + "` " + (atEof ? "at the end of the file" : "before the next item"));
     out.push_back(std::move(d));
   }
-  for (const Delimiter &d : scan.unmatched) {
+  // The first few, as for unclosed openers: 70,000 stray `)` made 70,000
+  // errors (and as many in the editor).
+  constexpr size_t kMaxUnmatched = 10;
+  for (size_t i = 0; i < scan.unmatched.size() && i < kMaxUnmatched; ++i) {
+    const Delimiter &d = scan.unmatched[i];
     std::string c(1, d.open);
     out.push_back(Diagnostic{DiagId::UnmatchedClosing, Span{d.offset, d.offset + 1},
                              "unmatched `" + c + "`: it closes nothing",
                              {},
                              {},
                              {FixIt{Span{d.offset, d.offset + 1}, "", "remove `" + c + "`"}}});
+    if (i + 1 == kMaxUnmatched && scan.unmatched.size() > kMaxUnmatched)
+      out.back().note(std::to_string(scan.unmatched.size() - kMaxUnmatched) +
+                      " more unmatched closing brackets follow in this item; only the first " +
+                      std::to_string(kMaxUnmatched) + " are reported");
   }
 }
 

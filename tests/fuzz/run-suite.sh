@@ -36,10 +36,28 @@ command -v clang++-22 >/dev/null || fail_all "clang++-22 not found: run scripts/
   fail_all "libFuzzer not found (Debian package libclang-rt-22-dev): run scripts/setup.sh"
 
 mkdir -p "$build"
-if ! cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINA_FUZZ=ON \
-  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >"$build/configure.log" 2>&1; then
+# Absolute compiler paths, and a fresh cache when the cached one differs: a
+# compiler that CMake sees as changed makes it delete the cache and configure
+# again without the -D options (a normal, unsanitized build in build-fuzz).
+cc=$(command -v clang-22)
+cxx=$(command -v clang++-22)
+if [ -f "$build/CMakeCache.txt" ] &&
+  ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$cxx" "$build/CMakeCache.txt"; then
+  rm -f "$build/CMakeCache.txt"
+fi
+configure() {
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINA_FUZZ=ON \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" >"$build/configure.log" 2>&1
+}
+if ! configure; then
   cat "$build/configure.log"
   fail_all "cmake configure of $build failed"
+fi
+if ! grep -q '^KINA_FUZZ:BOOL=ON$' "$build/CMakeCache.txt"; then
+  rm -f "$build/CMakeCache.txt"
+  configure || { cat "$build/configure.log"; fail_all "cmake configure of $build failed"; }
+  grep -q '^KINA_FUZZ:BOOL=ON$' "$build/CMakeCache.txt" ||
+    fail_all "$build is not configured with KINA_FUZZ=ON"
 fi
 ninja_targets=()
 for t in $targets; do ninja_targets+=("kina-fuzz-$t"); done

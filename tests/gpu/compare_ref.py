@@ -34,11 +34,14 @@ import numpy as np
 # (rtol, atol) by output dtype; atol is relative to the output's largest
 # magnitude and widened by sqrt(reduction length).
 TOLERANCES = {
+    "f64": (1e-10, 1e-12),
     "f32": (1e-4, 1e-5),
     "f16": (1e-2, 1e-3),
     "bf16": (2e-2, 1e-2),
     "i8": (0.0, 0.0),
+    "u8": (0.0, 0.0),
     "i32": (0.0, 0.0),
+    "i64": (0.0, 0.0),
 }
 
 HERE = os.path.dirname(os.path.abspath(__file__))

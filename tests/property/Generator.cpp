@@ -793,7 +793,8 @@ private:
     env.dtype = dt;
     env.tm = tm;
     env.tn = tn;
-    env.indices.push_back(M);
+    if (!constM) // a literal extent is an integer scalar, not an index value
+      env.indices.push_back(M);
     if (!inlineIds) {
       env.indices.push_back(bmI);
       env.warpIdx = wmI;

@@ -18,7 +18,12 @@
 // Usage: kina-property [--seed S|random] [--count N] [--jobs J]
 //          [--targets sm_80,sm_90a] [--corpus DIR]... [--docs DIR]
 //          [--known FILE] [--out DIR] [--cubin-every N] [--no-minimize]
-//          [--inject-fault coded|uncoded|crash:MARKER] [--print N]
+//          [--max-statements N] [--inject-fault coded|uncoded|crash:MARKER]
+//          [--write-repros DIR] [--gpu-batch DIR] [--print N]
+//   --write-repros  minimize one program per failure signature into DIR
+//   --gpu-batch     write the generated programs that build, with launch
+//                   dims, for tests/property/gpu-batch.sh on a GPU machine
+//   --print N       print generated program N of the seed and exit
 // Env:   KINA_PROPERTY_SEED, KINA_PROPERTY_COUNT (override the defaults,
 //        not explicit flags), KINA_JOBS.
 // Exit:  0 the property holds (expected failures aside), 1 it does not,
@@ -75,12 +80,13 @@ struct Options {
   GeneratorOptions gen;
 };
 
-[[noreturn]] void usage(const std::string &why) {
+[[noreturn]] void usage(const std::string &why, int exitCode = 2) {
   std::cerr << "kina-property: " << why
             << "\nusage: kina-property [--seed S|random] [--count N] [--jobs J] [--targets "
                "T1,T2] [--corpus DIR]... [--docs DIR]... [--known FILE] [--out DIR] "
-               "[--cubin-every N] [--no-minimize] [--inject-fault KIND:MARKER] [--print N]\n";
-  std::exit(2);
+               "[--cubin-every N] [--no-minimize] [--max-statements N] [--inject-fault "
+               "KIND:MARKER] [--write-repros DIR] [--gpu-batch DIR] [--print N]\n";
+  std::exit(exitCode);
 }
 
 unsigned parseCount(const std::string &s, const char *what) {
@@ -156,7 +162,7 @@ Options parseOptions(int argc, char **argv) {
     else if (a == "--print")
       o.print = parseCount(value(), "--print");
     else if (a == "-h" || a == "--help")
-      usage("check clean => build succeeds, for the corpus and generated programs");
+      usage("check clean => build succeeds, for the corpus and generated programs", 0);
     else
       usage("unknown argument '" + a + "'");
   }

@@ -25,7 +25,9 @@ TEST(DType, NamesParseBothSpellings) {
   EXPECT_EQ(parseDType("F32"), DType::F32);
   EXPECT_EQ(parseDType("i8"), DType::I8);
   EXPECT_EQ(parseDType("I32"), DType::I32);
-  EXPECT_FALSE(parseDType("f64"));
+  EXPECT_EQ(parseDType("f64"), DType::F64);
+  EXPECT_EQ(parseDType("U8"), DType::U8);
+  EXPECT_FALSE(parseDType("f128"));
   EXPECT_EQ(dtypeSize(DType::BF16), 2u);
   EXPECT_EQ(dtypeName(DType::BF16), "bf16");
 }

@@ -71,8 +71,8 @@ TEST(LaunchSpec, ErrorsNameTheJsonPath) {
   EXPECT_NE(errorFor(mutate([](auto &j) { j["block"] = nlohmann::json::array({0}); }))
                 .find("block[0]"),
             std::string::npos);
-  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][1]["dtype"] = "f64"; }))
-                .find("params[1].dtype: unknown dtype \"f64\""),
+  EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][1]["dtype"] = "f128"; }))
+                .find("params[1].dtype: unknown dtype \"f128\""),
             std::string::npos);
   EXPECT_NE(errorFor(mutate([](auto &j) { j["params"][2]["role"] = "scratch"; }))
                 .find("params[2].role"),
