@@ -154,6 +154,8 @@ void Checker::checkItem(int index) {
   ItemState state;
   state.item = &item;
   state.itemIndex = index;
+  state.sinkAtStart = active;
+  state.diagsAtStart = active->diagnostics().size();
   current = &state;
   prover.push();
   pushScope();
@@ -162,15 +164,7 @@ void Checker::checkItem(int index) {
   checkBlock(item.body);
 
   if (item.kind == syntax::ItemKind::Kernel) {
-    std::string resultName = item.resultName.valid() ? item.resultName.name : "result";
-    if (!blockWritesResult(item.body, resultName))
-      error(DiagId::ResultNotWritten, item.name.span,
-            "kernel `" + item.name.name + "` does not write its result `" + resultName +
-                "` on every path")
-          .note("store a register tile into it, e.g. `" + resultName +
-                "[i ..+ 64, j ..+ 64] <- acc`");
     checkResources(item, state);
-    checkFences(*this, item);
   } else {
     bool returns = !item.body.empty() && m.stmt(item.body.back()).kind == StmtKind::Return;
     if (!returns)
@@ -179,6 +173,14 @@ void Checker::checkItem(int index) {
   }
   checkCapabilities(item, state);
   checkLowerable(*this, item); // one judge: target/Lowerable.h (CheckLowerable.cpp)
+  // The proofs over the whole body run last, so they can leave alone the
+  // statements the checks above already rejected (follow-on errors).
+  if (item.kind == syntax::ItemKind::Kernel) {
+    checkResultCoverage(*this, item);
+    checkDivergence(*this, item);
+    checkSharedAlignment(*this, item);
+    checkSharedInit(*this, item, checkFences(*this, item));
+  }
 
   popScope();
   prover.pop();
@@ -420,6 +422,7 @@ void Checker::checkStmt(StmtId id) {
       prover.assumeRange(id, DimExpr::constant(0), e);
       grid.blockIds.push_back(id);
     }
+    gridOf[id] = GridIds{grid.blockIds, grid.blockGrid, false};
     for (StmtId c : s.body)
       checkStmt(c);
     grid.inBlockGrid = false;
@@ -452,6 +455,12 @@ void Checker::checkStmt(StmtId id) {
                                          solver::SymbolKind::WarpId);
       prover.assumeRange(id, DimExpr::constant(0), DimExpr::constant(v));
       grid.warpIds.push_back(id);
+    }
+    {
+      GridIds ids{grid.warpIds, {}, true};
+      for (int64_t w : grid.warpGrid)
+        ids.extents.push_back(DimExpr::constant(w));
+      gridOf[id] = std::move(ids);
     }
     current->threadsPerBlock = static_cast<unsigned>(std::min<int64_t>(warps * 32, 1 << 30));
     if (warps * 32 > 1024)
@@ -586,6 +595,12 @@ void Checker::checkStmt(StmtId id) {
     if (!inKernel)
       return notHere("async-copy fences are only allowed in a kernel");
     useCapability("cp_async", s.keywordSpan);
+    // PTX's cp.async.wait_group takes 0 to 7 (the IR verifier's K1205).
+    if (s.kind == StmtKind::WaitGroup && s.count > 7)
+      error(DiagId::WaitCountTooLarge, s.countSpan.empty() ? s.keywordSpan : s.countSpan,
+            "`cp_async_wait_group " + std::to_string(s.count) +
+                "` leaves more groups in flight than the hardware tracks: the count is 0 to 7")
+          .note("keep at most 8 groups in flight, or use `cp_async_wait_all`");
     return;
   case StmtKind::BlockSync:
     if (!inKernel)
@@ -900,43 +915,6 @@ void Checker::checkCapabilities(const Item &item, ItemState &state) {
             "kernel `" + item.name.name + "` uses `" + name + "` (" +
                 target::describeTargetsWith(*cap) + "); target is " + std::string(target->name));
   }
-}
-
-bool Checker::blockWritesResult(const std::vector<StmtId> &body, const std::string &resultName) {
-  for (StmtId id : body) {
-    const Stmt &s = m.stmt(id);
-    switch (s.kind) {
-    case StmtKind::BlockGrid:
-    case StmtKind::WarpGrid:
-      if (blockWritesResult(s.body, resultName))
-        return true;
-      break;
-    case StmtKind::If:
-      if (s.hasElse && blockWritesResult(s.body, resultName) &&
-          blockWritesResult(s.elseBody, resultName))
-        return true;
-      break;
-    case StmtKind::For: {
-      // A loop writes on every path only if it provably runs at least once.
-      auto start = exprValueOrNull(s.value);
-      auto end = exprValueOrNull(s.end);
-      if (start && end && prover.proveLess(*start, *end).proved() &&
-          blockWritesResult(s.body, resultName))
-        return true;
-      break;
-    }
-    case StmtKind::Assign: {
-      ExprId b = s.target;
-      while (m.expr(b).kind == ExprKind::Index)
-        b = m.expr(b).children[0];
-      if (m.expr(b).kind == ExprKind::Name && m.expr(b).name.name == resultName)
-        return true;
-      break;
-    }
-    default: break;
-    }
-  }
-  return false;
 }
 
 CheckedProgram check(const syntax::Module &module, const CheckOptions &options,

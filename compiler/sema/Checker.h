@@ -67,6 +67,11 @@ struct ItemState {
   unsigned threadsPerBlock = 0;
   Span lastRequiresEnd; ///< where a new `requires` clause is inserted
   std::string indent = "    ";
+  /// The sink and its size when the item's check began: the diagnostics of
+  /// this item's own walk are those after it (Coverage.cpp skips kernels
+  /// with errors; file-level ones such as duplicate names do not count).
+  const DiagnosticSink *sinkAtStart = nullptr;
+  size_t diagsAtStart = 0;
 };
 
 class Checker {
@@ -134,12 +139,19 @@ public:
   void checkCpAsync(const Stmt &s);
   void checkResources(const Item &item, ItemState &state);
   void checkCapabilities(const Item &item, ItemState &state);
-  bool blockWritesResult(const std::vector<StmtId> &body, const std::string &resultName);
 
   /// Loop variables in scope, innermost last (the fence analysis shifts them).
   std::vector<std::pair<StmtId, DimExpr>> loopVars;
   std::unordered_map<StmtId, DimExpr> loopVarOf; ///< every `for` statement's variable
   std::unordered_map<int, ExprId> letValues;     ///< let symbol -> its value expression
+  /// Every `block_grid`/`warp_grid` statement's id symbols and extents, so the
+  /// passes that run after the walk (Analysis.h) can re-assume their ranges.
+  struct GridIds {
+    std::vector<DimExpr> ids;
+    std::vector<DimExpr> extents;
+    bool warps = false;
+  };
+  std::unordered_map<StmtId, GridIds> gridOf;
 
   /// The type recorded for an expression (Error when none was).
   const Type &typeOf(ExprId id) const;
@@ -188,7 +200,19 @@ public:
 };
 
 /// The async-copy fence typestate over a checked kernel (Fences.cpp).
-void checkFences(Checker &checker, const Item &item);
+/// Returns the spans of the reads it reported.
+std::vector<Span> checkFences(Checker &checker, const Item &item);
+/// Reads of shared tiles that nothing has written yet (SharedInit.cpp);
+/// reads at `skip` (already reported by the typestate) are not reported.
+void checkSharedInit(Checker &checker, const Item &item, std::vector<Span> skip);
+/// `block_sync` and `cp_async` under warp-dependent control (Divergence.cpp).
+void checkDivergence(Checker &checker, const Item &item);
+/// 16-byte alignment of cp.async destinations and ldmatrix operands
+/// against the shared layout codegen uses (Alignment.cpp).
+void checkSharedAlignment(Checker &checker, const Item &item);
+/// The union of the result stores covers the result, and no two warps or
+/// blocks store different values into one element (Coverage.cpp).
+void checkResultCoverage(Checker &checker, const Item &item);
 
 /// What code generation cannot lower (target/Lowerable.h), reported at the
 /// user's span: element types, register tile shapes (declared and of every

@@ -11,27 +11,48 @@
 // Reads of uncommitted/pending/unsynced regions and writes of regions in
 // `readers` are errors. Multi-stage tiles (leading stage dimension) are
 // tracked per stage as `e mod S`, so a pipelined loop that reads stage
-// `k mod 3` while `(k + 2) mod 3` is in flight checks clean. Loops iterate
-// to a fixpoint with the loop variable shifted by one at the back edge, so
-// the back edge counts.
+// `k mod 3` while `(k + 2) mod 3` is in flight checks clean. Reads of
+// regions nothing has written are SharedInit.cpp's (K0608).
+//
+// Loops. A loop with a small constant trip count (a prologue) is unrolled.
+// Any other loop is walked with two heads: the first iteration (k = start,
+// the entry state) and the later ones (k > start, the back-edge state, a
+// fixpoint with the loop variable shifted by one). The walk is path
+// sensitive for the loop bounds: a branch that cannot be taken in the first
+// (or in a later) iteration is skipped there, and a path whose branch
+// conditions imply that this is the last iteration (`if k + 1 < K/16 { ... }
+// else`) does not flow into the back edge. The facts of the grids, loops and
+// branches around a statement are put back into the prover (FactScope) so
+// these questions, and whether a stage index is in range, can be asked.
+//
+// Cost. Statements that touch no shared tile and no fence are skipped
+// without a walk; a loop's fixpoint is memoized by its entry state; and a
+// budget on the statements walked switches to a coarser analysis (one head,
+// no unrolling) that is still sound, so the work is polynomial in the
+// nesting depth (it was exponential: each level walked its body twice).
 //
 //===----------------------------------------------------------------------===//
-#include "sema/Checker.h"
+#include "sema/Analysis.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
 
 namespace kina::sema {
 namespace {
 
 struct Region {
-  int tile = -1;      ///< symbol index of the shared tile
-  bool whole = true;  ///< false: one stage of a multi-stage tile
-  DimExpr stage;      ///< stage index before `mod stages` (normalized)
+  int tile = -1;     ///< symbol index of the shared tile
+  bool whole = true; ///< false: one stage of a multi-stage tile
+  DimExpr stage;     ///< stage index before `mod stages` (normalized)
   int64_t stages = 0;
-  Span site;          ///< where it was written or read (not part of identity)
+  Span site; ///< where it was written or read (not part of identity)
 
   bool sameAs(const Region &o) const {
-    return tile == o.tile && whole == o.whole && (whole || (stages == o.stages && stage == o.stage));
+    return tile == o.tile && whole == o.whole &&
+           (whole || (stages == o.stages && stage == o.stage));
   }
 };
 
@@ -53,11 +74,18 @@ bool sameSet(const RegionSet &a, const RegionSet &b) {
   return true;
 }
 
+constexpr StmtId kNoWait = ~StmtId(0);
+
 struct FenceState {
   RegionSet uncommitted;
   std::vector<RegionSet> pending; ///< oldest first
   RegionSet unsynced;
   RegionSet readers;
+  /// The last wait on this path and the commits since (for the fix-it that
+  /// corrects a wait count); kNoWait when none or when paths disagree. Not
+  /// part of the state's identity (fixpoints and memo compare the regions).
+  StmtId lastWait = kNoWait;
+  int commitsSinceWait = 0;
 
   bool operator==(const FenceState &o) const {
     if (pending.size() != o.pending.size())
@@ -89,7 +117,21 @@ FenceState join(const FenceState &a, const FenceState &b) {
   for (size_t i = 0; i < b.pending.size(); ++i)
     for (const Region &x : b.pending[i])
       insertRegion(r.pending[n - b.pending.size() + i], x);
+  if (a.lastWait != b.lastWait || a.commitsSinceWait != b.commitsSinceWait) {
+    r.lastWait = kNoWait;
+    r.commitsSinceWait = 0;
+  }
   return r;
+}
+
+using MaybeState = std::optional<FenceState>;
+
+MaybeState join(const MaybeState &a, const MaybeState &b) {
+  if (!a)
+    return b;
+  if (!b)
+    return a;
+  return join(*a, *b);
 }
 
 /// Merges the oldest groups so the queue stays bounded (sound: a wait that
@@ -116,19 +158,50 @@ template <typename Fn> FenceState mapRegions(const FenceState &s, Fn fix) {
   r.readers = fixSet(s.readers);
   for (const RegionSet &g : s.pending)
     r.pending.push_back(fixSet(g));
+  r.lastWait = s.lastWait;
+  r.commitsSinceWait = s.commitsSinceWait;
   return r;
 }
 
+/// The states at the end of a walk: `cont` continues (to the next statement,
+/// or the loop's back edge), `last` is known to be in the last iteration of
+/// the innermost loop (it only leaves the loop). Either may be unreachable.
+struct Flow {
+  MaybeState cont;
+  MaybeState last;
+};
+
+/// Which iterations of the innermost (not unrolled) loop a walk stands for.
+enum class Iteration : uint8_t { Any, First, Later };
+
 class FenceChecker {
 public:
-  FenceChecker(Checker &c) : c_(c), m_(c.m) {}
+  explicit FenceChecker(Checker &c) : c_(c), m_(c.m) {}
+  /// The reads reported as pending or unsynchronized (K0601).
+  const std::vector<Span> &readErrors() const { return readErrors_; }
 
   void run(const Item &item) {
-    FenceState s;
     report_ = true;
-    s = walkBlock(item.body, s);
-    if (!s.uncommitted.empty())
-      c_.error(DiagId::UncommittedAtEnd, s.uncommitted.front().site,
+    Flow f = walkBlock(item.body, Flow{FenceState{}, std::nullopt});
+    // A wait that completes nothing in every walk that reached it.
+    for (const auto &[id, use] : waits_) {
+      if (use.covered)
+        continue;
+      const Stmt &st = m_.stmt(id);
+      size_t keep =
+          st.kind == StmtKind::WaitAll ? 0 : static_cast<size_t>(std::max<int64_t>(0, st.count));
+      std::string what = st.kind == StmtKind::WaitAll
+                             ? "`cp_async_wait_all` waits for no copy group: none is pending here"
+                             : "`cp_async_wait_group " + std::to_string(keep) +
+                                   "` waits for no copy group: at most " +
+                                   std::to_string(use.pendingMax) +
+                                   " group(s) are pending here, and it leaves the newest " +
+                                   std::to_string(keep) + " in flight";
+      c_.error(DiagId::WaitCoversNothing, st.keywordSpan, what);
+    }
+    MaybeState s = join(f.cont, f.last);
+    if (s && !s->uncommitted.empty())
+      c_.error(DiagId::UncommittedAtEnd, s->uncommitted.front().site,
                "`cp_async` copies are issued but never committed or waited for")
           .note("add `cp_async_commit` and a wait before the data is used");
   }
@@ -136,13 +209,157 @@ public:
 private:
   Checker &c_;
   const Module &m_;
+  std::vector<Span> readErrors_;
+  /// Per wait: did it complete a group in any walk, and the most groups
+  /// pending at it (K0603 is reported once all walks are done).
+  struct WaitUse {
+    bool covered = false;
+    size_t pendingMax = 0;
+  };
+  std::map<StmtId, WaitUse> waits_;
   bool report_ = true;
+  std::set<std::pair<int, std::pair<uint32_t, uint32_t>>> reported_;
   /// Loop variables of unrolled loops and their current values.
   std::vector<std::pair<solver::AtomId, DimExpr>> unrolled_;
+  /// The innermost loop walked with two heads, and which head.
+  struct LoopContext {
+    solver::AtomId var;
+    DimExpr start, end;
+    Iteration iteration;
+  };
+  std::vector<LoopContext> loops_;
+
+  // Cost control (see the file comment).
+  static constexpr uint64_t kBudget = 4000;
+  uint64_t work_ = 0;
+  bool coarse() const { return work_ > kBudget; }
+  std::unordered_map<StmtId, bool> relevant_;
+  struct Memo {
+    FenceState entry;
+    std::vector<int64_t> context; ///< contextKey() when it was computed
+    FenceState head;
+    bool haveHead;
+  };
+  /// What besides the entry state a loop's analysis depends on: the
+  /// iteration heads of the enclosing loops and the unrolled values (they
+  /// decide which branches are pruned), and the analysis mode.
+  /// Only the enclosing loops whose variables the loop's body mentions (in
+  /// conditions, loop bounds or shared-tile indices) count: the others
+  /// cannot change what the body does, and leaving them out keeps a deep
+  /// nest from analysing each loop once per combination of outer heads.
+  std::vector<int64_t> contextKey(StmtId loop) {
+    const std::vector<solver::AtomId> &used = bodySymbols(loop);
+    auto isUsed = [&](solver::AtomId a) {
+      return std::find(used.begin(), used.end(), a) != used.end();
+    };
+    std::vector<int64_t> key{coarse() ? 1 : 0};
+    for (const LoopContext &l : loops_)
+      if (isUsed(l.var)) {
+        key.push_back(l.var);
+        key.push_back(static_cast<int64_t>(l.iteration));
+      }
+    for (const auto &[atom, value] : unrolled_)
+      if (isUsed(atom)) {
+        key.push_back(atom);
+        key.push_back(value.constantValue().value_or(std::numeric_limits<int64_t>::min()));
+      }
+    return key;
+  }
+  std::unordered_map<StmtId, std::vector<solver::AtomId>> bodySymbols_;
+  const std::vector<solver::AtomId> &bodySymbols(StmtId loop) {
+    auto it = bodySymbols_.find(loop);
+    if (it != bodySymbols_.end())
+      return it->second;
+    std::vector<solver::AtomId> syms;
+    std::function<void(ExprId)> indices = [&](ExprId id) {
+      if (id == syntax::kNone)
+        return;
+      const Expr &e = m_.expr(id);
+      if (e.kind == ExprKind::Index)
+        for (size_t i = 1; i < e.children.size(); ++i)
+          symbolsOfExpr(c_, e.children[i], syms);
+      for (ExprId child : e.children)
+        indices(child);
+    };
+    std::function<void(const std::vector<StmtId> &)> walk = [&](const std::vector<StmtId> &b) {
+      for (StmtId id : b) {
+        const Stmt &st = m_.stmt(id);
+        if (st.kind == StmtKind::If || st.kind == StmtKind::For) {
+          symbolsOfExpr(c_, st.value, syms);
+          symbolsOfExpr(c_, st.end, syms);
+        } else {
+          indices(st.value);
+          indices(st.target);
+        }
+        walk(st.body);
+        walk(st.elseBody);
+      }
+    };
+    const Stmt &st = m_.stmt(loop);
+    symbolsOfExpr(c_, st.value, syms);
+    symbolsOfExpr(c_, st.end, syms);
+    walk(st.body);
+    return bodySymbols_[loop] = std::move(syms);
+  }
+  std::unordered_map<StmtId, std::vector<Memo>> memo_;
+
+  bool once(DiagId id, Span at) {
+    return reported_.insert({static_cast<int>(id), {at.begin, at.end}}).second;
+  }
+
+  // ------------------------------------------------------------ relevance
+
+  bool exprTouchesShared(ExprId id) const {
+    if (id == syntax::kNone)
+      return false;
+    const Expr &e = m_.expr(id);
+    if (e.kind == ExprKind::Name) {
+      int sym = c_.program.exprSymbol[id];
+      if (sym >= 0) {
+        const SymbolInfo &info = c_.program.symbolInfos[sym];
+        if (info.kind == SymbolKind::Shared ||
+            (info.kind == SymbolKind::Let && c_.letValues.count(sym)))
+          return true;
+      }
+    }
+    for (ExprId child : e.children)
+      if (exprTouchesShared(child))
+        return true;
+    return false;
+  }
+
+  /// Does a statement (or anything in it) touch a shared tile or a fence?
+  bool relevant(StmtId id) {
+    auto it = relevant_.find(id);
+    if (it != relevant_.end())
+      return it->second;
+    const Stmt &st = m_.stmt(id);
+    bool r = false;
+    switch (st.kind) {
+    case StmtKind::CpAsync:
+    case StmtKind::Commit:
+    case StmtKind::WaitAll:
+    case StmtKind::WaitGroup:
+    case StmtKind::BlockSync:
+      r = true;
+      break;
+    default:
+      r = exprTouchesShared(st.value) || exprTouchesShared(st.target) || exprTouchesShared(st.end);
+      for (StmtId s : st.body)
+        r = relevant(s) || r;
+      for (StmtId s : st.elseBody)
+        r = relevant(s) || r;
+    }
+    relevant_[id] = r;
+    return r;
+  }
 
   // ------------------------------------------------------------ regions
 
-  /// The shared-tile region an expression denotes, if it is one.
+  /// The shared-tile region an expression denotes, if it is one. A stage
+  /// index that is not provably in range yields none: the checker reported
+  /// the bounds error, and wrapping it onto another stage would only add
+  /// follow-on races.
   std::optional<Region> regionOf(ExprId id) {
     const Expr &e = m_.expr(id);
     if (e.kind == ExprKind::Paren)
@@ -181,6 +398,9 @@ private:
         if (value)
           value = c_.symbols.substitute(*value, atom, replacement);
       if (stages && *stages > 0 && value) {
+        if (!c_.prover.proveNonNegative(*value).proved() ||
+            !c_.prover.proveLess(*value, DimExpr::constant(*stages)).proved())
+          return std::nullopt;
         r.whole = false;
         r.stages = *stages;
         r.stage = stageOperand(*value, *stages);
@@ -259,31 +479,72 @@ private:
     d.fix(Span{stmt.begin, stmt.begin}, text, title);
   }
 
+  /// The wait count that would have completed the group holding `w`: the
+  /// number of groups newer than it at the last wait.
+  void fixWaitCount(Diagnostic &d, const FenceState &s, const Region &r, Span stmtSpan) {
+    size_t newest = 0;
+    bool found = false;
+    for (size_t i = 0; i < s.pending.size(); ++i)
+      if (findOverlap(s.pending[i], r))
+        newest = i, found = true;
+    if (!found)
+      return;
+    int newer = static_cast<int>(s.pending.size() - 1 - newest);
+    if (s.lastWait != kNoWait && m_.stmt(s.lastWait).kind == StmtKind::WaitGroup) {
+      int want = newer - s.commitsSinceWait;
+      const Stmt &w = m_.stmt(s.lastWait);
+      if (want >= 0 && want < w.count && !w.countSpan.empty()) {
+        d.label(w.keywordSpan, "this wait leaves " + std::to_string(w.count) +
+                                   " group(s) in flight, including that copy's");
+        d.fix(w.countSpan, std::to_string(want),
+              "wait with `cp_async_wait_group " + std::to_string(want) + "`");
+        return;
+      }
+    }
+    if (newer == 0)
+      insertBefore(d, stmtSpan, {"cp_async_wait_all", "block_sync"},
+                   "insert `cp_async_wait_all` and `block_sync`");
+    else
+      insertBefore(d, stmtSpan, {"cp_async_wait_group " + std::to_string(newer), "block_sync"},
+                   "insert `cp_async_wait_group " + std::to_string(newer) + "` and `block_sync`");
+  }
+
   // --------------------------------------------------------------- events
 
   void read(const Region &r, Span stmtSpan, FenceState &s) {
     if (report_) {
+      size_t before = reported_.size();
       if (const Region *w = findOverlap(s.uncommitted, r)) {
-        auto &d = c_.error(DiagId::ReadWhileCopyPending, r.site,
-                           "`" + tileName(r) + "` is read while a `cp_async` into it is not "
-                           "committed, waited for or synchronized");
-        d.label(w->site, "copied here");
-        insertBefore(d, stmtSpan, {"cp_async_commit", "cp_async_wait_all", "block_sync"},
-                     "insert `cp_async_commit`, `cp_async_wait_all` and `block_sync`");
+        if (once(DiagId::ReadWhileCopyPending, r.site)) {
+          auto &d = c_.error(DiagId::ReadWhileCopyPending, r.site,
+                             "`" + tileName(r) +
+                                 "` is read while a `cp_async` into it is not "
+                                 "committed, waited for or synchronized");
+          d.label(w->site, "copied here");
+          insertBefore(d, stmtSpan, {"cp_async_commit", "cp_async_wait_all", "block_sync"},
+                       "insert `cp_async_commit`, `cp_async_wait_all` and `block_sync`");
+        }
       } else if (const Region *w = pendingOverlap(s, r)) {
-        auto &d = c_.error(DiagId::ReadWhileCopyPending, r.site,
-                           "`" + tileName(r) + "` is read while the `cp_async` into it may still "
-                           "be in flight: no `cp_async_wait_*` covers it");
-        d.label(w->site, "copied here");
-        insertBefore(d, stmtSpan, {"cp_async_wait_all", "block_sync"},
-                     "insert `cp_async_wait_all` and `block_sync`");
+        if (once(DiagId::ReadWhileCopyPending, r.site)) {
+          auto &d = c_.error(DiagId::ReadWhileCopyPending, r.site,
+                             "`" + tileName(r) +
+                                 "` is read while the `cp_async` into it may "
+                                 "still be in flight: no `cp_async_wait_*` covers it");
+          d.label(w->site, "copied here");
+          fixWaitCount(d, s, r, stmtSpan);
+        }
       } else if (const Region *w = findOverlap(s.unsynced, r)) {
-        auto &d = c_.error(DiagId::ReadWhileCopyPending, r.site,
-                           "`" + tileName(r) + "` is read before a `block_sync`: data written "
-                           "by other threads may not be visible yet");
-        d.label(w->site, "written here");
-        insertBefore(d, stmtSpan, {"block_sync"}, "insert `block_sync`");
+        if (once(DiagId::ReadWhileCopyPending, r.site)) {
+          auto &d = c_.error(DiagId::ReadWhileCopyPending, r.site,
+                             "`" + tileName(r) +
+                                 "` is read before a `block_sync`: data "
+                                 "written by other threads may not be visible yet");
+          d.label(w->site, "written here");
+          insertBefore(d, stmtSpan, {"block_sync"}, "insert `block_sync`");
+        }
       }
+      if (reported_.size() != before)
+        readErrors_.push_back(r.site);
     }
     insertRegion(s.readers, r);
   }
@@ -298,19 +559,23 @@ private:
   void write(const Region &r, Span stmtSpan, FenceState &s, bool async) {
     if (report_) {
       if (const Region *rd = findOverlap(s.readers, r)) {
-        auto &d = c_.error(DiagId::WriteWhileRead, r.site,
-                           "`" + tileName(r) + "` is overwritten while other warps may still be "
-                           "reading it: no `block_sync` since the read");
-        d.label(rd->site, "read here");
-        insertBefore(d, stmtSpan, {"block_sync"}, "insert `block_sync`");
+        if (once(DiagId::WriteWhileRead, r.site)) {
+          auto &d = c_.error(DiagId::WriteWhileRead, r.site,
+                             "`" + tileName(r) +
+                                 "` is overwritten while other warps may still "
+                                 "be reading it: no `block_sync` since the read");
+          d.label(rd->site, "read here");
+          insertBefore(d, stmtSpan, {"block_sync"}, "insert `block_sync`");
+        }
       } else if (async) {
         const Region *w = findOverlap(s.uncommitted, r);
         if (!w)
           w = pendingOverlap(s, r);
-        if (w)
+        if (w && once(DiagId::CopyOverPending, r.site))
           c_.error(DiagId::CopyOverPending, r.site,
-                   "`cp_async` into `" + tileName(r) + "` while an earlier copy into it is not "
-                   "waited for")
+                   "`cp_async` into `" + tileName(r) +
+                       "` while an earlier copy into it is not "
+                       "waited for")
               .label(w->site, "earlier copy here");
       }
     }
@@ -332,124 +597,209 @@ private:
       reads(child, stmtSpan, s);
   }
 
-  bool containsSync(const std::vector<StmtId> &body) const {
-    for (StmtId id : body) {
-      const Stmt &s = m_.stmt(id);
-      if (s.kind == StmtKind::BlockSync || containsSync(s.body) || containsSync(s.elseBody))
-        return true;
+  // ------------------------------------------------------- path questions
+
+  /// Is the condition (or, with holds = false, its negation) provable?
+  bool provable(ExprId cond, bool holds) {
+    const Expr &e = m_.expr(cond);
+    if (e.kind == ExprKind::Paren)
+      return provable(e.children[0], holds);
+    if (e.kind != ExprKind::Binary)
+      return false;
+    auto a = c_.exprValueOrNull(e.children[0]);
+    auto b = c_.exprValueOrNull(e.children[1]);
+    if (!a || !b)
+      return false;
+    for (const auto &[atom, value] : unrolled_) {
+      *a = c_.symbols.substitute(*a, atom, value);
+      *b = c_.symbols.substitute(*b, atom, value);
     }
-    return false;
+    using syntax::BinaryOp;
+    BinaryOp op = e.op;
+    if (!holds) {
+      switch (op) {
+      case BinaryOp::Lt:
+        op = BinaryOp::Ge;
+        break;
+      case BinaryOp::Le:
+        op = BinaryOp::Gt;
+        break;
+      case BinaryOp::Gt:
+        op = BinaryOp::Le;
+        break;
+      case BinaryOp::Ge:
+        op = BinaryOp::Lt;
+        break;
+      case BinaryOp::Eq:
+        op = BinaryOp::Ne;
+        break;
+      case BinaryOp::Ne:
+        op = BinaryOp::Eq;
+        break;
+      default:
+        return false;
+      }
+    }
+    auto &p = c_.prover;
+    switch (op) {
+    case BinaryOp::Lt:
+      return p.proveLess(*a, *b).proved();
+    case BinaryOp::Le:
+      return p.proveLessEqual(*a, *b).proved();
+    case BinaryOp::Gt:
+      return p.proveLess(*b, *a).proved();
+    case BinaryOp::Ge:
+      return p.proveLessEqual(*b, *a).proved();
+    case BinaryOp::Eq:
+      return p.proveEqual(*a, *b).proved();
+    case BinaryOp::Ne:
+      return p.proveLess(*a, *b).proved() || p.proveLess(*b, *a).proved();
+    default:
+      return false;
+    }
   }
 
-  bool warpDependent(ExprId cond) const {
-    const Expr &e = m_.expr(cond);
-    for (ExprId child : e.children) {
-      if (warpDependent(child))
-        return true;
-    }
-    auto v = c_.exprValueOrNull(cond);
-    if (!v)
+  /// Under the facts in scope, is this the last iteration of the innermost
+  /// two-headed loop (k + 1 >= end)?
+  bool lastIteration() {
+    if (loops_.empty())
       return false;
-    for (const solver::Term &t : v->terms()) {
-      const solver::AtomInfo &info = c_.symbols.info(t.Atom);
-      if (info.Kind == solver::AtomKind::Symbol && info.SymKind == solver::SymbolKind::WarpId)
-        return true;
-      for (solver::AtomId sym : info.Symbols)
-        if (c_.symbols.info(sym).SymKind == solver::SymbolKind::WarpId)
-          return true;
-    }
-    return false;
+    const LoopContext &l = loops_.back();
+    return c_.prover.proveLessEqual(l.end, DimExpr::atom(l.var) + 1).proved();
   }
 
   // ------------------------------------------------------------ statements
 
-  FenceState walkBlock(const std::vector<StmtId> &body, FenceState s) {
-    for (StmtId id : body)
-      s = walkStmt(id, std::move(s));
-    return s;
+  Flow walkBlock(const std::vector<StmtId> &body, Flow f) {
+    for (StmtId id : body) {
+      if (!f.cont && !f.last)
+        break;
+      if (!relevant(id))
+        continue;
+      f = walkStmt(id, std::move(f));
+    }
+    return f;
   }
 
-  FenceState walkStmt(StmtId id, FenceState s) {
+  /// Applies a straight-line statement to both states of a flow.
+  template <typename Fn> Flow each(Flow f, Fn fn) {
+    if (f.cont)
+      fn(*f.cont);
+    if (f.last)
+      fn(*f.last);
+    return f;
+  }
+
+  Flow walkStmt(StmtId id, Flow f) {
+    ++work_;
     const Stmt &st = m_.stmt(id);
     switch (st.kind) {
     case StmtKind::BlockGrid:
-    case StmtKind::WarpGrid:
-      return walkBlock(st.body, std::move(s));
+    case StmtKind::WarpGrid: {
+      FactScope facts(c_);
+      facts.grid(id);
+      return walkBlock(st.body, std::move(f));
+    }
     case StmtKind::Let:
       // A let of a view names it; the read happens where it is used.
-      if (st.value != syntax::kNone && !regionOf(st.value))
-        reads(st.value, st.span, s);
-      return s;
+      return each(std::move(f), [&](FenceState &s) {
+        if (st.value != syntax::kNone && !regionOf(st.value))
+          reads(st.value, st.span, s);
+      });
     case StmtKind::CpAsync:
-      reads(st.value, st.span, s);
-      if (auto r = regionOf(st.target))
-        write(*r, st.span, s, true);
-      return s;
-    case StmtKind::Assign: {
-      reads(st.value, st.span, s);
-      const Expr &t = m_.expr(st.target);
-      if (t.kind == ExprKind::Index)
-        for (size_t i = 1; i < t.children.size(); ++i)
-          reads(t.children[i], st.span, s);
-      if (auto r = regionOf(st.target))
-        write(*r, st.span, s, false);
-      return s;
-    }
+      return each(std::move(f), [&](FenceState &s) {
+        reads(st.value, st.span, s);
+        if (auto r = regionOf(st.target))
+          write(*r, st.span, s, true);
+      });
+    case StmtKind::Assign:
+      return each(std::move(f), [&](FenceState &s) {
+        reads(st.value, st.span, s);
+        const Expr &t = m_.expr(st.target);
+        if (t.kind == ExprKind::Index)
+          for (size_t i = 1; i < t.children.size(); ++i)
+            reads(t.children[i], st.span, s);
+        if (auto r = regionOf(st.target))
+          write(*r, st.span, s, false);
+      });
     case StmtKind::Commit:
-      s.pending.push_back(std::move(s.uncommitted));
-      s.uncommitted.clear();
-      boundQueue(s);
-      return s;
+      return each(std::move(f), [&](FenceState &s) {
+        s.pending.push_back(std::move(s.uncommitted));
+        s.uncommitted.clear();
+        boundQueue(s);
+        if (s.lastWait != kNoWait)
+          ++s.commitsSinceWait;
+      });
     case StmtKind::WaitAll:
-    case StmtKind::WaitGroup: {
-      size_t keep = st.kind == StmtKind::WaitAll ? 0 : static_cast<size_t>(std::max<int64_t>(0, st.count));
-      if (report_) {
-        if (!s.uncommitted.empty()) {
+    case StmtKind::WaitGroup:
+      return each(std::move(f), [&](FenceState &s) { wait(id, st, s); });
+    case StmtKind::BlockSync:
+      return each(std::move(f), [&](FenceState &s) {
+        s.unsynced.clear();
+        s.readers.clear();
+      });
+    case StmtKind::If:
+      return walkIf(st, std::move(f));
+    case StmtKind::For: {
+      Flow out;
+      if (f.cont)
+        out.cont = walkLoop(id, st, std::move(*f.cont));
+      if (f.last)
+        out.last = walkLoop(id, st, std::move(*f.last));
+      return out;
+    }
+    case StmtKind::Return:
+      return each(std::move(f), [&](FenceState &s) { reads(st.value, st.span, s); });
+    default:
+      return f;
+    }
+  }
+
+  void wait(StmtId id, const Stmt &st, FenceState &s) {
+    size_t keep =
+        st.kind == StmtKind::WaitAll ? 0 : static_cast<size_t>(std::max<int64_t>(0, st.count));
+    if (report_) {
+      if (!s.uncommitted.empty()) {
+        if (once(DiagId::WaitOnUncommitted, st.keywordSpan)) {
           auto &d = c_.error(DiagId::WaitOnUncommitted, st.keywordSpan,
                              "this wait does not cover the `cp_async` copies issued since the "
                              "last `cp_async_commit`");
           d.label(s.uncommitted.front().site, "not committed");
           insertBefore(d, st.span, {"cp_async_commit"}, "insert `cp_async_commit`");
-        } else if (s.pending.size() <= keep) {
-          std::string what = st.kind == StmtKind::WaitAll
-                                 ? "`cp_async_wait_all` waits for no copy group: none is pending here"
-                                 : "`cp_async_wait_group " + std::to_string(keep) +
-                                       "` waits for no copy group: at most " +
-                                       std::to_string(s.pending.size()) +
-                                       " group(s) are pending here, and it leaves the newest " +
-                                       std::to_string(keep) + " in flight";
-          c_.error(DiagId::WaitCoversNothing, st.keywordSpan, what);
         }
       }
-      while (s.pending.size() > keep) {
-        for (const Region &r : s.pending.front())
-          insertRegion(s.unsynced, r);
-        s.pending.erase(s.pending.begin());
+      WaitUse &use = waits_[id];
+      use.covered = use.covered || !s.uncommitted.empty() || s.pending.size() > keep;
+      use.pendingMax = std::max(use.pendingMax, s.pending.size());
+    }
+    while (s.pending.size() > keep) {
+      for (const Region &r : s.pending.front())
+        insertRegion(s.unsynced, r);
+      s.pending.erase(s.pending.begin());
+    }
+    s.lastWait = id;
+    s.commitsSinceWait = 0;
+  }
+
+  Flow walkIf(const Stmt &st, Flow f) {
+    each(f, [&](FenceState &s) { reads(st.value, st.span, s); });
+    Flow out;
+    for (bool holds : {true, false}) {
+      const std::vector<StmtId> &body = holds ? st.body : st.elseBody;
+      if (provable(st.value, !holds))
+        continue; // this branch cannot be taken here
+      FactScope facts(c_);
+      facts.branch(st.value, holds);
+      Flow in = f;
+      if (in.cont && lastIteration()) {
+        in.last = join(in.last, in.cont);
+        in.cont.reset();
       }
-      return s;
+      Flow r = walkBlock(body, std::move(in));
+      out.cont = join(out.cont, r.cont);
+      out.last = join(out.last, r.last);
     }
-    case StmtKind::BlockSync:
-      s.unsynced.clear();
-      s.readers.clear();
-      return s;
-    case StmtKind::If: {
-      reads(st.value, st.span, s);
-      if (report_ && warpDependent(st.value) && (containsSync(st.body) || containsSync(st.elseBody)))
-        c_.error(DiagId::SyncInDivergentCode, m_.expr(st.value).span,
-                 "this condition depends on `warp_id`, but the branch contains `block_sync`: "
-                 "warps that skip it deadlock the block");
-      FenceState a = walkBlock(st.body, s);
-      FenceState b = walkBlock(st.elseBody, s);
-      return join(a, b);
-    }
-    case StmtKind::For:
-      return walkLoop(id, st, std::move(s));
-    case StmtKind::Return:
-      reads(st.value, st.span, s);
-      return s;
-    default:
-      return s;
-    }
+    return out;
   }
 
   /// Substitutes the loop variable in every stage expression.
@@ -471,18 +821,11 @@ private:
 
   /// Regions whose stage mentions the loop variable become whole tiles.
   FenceState forget(const FenceState &s, solver::AtomId k) {
-    auto mentions = [&](const DimExpr &e) {
-      for (const solver::Term &t : e.terms()) {
-        if (t.Atom == k)
-          return true;
-        const auto &syms = c_.symbols.info(t.Atom).Symbols;
-        if (std::find(syms.begin(), syms.end(), k) != syms.end())
-          return true;
-      }
-      return false;
+    auto mentionsK = [&](const DimExpr &e) {
+      return mentions(c_, e, [&](solver::AtomId a) { return a == k; });
     };
     return mapRegions(s, [&](Region r) {
-      if (!r.whole && mentions(r.stage))
+      if (!r.whole && mentionsK(r.stage))
         r.whole = true;
       return r;
     });
@@ -495,66 +838,158 @@ private:
     });
   }
 
+  /// Walks the body once for one head, with the loop's facts.
+  Flow walkBody(const Stmt &st, const FenceState &head, const LoopContext &l) {
+    FactScope facts(c_);
+    facts.lessEqual(l.start, DimExpr::atom(l.var));
+    facts.lessEqual(DimExpr::atom(l.var) + 1, l.end);
+    if (l.iteration == Iteration::First)
+      facts.equal(DimExpr::atom(l.var), l.start);
+    else if (l.iteration == Iteration::Later)
+      facts.lessEqual(l.start + 1, DimExpr::atom(l.var));
+    loops_.push_back(l);
+    Flow out = walkBlock(st.body, Flow{head, std::nullopt});
+    loops_.pop_back();
+    return out;
+  }
+
+  /// The back edge: what reaches the next iteration, with k shifted.
+  std::optional<FenceState> backEdge(const Flow &f, solver::AtomId k, const DimExpr &start) {
+    if (!f.cont)
+      return std::nullopt;
+    return mapStages(*f.cont, k, DimExpr::atom(k) - 1, false, start);
+  }
+
   FenceState walkLoop(StmtId id, const Stmt &st, FenceState entry) {
     auto var = c_.loopVarOf.find(id);
     auto atom = var == c_.loopVarOf.end() ? std::nullopt : var->second.asAtom();
     auto start = c_.exprValueOrNull(st.value);
     auto end = c_.exprValueOrNull(st.end);
-    if (!atom || !start) {
+    if (!atom || !start || !end) {
       bool saved = report_;
       report_ = false;
-      FenceState out = walkBlock(st.body, widen(entry));
+      Flow out = walkBlock(st.body, Flow{widen(entry), std::nullopt});
       report_ = saved;
-      FenceState head = widen(join(entry, out));
-      out = walkBlock(st.body, head);
-      return join(entry, widen(out));
+      FenceState head = widen(join(entry, widen(*join(out.cont, out.last))));
+      out = walkBlock(st.body, Flow{head, std::nullopt});
+      MaybeState o = join(out.cont, out.last);
+      return o ? join(entry, widen(*o)) : entry;
+    }
+    for (const auto &[a, value] : unrolled_) {
+      *start = c_.symbols.substitute(*start, a, value);
+      *end = c_.symbols.substitute(*end, a, value);
     }
     // A loop with a constant, small trip count (a pipeline prologue) is
     // unrolled: its stages stay exact constants.
-    auto trips = end ? (*end - *start).constantValue() : std::nullopt;
-    if (trips && *trips >= 0 && *trips <= 8 && start->isConstant()) {
-      FenceState s = entry;
-      for (int64_t i = 0; i < *trips; ++i) {
-        s = walkBlockAt(st.body, std::move(s), *atom, *start + i);
+    auto trips = (*end - *start).constantValue();
+    const std::vector<solver::AtomId> &used = bodySymbols(id);
+    bool bodyUsesK = std::find(used.begin(), used.end(), *atom) != used.end();
+    if (trips && *trips >= 0 && *trips <= 8 && start->isConstant() && !coarse() && bodyUsesK) {
+      MaybeState s = entry;
+      for (int64_t i = 0; i < *trips && s; ++i) {
+        FactScope facts(c_);
+        facts.equal(DimExpr::atom(*atom), *start + i);
+        unrolled_.push_back({*atom, *start + i});
+        Flow out = walkBlock(st.body, Flow{*s, std::nullopt});
+        unrolled_.pop_back();
+        s = join(out.cont, out.last);
       }
-      return s;
+      return s ? *s : entry;
     }
     DimExpr k = DimExpr::atom(*atom);
-    FenceState head = mapStages(entry, *atom, k, true, *start);
-    bool saved = report_;
-    report_ = false;
-    bool converged = false;
-    for (int iteration = 0; iteration < 12; ++iteration) {
-      FenceState out = walkBlock(st.body, head);
-      FenceState next = join(head, mapStages(out, *atom, k - 1, false, *start));
-      if (next == head) {
-        converged = true;
+    bool mayBeEmpty = !c_.prover.proveLess(*start, *end).proved();
+    FenceState first = mapStages(entry, *atom, k, true, *start);
+    bool split = !coarse();
+    LoopContext ctxFirst{*atom, *start, *end, split ? Iteration::First : Iteration::Any};
+    LoopContext ctxLater{*atom, *start, *end, split ? Iteration::Later : Iteration::Any};
+
+    // The later iterations' head: a fixpoint over the back edge, memoized by
+    // the entry state.
+    FenceState later;
+    bool haveLater = false, memoHit = false;
+    std::vector<int64_t> key = contextKey(id);
+    for (const Memo &mm : memo_[id])
+      if (mm.context == key && mm.entry == entry) {
+        later = mm.head;
+        haveLater = mm.haveHead;
+        memoHit = true;
         break;
       }
-      head = iteration >= 8 ? widen(next) : next;
+    bool saved = report_;
+    if (!memoHit) {
+      report_ = false;
+      Flow outFirst = walkBody(st, first, ctxFirst);
+      std::optional<FenceState> head = backEdge(outFirst, *atom, *start);
+      if (!split && head)
+        head = join(first, *head);
+      bool converged = false;
+      for (int iteration = 0; head && iteration < 12; ++iteration) {
+        Flow out = walkBody(st, *head, ctxLater);
+        std::optional<FenceState> back = backEdge(out, *atom, *start);
+        FenceState next = back ? join(*head, *back) : *head;
+        if (next == *head) {
+          converged = true;
+          break;
+        }
+        head = iteration >= 8 ? widen(next) : next;
+      }
+      if (head && !converged)
+        head = widen(*head);
+      report_ = saved;
+      haveLater = head.has_value();
+      if (head)
+        later = *head;
+      memo_[id].push_back(Memo{entry, std::move(key), later, haveLater});
     }
-    if (!converged)
-      head = widen(head);
-    report_ = saved;
-    FenceState out = walkBlock(st.body, head);
-    return join(entry, forget(out, *atom));
+    // The reporting walks: the first iteration, then the later ones (once
+    // when the heads agree and no branch depends on the iteration).
+    MaybeState exit = mayBeEmpty ? MaybeState(entry) : std::nullopt;
+    auto collect = [&](const Flow &f) {
+      MaybeState o = join(f.cont, f.last);
+      if (o)
+        exit = join(exit, forget(*o, *atom));
+    };
+    if (!split) {
+      FenceState head = haveLater ? later : first;
+      collect(walkBody(st, head, ctxFirst));
+    } else if (haveLater && later == first && !conditionsMention(st.body, *atom)) {
+      LoopContext any{*atom, *start, *end, Iteration::Any};
+      collect(walkBody(st, first, any));
+    } else {
+      collect(walkBody(st, first, ctxFirst));
+      if (haveLater)
+        collect(walkBody(st, later, ctxLater));
+    }
+    return exit ? *exit : entry;
   }
 
-  /// Walks a body with the loop variable fixed to a constant (unrolling).
-  FenceState walkBlockAt(const std::vector<StmtId> &body, FenceState s, solver::AtomId k,
-                         const DimExpr &value) {
-    unrolled_.push_back({k, value});
-    FenceState out = walkBlock(body, std::move(s));
-    unrolled_.pop_back();
-    return out;
+  /// Does an `if` condition or inner loop bound in `body` mention k?
+  bool conditionsMention(const std::vector<StmtId> &body, solver::AtomId k) {
+    std::vector<solver::AtomId> syms;
+    for (StmtId id : body) {
+      const Stmt &s = m_.stmt(id);
+      syms.clear();
+      if (s.kind == StmtKind::If)
+        symbolsOfExpr(c_, s.value, syms);
+      if (s.kind == StmtKind::For) {
+        symbolsOfExpr(c_, s.value, syms);
+        symbolsOfExpr(c_, s.end, syms);
+      }
+      if (std::find(syms.begin(), syms.end(), k) != syms.end())
+        return true;
+      if (conditionsMention(s.body, k) || conditionsMention(s.elseBody, k))
+        return true;
+    }
+    return false;
   }
 };
 
 } // namespace
 
-void checkFences(Checker &checker, const Item &item) {
+std::vector<Span> checkFences(Checker &checker, const Item &item) {
   FenceChecker fences(checker);
   fences.run(item);
+  return fences.readErrors();
 }
 
 } // namespace kina::sema

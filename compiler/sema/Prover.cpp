@@ -6,8 +6,7 @@ namespace kina::sema {
 
 using syntax::BinaryOp;
 
-bool Prover::assumeComparison(BinaryOp op, const solver::DimExpr &lhs,
-                              const solver::DimExpr &rhs) {
+bool Prover::assumeComparison(BinaryOp op, const solver::DimExpr &lhs, const solver::DimExpr &rhs) {
   switch (op) {
   case BinaryOp::Eq: {
     // `e mod n = 0` is a divisibility fact; anything else an equality.
@@ -24,11 +23,20 @@ bool Prover::assumeComparison(BinaryOp op, const solver::DimExpr &lhs,
     assumeEqual(lhs, rhs);
     return true;
   }
-  case BinaryOp::Le: assumeLessEqual(lhs, rhs); return true;
-  case BinaryOp::Lt: assumeLess(lhs, rhs); return true;
-  case BinaryOp::Ge: assumeLessEqual(rhs, lhs); return true;
-  case BinaryOp::Gt: assumeLess(rhs, lhs); return true;
-  default: return false;
+  case BinaryOp::Le:
+    assumeLessEqual(lhs, rhs);
+    return true;
+  case BinaryOp::Lt:
+    assumeLess(lhs, rhs);
+    return true;
+  case BinaryOp::Ge:
+    assumeLessEqual(rhs, lhs);
+    return true;
+  case BinaryOp::Gt:
+    assumeLess(rhs, lhs);
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -48,11 +56,23 @@ void Prover::assumeCondition(const syntax::Module &m, syntax::ExprId cond, const
   BinaryOp op = e.op;
   if (!holds) {
     switch (op) {
-    case BinaryOp::Lt: op = BinaryOp::Ge; break;
-    case BinaryOp::Le: op = BinaryOp::Gt; break;
-    case BinaryOp::Gt: op = BinaryOp::Le; break;
-    case BinaryOp::Ge: op = BinaryOp::Lt; break;
-    default: return; // `!=` and negated `=` carry no linear fact
+    case BinaryOp::Lt:
+      op = BinaryOp::Ge;
+      break;
+    case BinaryOp::Le:
+      op = BinaryOp::Gt;
+      break;
+    case BinaryOp::Gt:
+      op = BinaryOp::Le;
+      break;
+    case BinaryOp::Ge:
+      op = BinaryOp::Lt;
+      break;
+    case BinaryOp::Ne:
+      op = BinaryOp::Eq;
+      break; // not `!=` is `=`
+    default:
+      return; // negated `=` carries no linear fact
     }
   }
   if (op != BinaryOp::Ne)

@@ -2,7 +2,10 @@
 """Mutation test of the checker (issue 3 acceptance): for every kernel file in
 stdlib/, delete one fence or fact at a time -- each `cp_async_wait_all` /
 `cp_async_wait_group n` statement, each `block_sync`, and each `requires`
-clause (`requires (...)` and `requires capability(...)`) -- and run
+clause (`requires (...)` and `requires capability(...)`) -- or shrink one
+extent (issue 11: each `warp_grid` extent above 1 halved, so the warps no
+longer cover the block's tiles; each constant loop `for x in (a .. b)` run one
+iteration short, e.g. a pipeline prologue one stage short) -- and run
 `kina check` on the mutant. A mutant is killed when the checker rejects it
 (exit status 1). Every surviving mutant is printed with file:line and what was
 deleted; the summary lines are
@@ -41,9 +44,13 @@ class Mutant:
     path: str         # the original file, as given (e.g. stdlib/gemm_tc.kina)
     line: int         # 1-based line of the deleted text
     col: int          # 1-based column
-    kind: str         # wait | block_sync | requires
-    deleted: str      # the deleted text, on one line
+    kind: str         # wait | block_sync | requires | warps | trips
+    deleted: str      # the deleted (or replaced) text, on one line
     text: str         # the mutated file
+
+    @property
+    def verb(self):
+        return "shrunk" if self.kind in ("warps", "trips") else "deleted"
 
     @property
     def key(self):
@@ -82,18 +89,30 @@ def matching_paren(code, open_at):
 
 
 def sites(text):
-    """(start, end, kind) of every deletable statement or clause, in order."""
+    """(start, end, kind, replacement) of every deletable statement or clause
+    (replacement None) and every shrinkable extent, in order."""
     code = code_mask(text)
     found = []
+    for m in re.finditer(r"\bwarp_grid\s*\[([^\]]*)\]", code):
+        inner_start = m.start(1)
+        for e in re.finditer(r"[0-9]+", m.group(1)):
+            value = int(e.group(0))
+            if value > 1 and value % 2 == 0:
+                found.append((inner_start + e.start(), inner_start + e.end(), "warps",
+                              str(value // 2)))
+    for m in re.finditer(r"\bfor\s+\w+\s+in\s*\(\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*\)", code):
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if hi - lo >= 2:
+            found.append((m.start(2), m.end(2), "trips", str(hi - 1)))
     for m in WORD.finditer(code):
         word = m.group(0)
         if word == "cp_async_wait_all":
-            found.append((m.start(), m.end(), "wait"))
+            found.append((m.start(), m.end(), "wait", None))
         elif word == "cp_async_wait_group":
             n = re.compile(r"\s*[0-9][0-9_]*").match(code, m.end())
-            found.append((m.start(), n.end() if n else m.end(), "wait"))
+            found.append((m.start(), n.end() if n else m.end(), "wait", None))
         elif word == "block_sync":
-            found.append((m.start(), m.end(), "block_sync"))
+            found.append((m.start(), m.end(), "block_sync", None))
         elif word == "requires":
             rest = re.compile(r"\s*(capability\s*)?\(").match(code, m.end())
             if not rest:
@@ -101,8 +120,8 @@ def sites(text):
             close = matching_paren(code, rest.end() - 1)
             if close is None:
                 continue
-            found.append((m.start(), close + 1, "requires"))
-    return found
+            found.append((m.start(), close + 1, "requires", None))
+    return sorted(found)
 
 
 def blank(text, start, end):
@@ -114,11 +133,20 @@ def mutants(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     result = []
-    for start, end, kind in sites(text):
+    for start, end, kind, replacement in sites(text):
         line = text.count("\n", 0, start) + 1
         col = start - (text.rfind("\n", 0, start) + 1) + 1
         deleted = " ".join(text[start:end].split())
-        result.append(Mutant(path, line, col, kind, deleted, blank(text, start, end)))
+        if replacement is None:
+            mutated = blank(text, start, end)
+        else:
+            # The line's text identifies the site; the replacement is part of it.
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", end)
+            line_end = len(text) if line_end < 0 else line_end
+            deleted = " ".join(text[line_start:line_end].split()) + " -> " + replacement
+            mutated = text[:start] + replacement + text[end:]
+        result.append(Mutant(path, line, col, kind, deleted, mutated))
     return result
 
 
@@ -206,19 +234,19 @@ def main():
         if rc == 1:
             killed += 1
             if args.verbose:
-                print(f"KILLED   {where}: deleted `{m.deleted}` -> {first_error(output)}")
+                print(f"KILLED   {where}: {m.verb} `{m.deleted}` -> {first_error(output)}")
         elif rc == 0:
             if m.key in allow:
                 equivalent += 1
                 used_allow.add(m.key)
-                print(f"EQUIVALENT {where}: deleted `{m.deleted}` (allowlisted: {allow[m.key]})")
+                print(f"EQUIVALENT {where}: {m.verb} `{m.deleted}` (allowlisted: {allow[m.key]})")
             else:
                 survived += 1
-                print(f"SURVIVED {where}: deleted `{m.deleted}` ({m.kind}); kina check accepted the mutant")
+                print(f"SURVIVED {where}: {m.verb} `{m.deleted}` ({m.kind}); kina check accepted the mutant")
         else:
             crashed += 1
             what = "timed out" if rc is None else (f"killed by signal {-rc}" if rc < 0 else f"exited {rc}")
-            print(f"CRASHED  {where}: deleted `{m.deleted}`: kina check {what}")
+            print(f"CRASHED  {where}: {m.verb} `{m.deleted}`: kina check {what}")
             tail = output.strip().splitlines()[-3:]
             for line in tail:
                 print("  " + line)

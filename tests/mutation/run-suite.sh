@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutation suite (run by scripts/test.sh, which runs every tests/*/run-suite.sh
 # from the repository root): deletes each cp_async_wait_*, block_sync and
-# requires clause of every stdlib kernel, one at a time, and counts the
+# requires clause of every stdlib kernel, and halves each warp_grid extent and
+# shortens each constant loop by one iteration, one at a time, and counts the
 # mutants `kina check` rejects. Prints `mutation: killed/total` and the runner
 # line `N passed, N failed, 0 skipped` (passed = killed, failed = survived,
 # crashed, or a stale allowlist entry). See tests/mutation/mutate.py.

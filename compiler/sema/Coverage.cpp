@@ -1,0 +1,944 @@
+//===- Coverage.cpp - The result stores cover the result --------------------===//
+//
+// A kernel must write every element of its result. The old rule ("a store on
+// every path", K0902) both missed half-covered tiles (2x2 warps of 64x32 in a
+// 128x128 block tile store on every path) and rejected the warp-specialised
+// epilogue (only warp 0 stores after a barrier). This pass proves coverage:
+//
+// Each store `res[s0 ..+ l0, s1 ..+ l1, ...] <- v` is a box per dimension,
+// whose start is linear in the block ids, warp ids and loop variables in
+// scope (`bm * 128 + wm * 64`), each of which ranges over [lo, hi) (a grid
+// extent, a loop range). `if` conditions on one such variable (`w = 0`,
+// `k + 1 < K/16`) narrow its range; a variable narrowed to one value is
+// substituted. Per dimension, the union over the variables is computed in
+// mixed radix: with the variables sorted by coefficient, the covered
+// extent starts as the box length and grows to `c * n` for each variable
+// whose coefficient c equals it (n values); a larger coefficient leaves a
+// gap (reported with the region never written), a smaller one overlaps.
+// Dimensions are independent when each variable appears in one of them, so
+// the union is their product, which must be the whole result: start 0, end
+// the extent (proved by the solver, e.g. `128 * (M / 128) = M`).
+//
+// Several stores: stores with the same box whose variable ranges are
+// adjacent (an if/else on `w`, or complementary conditions) are merged, and
+// so are boxes adjacent in one dimension (two halves of the columns). A
+// store under a condition the pass cannot turn into a range (or a loop that
+// may run zero times) counts for nothing, and the error points at that
+// condition or loop (K0902). When the structure is outside this fragment,
+// the error says coverage cannot be proved (K0906); it never accepts on a
+// guess.
+//
+// Writing an element twice matters when the two writers run concurrently and
+// store different values: a warp (or block) id that does not appear in the
+// store's box, or whose boxes overlap, while the stored value depends on it
+// (through the register tiles' data flow) is K0907. Repeated stores by one
+// thread in a loop are ordered and fine.
+//
+//===----------------------------------------------------------------------===//
+#include "sema/Analysis.h"
+
+#include <map>
+
+namespace kina::sema {
+namespace {
+
+using syntax::BinaryOp;
+
+enum class VarKind : uint8_t { Block, Warp, Loop };
+
+struct Var {
+  solver::AtomId atom;
+  DimExpr lo, hi;
+  VarKind kind;
+  Span site; ///< the loop's range, for "may run zero times"
+  ExprId endExpr = syntax::kNone;
+};
+
+struct Cond {
+  ExprId expr;
+  bool holds;
+};
+
+struct Store {
+  StmtId stmt;
+  Span span;
+  std::vector<DimExpr> start;
+  std::vector<int64_t> len;
+  std::vector<Var> vars;   ///< in scope, outermost first
+  std::vector<Cond> conds; ///< around the store
+  std::vector<solver::AtomId> valueDeps;
+  // Filled by narrowing:
+  bool never = false;           ///< provably never runs
+  std::optional<Span> maybeNot; ///< may not run: the condition or loop why
+  std::string maybeNotWhy;
+};
+
+class CoverageChecker {
+public:
+  CoverageChecker(Checker &c, const Item &item) : c_(c), m_(c.m), item_(item) {}
+
+  void run() {
+    resultName_ = item_.resultName.valid() ? item_.resultName.name : "result";
+    resultType_ = c_.resolveTypeQuiet(item_.result);
+    if (!resultType_.isTensor())
+      return;
+
+    dataFlow(item_.body, {});
+    collect(item_.body);
+    if (stores_.empty() && !brokenStore_) {
+      c_.error(DiagId::ResultNotWritten, item_.name.span,
+               "kernel `" + item_.name.name + "` does not write its result `" + resultName_ +
+                   "` on every path")
+          .note("store a register tile into it, e.g. `" + resultName_ +
+                "[i ..+ 64, j ..+ 64] <- acc`");
+      return;
+    }
+    // After an error in the body (an inexact grid extent, a bad slice, a
+    // tile of the wrong shape, a store the checker rejected) the proof would
+    // mostly restate it in other words; errors about capabilities and
+    // resources are independent of the stores and do not stop it.
+    if (brokenStore_)
+      return;
+    for (Span at : inputs_)
+      if (errorWithin(c_, at))
+        return;
+    if (c_.current && c_.current->sinkAtStart == c_.active) {
+      const std::vector<Diagnostic> &ds = c_.active->diagnostics();
+      for (size_t i = c_.current->diagsAtStart; i < ds.size(); ++i) {
+        const DiagInfo &info = diagInfo(ds[i].id);
+        if (info.severity == Severity::Error && info.diagClass != DiagClass::Capability &&
+            info.diagClass != DiagClass::Resource)
+          return;
+      }
+    }
+    mergeComplementary();
+    for (Store &s : stores_)
+      narrow(s);
+    duplicates();
+    cover();
+  }
+
+private:
+  Checker &c_;
+  const Module &m_;
+  const Item &item_;
+  std::string resultName_;
+  Type resultType_;
+  std::vector<Store> stores_;
+  bool brokenStore_ = false;
+  /// What coverage is computed from: grid extents, loop ranges, the
+  /// conditions around stores. An error in any of them means the proof would
+  /// only restate it.
+  std::vector<Span> inputs_;
+  std::vector<Var> vars_;
+  std::vector<Cond> conds_;
+  /// Register tile symbol -> the symbols its value may depend on.
+  std::map<int, std::vector<solver::AtomId>> deps_;
+
+  std::string name(solver::AtomId a) const { return symbolName(c_, a); }
+
+  // ------------------------------------------------------------ data flow
+
+  void addAll(std::vector<solver::AtomId> &to, const std::vector<solver::AtomId> &from) {
+    for (solver::AtomId a : from)
+      if (std::find(to.begin(), to.end(), a) == to.end())
+        to.push_back(a);
+  }
+
+  /// What an expression's value may depend on: index values in it and the
+  /// register tiles it reads.
+  void valueDeps(ExprId id, std::vector<solver::AtomId> &out) {
+    if (id == syntax::kNone)
+      return;
+    const Expr &e = m_.expr(id);
+    if (auto v = c_.exprValueOrNull(id)) {
+      symbolsOf(c_, *v, out);
+      return;
+    }
+    if (e.kind == ExprKind::Name) {
+      int sym = c_.program.exprSymbol[id];
+      if (sym >= 0) {
+        auto d = deps_.find(sym);
+        if (d != deps_.end())
+          addAll(out, d->second);
+      }
+    }
+    for (ExprId child : e.children)
+      valueDeps(child, out);
+  }
+
+  /// Flow-insensitive: iterate to a fixpoint over the assignments to
+  /// register tiles, with the symbols of the conditions and loop bounds
+  /// around each (control dependence).
+  void dataFlow(const std::vector<StmtId> &body, std::vector<solver::AtomId> control) {
+    bool changed = true;
+    for (int round = 0; changed && round < 16; ++round) {
+      changed = false;
+      flowBlock(body, control, changed);
+    }
+  }
+  void flowBlock(const std::vector<StmtId> &body, const std::vector<solver::AtomId> &control,
+                 bool &changed) {
+    for (StmtId id : body) {
+      const Stmt &st = m_.stmt(id);
+      switch (st.kind) {
+      case StmtKind::If: {
+        std::vector<solver::AtomId> inner = control;
+        symbolsOfExpr(c_, st.value, inner);
+        flowBlock(st.body, inner, changed);
+        flowBlock(st.elseBody, inner, changed);
+        break;
+      }
+      case StmtKind::For: {
+        std::vector<solver::AtomId> inner = control;
+        symbolsOfExpr(c_, st.value, inner);
+        symbolsOfExpr(c_, st.end, inner);
+        flowBlock(st.body, inner, changed);
+        break;
+      }
+      case StmtKind::BlockGrid:
+      case StmtKind::WarpGrid:
+        flowBlock(st.body, control, changed);
+        break;
+      case StmtKind::Assign: {
+        ExprId base = st.target;
+        while (m_.expr(base).kind == ExprKind::Index || m_.expr(base).kind == ExprKind::Paren)
+          base = m_.expr(base).children[0];
+        int sym = m_.expr(base).kind == ExprKind::Name ? c_.program.exprSymbol[base] : -1;
+        if (sym < 0 || c_.program.symbolInfos[sym].kind != SymbolKind::Register)
+          break;
+        std::vector<solver::AtomId> d = control;
+        valueDeps(st.value, d);
+        std::vector<solver::AtomId> &cur = deps_[sym];
+        size_t before = cur.size();
+        addAll(cur, d);
+        changed = changed || cur.size() != before;
+        break;
+      }
+      default:
+        break;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------- stores
+
+  void collect(const std::vector<StmtId> &body) {
+    for (StmtId id : body)
+      collectStmt(id);
+  }
+
+  void collectStmt(StmtId id) {
+    const Stmt &st = m_.stmt(id);
+    switch (st.kind) {
+    case StmtKind::BlockGrid:
+    case StmtKind::WarpGrid: {
+      size_t n = vars_.size();
+      inputs_.push_back(st.keywordSpan);
+      if (!st.shapeSpan.empty())
+        inputs_.push_back(st.shapeSpan);
+      if (auto g = c_.gridOf.find(id); g != c_.gridOf.end())
+        for (size_t i = 0; i < g->second.ids.size(); ++i)
+          if (auto a = g->second.ids[i].asAtom())
+            vars_.push_back(Var{*a, DimExpr::constant(0), g->second.extents[i],
+                                st.kind == StmtKind::WarpGrid ? VarKind::Warp : VarKind::Block,
+                                st.keywordSpan});
+      collect(st.body);
+      vars_.resize(n);
+      return;
+    }
+    case StmtKind::For: {
+      auto var = c_.loopVarOf.find(id);
+      auto start = c_.exprValueOrNull(st.value);
+      auto end = c_.exprValueOrNull(st.end);
+      size_t n = vars_.size();
+      if (st.value != syntax::kNone && st.end != syntax::kNone)
+        inputs_.push_back(Span{m_.expr(st.value).span.begin, m_.expr(st.end).span.end});
+      if (var != c_.loopVarOf.end() && start && end)
+        if (auto a = var->second.asAtom()) {
+          Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
+          vars_.push_back(Var{*a, *start, *end, VarKind::Loop, range, st.end});
+        }
+      collect(st.body);
+      vars_.resize(n);
+      return;
+    }
+    case StmtKind::If:
+      if (st.value != syntax::kNone)
+        inputs_.push_back(m_.expr(st.value).span);
+      conds_.push_back({st.value, true});
+      collect(st.body);
+      conds_.back().holds = false;
+      collect(st.elseBody);
+      conds_.pop_back();
+      return;
+    case StmtKind::Assign: {
+      const Expr &t = m_.expr(st.target);
+      ExprId base = t.kind == ExprKind::Index ? t.children[0] : st.target;
+      if (m_.expr(base).kind != ExprKind::Name)
+        return;
+      int sym = c_.program.exprSymbol[base];
+      if (sym < 0 || c_.program.symbolInfos[sym].kind != SymbolKind::Result)
+        return;
+      Store s;
+      s.stmt = id;
+      s.span = st.span;
+      size_t rank = resultType_.tensor.shape.size();
+      if (errorWithin(c_, st.span)) {
+        brokenStore_ = true;
+        return;
+      }
+      brokenStore_ = true; // until the box is known
+      if (t.kind != ExprKind::Index) {
+        for (size_t i = 0; i < rank; ++i) {
+          s.start.push_back(DimExpr::constant(0));
+          s.len.push_back(-1); // the whole extent
+        }
+      } else {
+        if (t.children.size() != rank + 1)
+          return;
+        for (size_t i = 0; i < rank; ++i) {
+          const Expr &ix = m_.expr(t.children[i + 1]);
+          std::optional<DimExpr> start;
+          int64_t len = 1;
+          if (ix.kind == ExprKind::Slice) {
+            start = c_.exprValueOrNull(ix.children[0]);
+            auto l = c_.exprValueOrNull(ix.children[1]);
+            if (!l || !l->constantValue())
+              return;
+            len = *l->constantValue();
+          } else {
+            start = c_.exprValueOrNull(t.children[i + 1]);
+          }
+          if (!start)
+            return;
+          s.start.push_back(*start);
+          s.len.push_back(len);
+        }
+      }
+      brokenStore_ = false;
+      s.vars = vars_;
+      s.conds = conds_;
+      // The conditions around the store decide whether it runs, not what it
+      // stores (a merged if/else adds its condition: mergeComplementary).
+      valueDeps(st.value, s.valueDeps);
+      stores_.push_back(std::move(s));
+      return;
+    }
+    default:
+      return;
+    }
+  }
+
+  /// `if c { res[b] <- x } else { res[b] <- y }`: the same box under
+  /// complementary conditions is one unconditional store.
+  void mergeComplementary() {
+    for (bool merged = true; merged;) {
+      merged = false;
+      for (size_t i = 0; i < stores_.size() && !merged; ++i)
+        for (size_t j = i + 1; j < stores_.size() && !merged; ++j) {
+          Store &a = stores_[i], &b = stores_[j];
+          if (!(a.start == b.start) || a.len != b.len || a.conds.size() != b.conds.size() ||
+              a.vars.size() != b.vars.size())
+            continue;
+          bool sameVars = true;
+          for (size_t v = 0; v < a.vars.size(); ++v)
+            sameVars = sameVars && a.vars[v].atom == b.vars[v].atom;
+          int differ = -1;
+          bool ok = sameVars;
+          for (size_t k = 0; k < a.conds.size() && ok; ++k) {
+            if (a.conds[k].expr != b.conds[k].expr)
+              ok = false;
+            else if (a.conds[k].holds != b.conds[k].holds) {
+              if (differ >= 0)
+                ok = false;
+              differ = static_cast<int>(k);
+            }
+          }
+          if (!ok || differ < 0)
+            continue;
+          // The two branches store different values: the merged store's value
+          // depends on the condition.
+          symbolsOfExpr(c_, a.conds[differ].expr, a.valueDeps);
+          a.conds.erase(a.conds.begin() + differ);
+          addAll(a.valueDeps, b.valueDeps);
+          stores_.erase(stores_.begin() + static_cast<std::ptrdiff_t>(j));
+          merged = true;
+        }
+    }
+  }
+
+  // ----------------------------------------------------------- narrowing
+
+  Var *varOf(Store &s, solver::AtomId a) {
+    for (Var &v : s.vars)
+      if (v.atom == a)
+        return &v;
+    return nullptr;
+  }
+
+  bool isVar(const Store &s, solver::AtomId a) const {
+    for (const Var &v : s.vars)
+      if (v.atom == a)
+        return true;
+    return false;
+  }
+
+  /// Narrows the variables' ranges by the conditions around the store, and
+  /// decides whether it provably runs.
+  void narrow(Store &s) {
+    for (const Cond &cnd : s.conds) {
+      if (!narrowBy(s, cnd)) {
+        if (!s.maybeNot) {
+          s.maybeNot = m_.expr(cnd.expr).span;
+          std::string text = syntax::printExpr(m_, cnd.expr);
+          s.maybeNotWhy = cnd.holds ? "`" + resultName_ + "` is stored only when `" + text +
+                                          "`: nothing writes it when the condition does not hold"
+                                    : "`" + resultName_ + "` is stored only when `" + text +
+                                          "` does not hold: nothing writes it when it does";
+        }
+      }
+      if (s.never)
+        return;
+    }
+    for (const Var &v : s.vars) {
+      if (v.kind != VarKind::Loop)
+        continue; // grids have at least one block and one warp per axis
+      if (c_.prover.proveLessEqual(v.hi, v.lo).proved()) {
+        s.never = true;
+        return;
+      }
+      if (!c_.prover.proveLess(v.lo, v.hi).proved() && !s.maybeNot) {
+        s.maybeNot = v.site;
+        s.maybeNotWhy = "`" + resultName_ +
+                        "` is written only inside this loop, which may run "
+                        "zero times: cannot prove " +
+                        c_.str(v.lo) + " < " + c_.str(v.hi);
+      }
+    }
+  }
+
+  /// Applies one condition; false when it cannot be expressed as a range.
+  bool narrowBy(Store &s, const Cond &cnd) {
+    const Expr &e0 = m_.expr(cnd.expr);
+    const Expr *e = &e0;
+    while (e->kind == ExprKind::Paren)
+      e = &m_.expr(e->children[0]);
+    if (e->kind != ExprKind::Binary)
+      return false;
+    auto a = c_.exprValueOrNull(e->children[0]);
+    auto b = c_.exprValueOrNull(e->children[1]);
+    if (!a || !b)
+      return false;
+    BinaryOp op = e->op;
+    if (!cnd.holds) {
+      switch (op) {
+      case BinaryOp::Lt:
+        op = BinaryOp::Ge;
+        break;
+      case BinaryOp::Le:
+        op = BinaryOp::Gt;
+        break;
+      case BinaryOp::Gt:
+        op = BinaryOp::Le;
+        break;
+      case BinaryOp::Ge:
+        op = BinaryOp::Lt;
+        break;
+      case BinaryOp::Ne:
+        op = BinaryOp::Eq;
+        break;
+      case BinaryOp::Eq:
+        op = BinaryOp::Ne;
+        break;
+      default:
+        return false;
+      }
+    }
+    // d op 0 with d = a - b.
+    DimExpr d = *a - *b;
+    std::optional<solver::AtomId> only;
+    int64_t coeff = 0;
+    for (const solver::Term &t : d.terms()) {
+      const solver::AtomInfo &info = c_.symbols.info(t.Atom);
+      bool mentionsVar = false;
+      for (solver::AtomId sym : info.Symbols)
+        mentionsVar = mentionsVar || isVar(s, sym);
+      if (!mentionsVar)
+        continue;
+      if (info.Kind != solver::AtomKind::Symbol || only)
+        return false;
+      only = t.Atom;
+      coeff = t.Coeff;
+    }
+    if (!only) {
+      // A fact about the dims and outer values only: it holds or it does not.
+      solver::Proof p = op == BinaryOp::Lt   ? c_.prover.proveLess(*a, *b)
+                        : op == BinaryOp::Le ? c_.prover.proveLessEqual(*a, *b)
+                        : op == BinaryOp::Gt ? c_.prover.proveLess(*b, *a)
+                        : op == BinaryOp::Ge ? c_.prover.proveLessEqual(*b, *a)
+                        : op == BinaryOp::Eq ? c_.prover.proveEqual(*a, *b)
+                                             : solver::Proof{};
+      return p.proved();
+    }
+    if (coeff != 1 && coeff != -1)
+      return false;
+    // v op' bound, with v's coefficient made +1.
+    DimExpr rest = d - DimExpr::atom(*only, coeff); // d = coeff*v + rest
+    DimExpr bound = coeff == 1 ? -rest : rest;      // v op bound  (or v flipped op bound)
+    if (coeff == -1) {
+      switch (op) {
+      case BinaryOp::Lt:
+        op = BinaryOp::Gt;
+        break;
+      case BinaryOp::Le:
+        op = BinaryOp::Ge;
+        break;
+      case BinaryOp::Gt:
+        op = BinaryOp::Lt;
+        break;
+      case BinaryOp::Ge:
+        op = BinaryOp::Le;
+        break;
+      default:
+        break;
+      }
+    }
+    Var *v = varOf(s, *only);
+    if (!v)
+      return false;
+    auto lowerTo = [&](const DimExpr &hi) { // hi := min(hi, bound)
+      if (c_.prover.proveLessEqual(v->hi, hi).proved())
+        return true;
+      if (c_.prover.proveLessEqual(hi, v->hi).proved()) {
+        v->hi = hi;
+        return true;
+      }
+      return false;
+    };
+    auto raiseTo = [&](const DimExpr &lo) {
+      if (c_.prover.proveLessEqual(lo, v->lo).proved())
+        return true;
+      if (c_.prover.proveLessEqual(v->lo, lo).proved()) {
+        v->lo = lo;
+        return true;
+      }
+      return false;
+    };
+    switch (op) {
+    case BinaryOp::Lt:
+      return lowerTo(bound);
+    case BinaryOp::Le:
+      return lowerTo(bound + 1);
+    case BinaryOp::Gt:
+      return raiseTo(bound + 1);
+    case BinaryOp::Ge:
+      return raiseTo(bound);
+    case BinaryOp::Eq:
+      return raiseTo(bound) && lowerTo(bound + 1);
+    case BinaryOp::Ne:
+      // Only an end of the range can be taken out and leave an interval.
+      if (c_.prover.proveEqual(bound, v->lo).proved()) {
+        v->lo = v->lo + 1;
+        return true;
+      }
+      if (c_.prover.proveEqual(bound, v->hi - 1).proved()) {
+        v->hi = v->hi - 1;
+        return true;
+      }
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------- duplicates
+
+  bool dependsOn(const Store &s, solver::AtomId a) const {
+    return std::find(s.valueDeps.begin(), s.valueDeps.end(), a) != s.valueDeps.end();
+  }
+
+  bool pinned(const Var &v) { return c_.prover.proveEqual(v.hi, v.lo + 1).proved(); }
+
+  bool inStart(const Store &s, solver::AtomId a) const {
+    for (const DimExpr &e : s.start)
+      if (mentions(c_, e, [&](solver::AtomId x) { return x == a; }))
+        return true;
+    return false;
+  }
+
+  void duplicates() {
+    for (Store &s : stores_) {
+      if (s.never)
+        continue;
+      for (const Var &v : s.vars) {
+        if (v.kind == VarKind::Loop || inStart(s, v.atom) || pinned(v) || !dependsOn(s, v.atom))
+          continue;
+        std::string who = v.kind == VarKind::Warp ? "warps" : "blocks";
+        c_.error(DiagId::ResultWrittenTwice, s.span,
+                 who + " with different `" + name(v.atom) +
+                     "` store different values into the "
+                     "same elements of `" +
+                     resultName_ + "`: this store does not depend on `" + name(v.atom) +
+                     "`, but the stored value does")
+            .note("give each " + std::string(v.kind == VarKind::Warp ? "warp" : "block") +
+                  " its own region (a start with `" + name(v.atom) +
+                  " * length`), or let one store, e.g. `if " + name(v.atom) + " = 0 { ... }`");
+        break; // one error per store
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ coverage
+
+  /// One dimension's union: [base, base + ext), or why it is not an interval.
+  struct DimUnion {
+    DimExpr base, ext;
+    bool ok = false;
+    std::string gap;                       ///< the region never written, as `start ..+ length`
+    std::string unknown;                   ///< why the union cannot be computed
+    std::optional<solver::AtomId> overlap; ///< a block/warp var whose boxes overlap
+  };
+
+  DimUnion dimUnion(const Store &s, size_t d, const std::vector<Var> &vars) {
+    DimUnion u;
+    const DimExpr &start = s.start[d];
+    DimExpr extent = resultType_.tensor.shape[d];
+    DimExpr rest = start;
+    struct Piece {
+      const Var *var;
+      int64_t coeff;
+    };
+    std::vector<Piece> pieces;
+    for (const solver::Term &t : start.terms()) {
+      const solver::AtomInfo &info = c_.symbols.info(t.Atom);
+      const Var *v = nullptr;
+      for (const Var &x : vars)
+        if (x.atom == t.Atom)
+          v = &x;
+      bool mentionsVar = false;
+      for (solver::AtomId sym : info.Symbols)
+        for (const Var &x : vars)
+          mentionsVar = mentionsVar || x.atom == sym;
+      if (!mentionsVar)
+        continue;
+      if (!v || info.Kind != solver::AtomKind::Symbol) {
+        u.unknown = "the start `" + c_.str(start) + "` of dimension " + std::to_string(d + 1) +
+                    " is not a sum of constants times block ids, warp ids and loop variables";
+        return u;
+      }
+      if (t.Coeff <= 0) {
+        u.unknown = "the start `" + c_.str(start) + "` of dimension " + std::to_string(d + 1) +
+                    " decreases with `" + name(t.Atom) + "`";
+        return u;
+      }
+      pieces.push_back({v, t.Coeff});
+      rest = rest - DimExpr::atom(t.Atom, t.Coeff);
+    }
+    std::sort(pieces.begin(), pieces.end(),
+              [](const Piece &a, const Piece &b) { return a.coeff < b.coeff; });
+    DimExpr base = rest;
+    for (const Piece &p : pieces)
+      base = base + p.var->lo * p.coeff;
+    DimExpr ext = s.len[d] < 0 ? extent : DimExpr::constant(s.len[d]);
+    std::string inner; // the part of the start below the current piece
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const Piece &p = pieces[i];
+      DimExpr c = DimExpr::constant(p.coeff);
+      DimExpr n = p.var->hi - p.var->lo;
+      if (c_.prover.proveEqual(c, ext).proved()) {
+        ext = c_.symbols.mul(c, n);
+      } else if (c_.prover.proveLess(c, ext).proved()) {
+        if (p.var->kind != VarKind::Loop && !u.overlap)
+          u.overlap = p.var->atom;
+        ext = c_.symbols.mul(c, n - 1) + ext;
+      } else if (c_.prover.proveLess(ext, c).proved()) {
+        // A gap of c - ext after each step of this variable.
+        DimExpr gapStart = base + ext;
+        for (size_t j = i; j < pieces.size(); ++j)
+          gapStart = gapStart + DimExpr::atom(pieces[j].var->atom, pieces[j].coeff) -
+                     pieces[j].var->lo * pieces[j].coeff;
+        u.gap = c_.str(gapStart) + " ..+ " + c_.str(c - ext);
+        return u;
+      } else {
+        u.unknown = "cannot compare the step " + std::to_string(p.coeff) + " of `" +
+                    name(p.var->atom) + "` with the extent `" + c_.str(ext) +
+                    "` covered below it in dimension " + std::to_string(d + 1);
+        return u;
+      }
+      if (!ext.isValid()) {
+        u.unknown = "the covered extent of dimension " + std::to_string(d + 1) + " overflows";
+        return u;
+      }
+    }
+    u.base = base;
+    u.ext = ext;
+    u.ok = true;
+    return u;
+  }
+
+  /// `start ..+ length`, in the simplest form the facts allow: a constant
+  /// length, and then the start counted back from the extent (`M - 64`).
+  std::string region(const DimExpr &start, const DimExpr &length, const DimExpr &extent) {
+    std::optional<int64_t> constant;
+    solver::Interval len = c_.prover.bounds(length);
+    if (len.isSingleton())
+      constant = len.Lo;
+    else if (c_.prover.proveEqual(length, DimExpr::constant(length.constantTerm())).proved())
+      constant = length.constantTerm(); // `M - (M / 64) * 64 + 64` is 64
+    if (constant) {
+      DimExpr back = extent - *constant;
+      std::string from = c_.prover.proveEqual(start, back).proved() ? c_.str(back) : c_.str(start);
+      return from + " ..+ " + std::to_string(*constant);
+    }
+    return c_.str(start) + " ..+ " + c_.str(length);
+  }
+
+  std::string slice(size_t d, const std::string &region) const {
+    std::string r = resultName_ + "[";
+    for (size_t i = 0; i < resultType_.tensor.shape.size(); ++i)
+      r += (i ? ", " : "") + (i == d ? region : std::string(".."));
+    return r + "]";
+  }
+
+  std::string describe(const Store &s, const std::vector<Var> &vars) const {
+    std::string r = "this store writes `" + resultName_ + "[";
+    for (size_t i = 0; i < s.start.size(); ++i)
+      r += (i ? ", " : "") + c_.str(s.start[i]) + " ..+ " +
+           (s.len[i] < 0 ? c_.str(resultType_.tensor.shape[i]) : std::to_string(s.len[i]));
+    r += "]`";
+    bool first = true;
+    for (const Var &v : vars) {
+      if (!inStart(s, v.atom))
+        continue;
+      r += (first ? " for " : ", ") + name(v.atom) + " in [" + c_.str(v.lo) + ", " + c_.str(v.hi) +
+           ")";
+      first = false;
+    }
+    return r;
+  }
+
+  /// Result of proving one (merged) store covers the result.
+  struct Verdict {
+    bool covered = false;
+    std::vector<solver::AtomId> overlaps; ///< grid ids whose boxes overlap
+    std::string uncovered;                ///< the region never written
+    std::string unknown;                  ///< or why it cannot be decided
+  };
+
+  Verdict coverOne(const Store &s) {
+    Verdict v;
+    // Pinned variables are constants.
+    std::vector<Var> vars;
+    Store t = s;
+    for (const Var &x : s.vars) {
+      if (pinned(x)) {
+        for (DimExpr &e : t.start)
+          e = c_.symbols.substitute(e, x.atom, x.lo);
+        continue;
+      }
+      vars.push_back(x);
+    }
+    // Each variable in at most one dimension.
+    for (const Var &x : vars) {
+      int dims = 0;
+      for (const DimExpr &e : t.start)
+        dims += mentions(c_, e, [&](solver::AtomId a) { return a == x.atom; }) ? 1 : 0;
+      if (dims > 1) {
+        v.unknown = "`" + name(x.atom) + "` appears in more than one dimension of the store";
+        return v;
+      }
+    }
+    size_t rank = t.start.size();
+    for (size_t d = 0; d < rank; ++d) {
+      DimUnion u = dimUnion(t, d, vars);
+      if (!u.unknown.empty()) {
+        v.unknown = u.unknown;
+        return v;
+      }
+      if (u.overlap)
+        v.overlaps.push_back(*u.overlap);
+      if (!u.gap.empty()) {
+        v.uncovered = "`" + slice(d, u.gap) + "` is never written";
+        return v;
+      }
+      DimExpr extent = resultType_.tensor.shape[d];
+      if (!c_.prover.proveEqual(u.base, DimExpr::constant(0)).proved()) {
+        if (c_.prover.proveLess(DimExpr::constant(0), u.base).proved())
+          v.uncovered = "`" + slice(d, "0 ..+ " + c_.str(u.base)) + "` is never written";
+        else
+          v.unknown = "cannot prove that dimension " + std::to_string(d + 1) +
+                      " is covered from 0: the stores start at `" + c_.str(u.base) + "`";
+        return v;
+      }
+      DimExpr end = u.base + u.ext;
+      if (!c_.prover.proveLessEqual(extent, end).proved()) {
+        if (c_.prover.proveLess(end, extent).proved())
+          v.uncovered = "`" + slice(d, region(end, extent - end, extent)) + "` is never written";
+        else
+          v.unknown = "cannot prove that the stores reach the end of dimension " +
+                      std::to_string(d + 1) + ": they cover up to `" + c_.str(end) + "` of `" +
+                      c_.str(extent) + "`";
+        return v;
+      }
+    }
+    v.covered = true;
+    return v;
+  }
+
+  /// Two stores with the same box whose ranges of one variable are
+  /// adjacent, or boxes adjacent in one dimension, become one.
+  bool tryMerge(const Store &a, const Store &b, Store &out) {
+    if (a.vars.size() != b.vars.size() || a.start.size() != b.start.size())
+      return false;
+    for (size_t i = 0; i < a.vars.size(); ++i)
+      if (a.vars[i].atom != b.vars[i].atom)
+        return false;
+    // Same box, one variable's ranges adjacent.
+    if (a.start == b.start && a.len == b.len) {
+      int differing = -1;
+      for (size_t i = 0; i < a.vars.size(); ++i) {
+        bool same = a.vars[i].lo == b.vars[i].lo && a.vars[i].hi == b.vars[i].hi;
+        if (same)
+          continue;
+        if (differing >= 0)
+          return false;
+        differing = static_cast<int>(i);
+      }
+      if (differing < 0) {
+        out = a;
+        return true;
+      }
+      const Var &x = a.vars[differing], &y = b.vars[differing];
+      out = a;
+      if (c_.prover.proveEqual(x.hi, y.lo).proved()) {
+        out.vars[differing].hi = y.hi;
+        return true;
+      }
+      if (c_.prover.proveEqual(y.hi, x.lo).proved()) {
+        out.vars[differing].lo = y.lo;
+        return true;
+      }
+      return false;
+    }
+    // Same ranges, boxes adjacent in exactly one dimension.
+    for (size_t i = 0; i < a.vars.size(); ++i)
+      if (!(a.vars[i].lo == b.vars[i].lo && a.vars[i].hi == b.vars[i].hi))
+        return false;
+    int dim = -1;
+    for (size_t d = 0; d < a.start.size(); ++d) {
+      if (a.start[d] == b.start[d] && a.len[d] == b.len[d])
+        continue;
+      if (dim >= 0 || a.len[d] < 0 || b.len[d] < 0)
+        return false;
+      dim = static_cast<int>(d);
+    }
+    if (dim < 0)
+      return false;
+    const Store *lo = &a, *hi = &b;
+    if (!(a.start[dim] + a.len[dim] == b.start[dim])) {
+      std::swap(lo, hi);
+      if (!(lo->start[dim] + lo->len[dim] == hi->start[dim]))
+        return false;
+    }
+    out = *lo;
+    out.len[dim] = lo->len[dim] + hi->len[dim];
+    return true;
+  }
+
+  void cover() {
+    std::vector<Store> sure;
+    const Store *firstMaybe = nullptr;
+    for (const Store &s : stores_) {
+      if (s.never)
+        continue;
+      if (s.maybeNot) {
+        if (!firstMaybe)
+          firstMaybe = &s;
+        continue;
+      }
+      sure.push_back(s);
+    }
+    // Merge until nothing changes.
+    for (bool merged = true; merged && sure.size() > 1;) {
+      merged = false;
+      for (size_t i = 0; i < sure.size() && !merged; ++i)
+        for (size_t j = i + 1; j < sure.size() && !merged; ++j) {
+          Store out;
+          if (tryMerge(sure[i], sure[j], out)) {
+            sure[i] = std::move(out);
+            sure.erase(sure.begin() + static_cast<std::ptrdiff_t>(j));
+            merged = true;
+          }
+        }
+    }
+    const Store *best = nullptr;
+    Verdict bestVerdict;
+    for (const Store &s : sure) {
+      Verdict v = coverOne(s);
+      if (v.covered) {
+        for (solver::AtomId a : v.overlaps)
+          if (dependsOn(s, a)) {
+            bool warp = false;
+            for (const Var &x : s.vars)
+              warp = warp || (x.atom == a && x.kind == VarKind::Warp);
+            c_.error(DiagId::ResultWrittenTwice, s.span,
+                     std::string(warp ? "warps" : "blocks") + " with neighbouring `" + name(a) +
+                         "` store overlapping boxes of `" + resultName_ +
+                         "` with different values: the step of `" + name(a) +
+                         "` is smaller than the box it stores")
+                .note(describe(s, s.vars));
+            break;
+          }
+        return;
+      }
+      if (!best || (bestVerdict.uncovered.empty() && !v.uncovered.empty())) {
+        best = &s;
+        bestVerdict = v;
+      }
+    }
+    if (!best && firstMaybe) {
+      // Every store may be skipped: point at the condition or loop.
+      c_.error(DiagId::ResultNotWritten, *firstMaybe->maybeNot,
+               "kernel `" + item_.name.name + "` does not write its result `" + resultName_ +
+                   "` on every path: " + firstMaybe->maybeNotWhy)
+          .label(firstMaybe->span, "the only store")
+          .note("store the whole result on every path, or cover the other case too");
+      return;
+    }
+    if (!best) {
+      c_.error(DiagId::ResultNotWritten, item_.name.name.empty() ? item_.span : item_.name.span,
+               "kernel `" + item_.name.name + "` does not write its result `" + resultName_ +
+                   "` on every path");
+      return;
+    }
+    std::vector<Var> vars;
+    for (const Var &x : best->vars)
+      if (!pinned(x))
+        vars.push_back(x);
+    if (!bestVerdict.uncovered.empty()) {
+      auto &d = c_.error(DiagId::ResultNotCovered, best->span,
+                         "the stores into `" + resultName_ +
+                             "` do not cover it: " + bestVerdict.uncovered);
+      d.note(describe(*best, vars));
+      if (sure.size() > 1)
+        d.note("the other stores do not fill the gap either");
+    } else {
+      c_.error(DiagId::ResultNotCovered, best->span,
+               "cannot prove that the stores into `" + resultName_ +
+                   "` cover it: " + bestVerdict.unknown)
+          .note(describe(*best, vars));
+    }
+  }
+};
+
+} // namespace
+
+void checkResultCoverage(Checker &checker, const Item &item) {
+  if (item.result == syntax::kNone)
+    return;
+  CoverageChecker c(checker, item);
+  c.run();
+}
+
+} // namespace kina::sema
