@@ -263,8 +263,12 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
 void Checker::checkSignature(const Item &item, ItemState &state) {
   state.lastRequiresEnd = item.dimsSpan.empty() ? item.name.span : item.dimsSpan;
   // Dims are positive symbols.
+  auto &dimAtoms = itemDimAtoms[state.itemIndex];
+  dimAtoms.clear();
   for (const syntax::Ident &dim : item.dims) {
-    DimExpr sym = symbols.newSymbolExpr(dim.name, solver::SymbolKind::Dim);
+    solver::AtomId atom = symbols.newSymbol(dim.name, solver::SymbolKind::Dim);
+    dimAtoms.emplace_back(dim.name, atom);
+    DimExpr sym = DimExpr::atom(atom);
     prover.assumeDim(sym);
     Binding b{BindingKind::Dim, defineSymbol(dim, SymbolKind::Dim, "Index (dimension)"),
               Type::indexValue(sym)};

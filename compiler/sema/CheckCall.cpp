@@ -309,6 +309,35 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
       ok = false;
     }
   }
+  // What the callee's body needs of its dims beyond its `requires`.
+  if (auto implied = impliedRequirements.find(calleeIndex); implied != impliedRequirements.end()) {
+    const auto &atoms = itemDimAtoms[calleeIndex];
+    auto lookup = [&](solver::AtomId a) -> const DimExpr * {
+      for (const auto &[name, atom] : atoms)
+        if (atom == a)
+          if (auto v = dimValues.find(name); v != dimValues.end())
+            return &v->second;
+      return nullptr;
+    };
+    for (const ImpliedRequirement &r : implied->second) {
+      DimExpr here = symbols.substitute(r.value, lookup);
+      if (prover.proveDivisible(here, r.modulus).proved())
+        continue;
+      if (current->item->kind == syntax::ItemKind::TileFunction && symbols.onlyDims(here)) {
+        // A tile function calling another passes the need on to its callers.
+        impliedRequirements[current->itemIndex].push_back(
+            {here, r.modulus, "its call of `" + callee.name.name + "`, through " + r.why, e.span});
+        continue;
+      }
+      std::string needed = str(r.value) + " mod " + std::to_string(r.modulus) + " = 0";
+      auto &d = error(DiagId::RequiresAtCallSite, e.span,
+                      "`" + callee.name.name + "` needs (" + needed +
+                          "), which is not proved here: cannot prove " + str(here) + " mod " +
+                          std::to_string(r.modulus) + " = 0");
+      d.label(r.span, "implied by " + r.why);
+      ok = false;
+    }
+  }
   if (!ok)
     return Type::error();
   if (result.isTensor() && callee.kind == syntax::ItemKind::TileFunction &&

@@ -575,6 +575,16 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
       if (prover.proveDivisible(*d, lw::kLanguageMmaTile).proved())
         continue;
       std::string fact = str(*d) + " mod " + std::to_string(lw::kLanguageMmaTile) + " = 0";
+      if (current && current->item->kind == syntax::ItemKind::TileFunction &&
+          symbols.onlyDims(*d)) {
+        // Over the function's own dims: each call site proves it.
+        impliedRequirements[current->itemIndex].push_back(
+            {*d, lw::kLanguageMmaTile,
+             "its `wmma_mma` (" + std::string(name) + " = `" + str(*d) +
+                 "` must be a multiple of 16)",
+             e.span});
+        continue;
+      }
       auto &diag = error(DiagId::MmaShape, e.span,
                          "`wmma_mma` needs " + std::string(name) + " = `" + str(*d) +
                              "` to be a multiple of 16: cannot prove " + fact);

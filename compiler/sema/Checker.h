@@ -140,6 +140,20 @@ public:
   void checkResources(const Item &item, ItemState &state);
   void checkCapabilities(const Item &item, ItemState &state);
 
+  /// What a tile function's body needs of its own dims beyond its `requires`
+  /// (`wmma_mma` on [TM, TN, TK] needs TM mod 16 = 0): proved at every call
+  /// site instead of demanded as a clause, as C++ checks a template where it
+  /// is instantiated.
+  struct ImpliedRequirement {
+    DimExpr value;   ///< over the function's dim symbols
+    int64_t modulus; ///< value mod modulus = 0
+    std::string why; ///< "its `wmma_mma` (k = `TK` must be a multiple of 16)"
+    Span span;       ///< where the body needs it
+  };
+  std::unordered_map<int, std::vector<ImpliedRequirement>> impliedRequirements; ///< by item
+  /// Each item's dim symbols by name, to instantiate implied requirements.
+  std::unordered_map<int, std::vector<std::pair<std::string, solver::AtomId>>> itemDimAtoms;
+
   /// Loop variables in scope, innermost last (the fence analysis shifts them).
   std::vector<std::pair<StmtId, DimExpr>> loopVars;
   std::unordered_map<StmtId, DimExpr> loopVarOf; ///< every `for` statement's variable
