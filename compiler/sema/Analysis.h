@@ -111,6 +111,52 @@ inline bool errorWithin(const Checker &c, Span span) {
   return false;
 }
 
+/// Is the `if` condition `cond` (or, with holds false, its negation)
+/// provable under the facts in scope? `substitute` replaces symbols first
+/// (the values of unrolled loop variables). False for anything that is not a
+/// comparison of index values.
+inline bool provableCondition(Checker &c, ExprId cond, bool holds,
+                              const std::vector<std::pair<solver::AtomId, DimExpr>> *substitute =
+                                  nullptr) {
+  const Expr &e = c.m.expr(cond);
+  if (e.kind == ExprKind::Paren)
+    return provableCondition(c, e.children[0], holds, substitute);
+  if (e.kind != ExprKind::Binary)
+    return false;
+  auto a = c.exprValueOrNull(e.children[0]);
+  auto b = c.exprValueOrNull(e.children[1]);
+  if (!a || !b)
+    return false;
+  if (substitute)
+    for (const auto &[atom, value] : *substitute) {
+      *a = c.symbols.substitute(*a, atom, value);
+      *b = c.symbols.substitute(*b, atom, value);
+    }
+  using syntax::BinaryOp;
+  BinaryOp op = e.op;
+  if (!holds) {
+    switch (op) {
+    case BinaryOp::Lt: op = BinaryOp::Ge; break;
+    case BinaryOp::Le: op = BinaryOp::Gt; break;
+    case BinaryOp::Gt: op = BinaryOp::Le; break;
+    case BinaryOp::Ge: op = BinaryOp::Lt; break;
+    case BinaryOp::Eq: op = BinaryOp::Ne; break;
+    case BinaryOp::Ne: op = BinaryOp::Eq; break;
+    default: return false;
+    }
+  }
+  auto &p = c.prover;
+  switch (op) {
+  case BinaryOp::Lt: return p.proveLess(*a, *b).proved();
+  case BinaryOp::Le: return p.proveLessEqual(*a, *b).proved();
+  case BinaryOp::Gt: return p.proveLess(*b, *a).proved();
+  case BinaryOp::Ge: return p.proveLessEqual(*b, *a).proved();
+  case BinaryOp::Eq: return p.proveEqual(*a, *b).proved();
+  case BinaryOp::Ne: return p.proveLess(*a, *b).proved() || p.proveLess(*b, *a).proved();
+  default: return false;
+  }
+}
+
 /// The name of a symbol as the user wrote it (`w` for a `let w = warp_id 0`).
 inline std::string symbolName(const Checker &c, solver::AtomId a) { return c.symbols.info(a).Name; }
 

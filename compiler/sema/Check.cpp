@@ -175,6 +175,7 @@ void Checker::checkItem(int index) {
   checkLowerable(*this, item); // one judge: target/Lowerable.h (CheckLowerable.cpp)
   // The proofs over the whole body run last, so they can leave alone the
   // statements the checks above already rejected (follow-on errors).
+  checkRegisterInit(*this, item);
   if (item.kind == syntax::ItemKind::Kernel) {
     checkResultCoverage(*this, item);
     checkDivergence(*this, item);

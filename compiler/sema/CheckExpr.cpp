@@ -59,13 +59,14 @@ bool Checker::isLiteralScalar(ExprId id) const {
 bool Checker::requireScalarOperand(ExprId id, const Type &t, DType tile, const std::string &what) {
   if (!requireScalar(id, t, tile))
     return false;
-  if (t.kind != Type::Scalar || t.scalar == tile)
-    return true; // integer constants fit every element type
+  // Integer constants fit every element type; any scalar converts to a
+  // float tile's type (rounding, as a literal is rounded). What does not fit
+  // is a float scalar on an integer tile: it would truncate (0.25 -> 0).
+  if (t.kind != Type::Scalar || t.scalar == tile || isFloat(tile) || !isFloat(t.scalar))
+    return true;
   const Expr &e = m.expr(id);
   std::string text = syntax::printExpr(m, id);
   if (isLiteralScalar(id)) {
-    if (isFloat(tile))
-      return true; // rounded to the tile's type, as written
     auto &d = error(DiagId::DTypeMismatch, e.span,
                     "`" + text + "` is a float literal, but " + what + " " + dtypeName(tile) +
                         " elements");

@@ -221,6 +221,8 @@ std::vector<Span> checkFences(Checker &checker, const Item &item);
 void checkSharedInit(Checker &checker, const Item &item, std::vector<Span> skip);
 /// `block_sync` and `cp_async` under warp-dependent control (Divergence.cpp).
 void checkDivergence(Checker &checker, const Item &item);
+/// Reads of register tiles before anything is assigned to them (RegisterInit.cpp).
+void checkRegisterInit(Checker &checker, const Item &item);
 /// 16-byte alignment of cp.async destinations and ldmatrix operands
 /// against the shared layout codegen uses (Alignment.cpp).
 void checkSharedAlignment(Checker &checker, const Item &item);

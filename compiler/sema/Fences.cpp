@@ -601,62 +601,7 @@ private:
 
   /// Is the condition (or, with holds = false, its negation) provable?
   bool provable(ExprId cond, bool holds) {
-    const Expr &e = m_.expr(cond);
-    if (e.kind == ExprKind::Paren)
-      return provable(e.children[0], holds);
-    if (e.kind != ExprKind::Binary)
-      return false;
-    auto a = c_.exprValueOrNull(e.children[0]);
-    auto b = c_.exprValueOrNull(e.children[1]);
-    if (!a || !b)
-      return false;
-    for (const auto &[atom, value] : unrolled_) {
-      *a = c_.symbols.substitute(*a, atom, value);
-      *b = c_.symbols.substitute(*b, atom, value);
-    }
-    using syntax::BinaryOp;
-    BinaryOp op = e.op;
-    if (!holds) {
-      switch (op) {
-      case BinaryOp::Lt:
-        op = BinaryOp::Ge;
-        break;
-      case BinaryOp::Le:
-        op = BinaryOp::Gt;
-        break;
-      case BinaryOp::Gt:
-        op = BinaryOp::Le;
-        break;
-      case BinaryOp::Ge:
-        op = BinaryOp::Lt;
-        break;
-      case BinaryOp::Eq:
-        op = BinaryOp::Ne;
-        break;
-      case BinaryOp::Ne:
-        op = BinaryOp::Eq;
-        break;
-      default:
-        return false;
-      }
-    }
-    auto &p = c_.prover;
-    switch (op) {
-    case BinaryOp::Lt:
-      return p.proveLess(*a, *b).proved();
-    case BinaryOp::Le:
-      return p.proveLessEqual(*a, *b).proved();
-    case BinaryOp::Gt:
-      return p.proveLess(*b, *a).proved();
-    case BinaryOp::Ge:
-      return p.proveLessEqual(*b, *a).proved();
-    case BinaryOp::Eq:
-      return p.proveEqual(*a, *b).proved();
-    case BinaryOp::Ne:
-      return p.proveLess(*a, *b).proved() || p.proveLess(*b, *a).proved();
-    default:
-      return false;
-    }
+    return provableCondition(c_, cond, holds, &unrolled_);
   }
 
   /// Under the facts in scope, is this the last iteration of the innermost
