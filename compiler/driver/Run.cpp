@@ -189,6 +189,7 @@ interpret(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, const runti
 std::optional<std::string> saveRun(const Session &s, const std::string &kernel,
                                    const runtime::LaunchPlan &plan,
                                    const std::vector<runtime::HostTensor> &hosts,
+                                   const std::vector<double> &scalarValues,
                                    const std::string &backend) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(s.options.save) / kernel;
@@ -213,10 +214,13 @@ std::optional<std::string> saveRun(const Session &s, const std::string &kernel,
   nlohmann::json dims = nlohmann::json::object();
   for (const auto &[name, value] : s.options.dims)
     dims[name] = value;
-  nlohmann::json scalars = nlohmann::json::object(); // the values the launch used
+  // The values asked for (--scalars or seeded), not the plan's copy: a
+  // reference computes with what the kernel should have received.
+  nlohmann::json scalars = nlohmann::json::object();
+  size_t j = 0;
   for (const runtime::ParamPlan &p : plan.params)
-    if (p.kind == runtime::ParamKind::Scalar)
-      scalars[p.name] = p.scalar;
+    if (p.kind == runtime::ParamKind::Scalar && j < scalarValues.size())
+      scalars[p.name] = scalarValues[j++];
   nlohmann::json run = {{"kernel", kernel},   {"file", s.options.file}, {"target", s.targetName},
                         {"backend", backend}, {"seed", s.options.seed}, {"dims", dims},
                         {"scalars", scalars}, {"params", params}};
@@ -317,7 +321,7 @@ int runKernel(Session &s, const std::string &kernelName) {
     hosts = std::move(std::get<std::vector<runtime::HostTensor>>(computed));
     report["backend"] = "interpreter";
     if (!options.save.empty()) {
-      if (auto err = saveRun(s, kernelName, *plan, hosts, "interpreter"))
+      if (auto err = saveRun(s, kernelName, *plan, hosts, scalarValues, "interpreter"))
         return fail(*err, ToolFailure);
       report["saved"] = (std::filesystem::path(options.save) / kernelName).string();
     }
@@ -345,6 +349,11 @@ int runKernel(Session &s, const std::string &kernelName) {
   plan = runtime::checkDims(*spec, dims);
   if (!plan)
     return refused(plan.error(), kernelName);
+  // The cubin's plan is new: it gets the same scalar values (without them
+  // the launch passed zeros for every scalar parameter).
+  for (size_t i = 0, j = 0; i < plan->params.size(); ++i)
+    if (plan->params[i].kind == runtime::ParamKind::Scalar && j < scalarValues.size())
+      plan->params[i].scalar = scalarValues[j++];
 
   // Launch guard, part 2: the device.
   runtime::Device &device = *s.device;
@@ -413,7 +422,7 @@ int runKernel(Session &s, const std::string &kernelName) {
   report["device"] = device.info().name;
   report["backend"] = "gpu";
   if (!options.save.empty()) {
-    if (auto err = saveRun(s, kernelName, *plan, hosts, "gpu"))
+    if (auto err = saveRun(s, kernelName, *plan, hosts, scalarValues, "gpu"))
       return fail(*err, ToolFailure);
     report["saved"] = (std::filesystem::path(options.save) / kernelName).string();
   }

@@ -152,7 +152,9 @@ else
       dimArgs=(--dims "$dims")
       [ "$dims" = - ] && dimArgs=() && nonsquare=1
       vals=$(printf '%s' "$dims" | tr ',' '\n' | cut -d= -f2 | sort -u | wc -l)
-      [ "$vals" -gt 1 ] && nonsquare=1
+      names=$(printf '%s' "$dims" | tr ',' '\n' | wc -l)
+      # Two dims or more must differ somewhere; one dim cannot be "square".
+      [ "$vals" -gt 1 ] || [ "$names" -le 1 ] && nonsquare=1
       save="$SAVE/$k-${dims//[=,]/_}"
       # shellcheck disable=SC2086
       run_cmd "$k $dims" "$KINA" run "$f" --kernel "$k" "${dimArgs[@]}" --check --save "$save" $KINA_RUN_ARGS
