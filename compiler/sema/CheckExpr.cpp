@@ -670,6 +670,12 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
                 "; load it into a `register` tile first");
       return Type::error();
     }
+    if (f == "exp" && inDevice && !isFloat(x.tensor.dtype)) {
+      error(DiagId::DTypeMismatch, e.span,
+            std::string("`exp` takes floating-point elements, found ") +
+                dtypeName(x.tensor.dtype) + "; convert first: `exp (convert F32 ...)`");
+      return Type::error();
+    }
     Type r = x;
     r.tensor.writable = true;
     if (isBinary) {

@@ -147,7 +147,8 @@ def main():
             return 2
         want = {outputs[0][0]["name"]: want}
     n_dim = getattr(mod, "REDUCTION", {}).get(kernel)
-    n = int(dims.get(n_dim, 1)) if n_dim else 1
+    # A dim name, or a number for a fixed reduction length.
+    n = n_dim if isinstance(n_dim, int) else int(dims.get(n_dim, 1)) if n_dim else 1
 
     status = 0
     for p, got in outputs:

@@ -517,10 +517,27 @@ Value Emitter::convert(Value v, Type to, bool fromUnsigned, bool toUnsigned) {
 
 Value Emitter::shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind) {
   Type t = v.getType();
-  Value x = t == f32() || t == i32() ? v : convert(v, isa<FloatType>(t) ? f32() : i32());
   Value full = c32(-1), clamp = c32(0x1f);
-  Value r = NVVM::ShflOp::create(b_, loc_, x.getType(), full, x, laneOrMask, clamp, kind,
-                                 UnitAttr());
+  auto shfl32 = [&](Value x) -> Value {
+    return NVVM::ShflOp::create(b_, loc_, x.getType(), full, x, laneOrMask, clamp, kind,
+                                UnitAttr());
+  };
+  if (t.getIntOrFloatBitWidth() == 64) {
+    // shfl moves 32 bits: a 64-bit value goes as its two halves (converting
+    // it to f32 or i32, as narrower types go, would drop half its bits).
+    Value bits = isa<FloatType>(t) ? Value(arith::BitcastOp::create(b_, loc_, i64(), v)) : v;
+    Value c = arith::ConstantOp::create(b_, loc_, b_.getI64IntegerAttr(32));
+    Value lo = shfl32(arith::TruncIOp::create(b_, loc_, i32(), bits));
+    Value hi = shfl32(
+        arith::TruncIOp::create(b_, loc_, i32(), arith::ShRUIOp::create(b_, loc_, bits, c)));
+    Value r = arith::OrIOp::create(
+        b_, loc_, arith::ExtUIOp::create(b_, loc_, i64(), lo),
+        arith::ShLIOp::create(b_, loc_, arith::ExtUIOp::create(b_, loc_, i64(), hi), c));
+    return isa<FloatType>(t) ? Value(arith::BitcastOp::create(b_, loc_, t, r)) : r;
+  }
+  // Narrower values widen exactly to f32 or i32 and back.
+  Value x = t == f32() || t == i32() ? v : convert(v, isa<FloatType>(t) ? f32() : i32());
+  Value r = shfl32(x);
   return r.getType() == t ? r : convert(r, t);
 }
 
@@ -815,6 +832,10 @@ void Emitter::reduce(const kir::ReduceOp &o) {
       regStore(o.dst, s, regLoad(o.src, s));
     return;
   }
+  // A sum of 16-bit floats accumulates in f32 and rounds once at the end, as
+  // the interpreter does (rounding after every add made the result depend on
+  // the order of the adds: a few bf16 ulps over 64 elements).
+  bool widen = o.kind == kir::ReduceKind::Sum && fl && et.getIntOrFloatBitWidth() == 16;
   int64_t fragsN = shape[1] / 8;
   for (int64_t fm = 0; fm < tilesM; ++fm)
     for (int64_t h = 0; h < 2; ++h) {
@@ -822,12 +843,14 @@ void Emitter::reduce(const kir::ReduceOp &o) {
       for (int64_t fn = 0; fn < fragsN; ++fn)
         for (int64_t i = 0; i < 2; ++i) {
           Value x = regLoad(o.src, (fm * fragsN + fn) * 4 + h * 2 + i);
+          if (widen)
+            x = convert(x, f32());
           acc = acc ? combine(acc, x) : x;
         }
       // The 4 lanes of a row differ in lane bits 0 and 1.
       for (int64_t m : {1, 2})
         acc = combine(acc, shuffle(acc, c32(m), NVVM::ShflKind::bfly));
-      regStore(o.dst, fm * 2 + h, acc);
+      regStore(o.dst, fm * 2 + h, widen ? convert(acc, et) : acc);
     }
 }
 
