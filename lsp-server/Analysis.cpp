@@ -134,7 +134,7 @@ struct Analysis::Impl {
         if (!t)
           return FrontendResult{};
         auto tg = ctx.get(target, kTargetKey);
-        return FrontendResult{itemCache(uri)->check(*t->file, tg ? *tg : options.defaultTarget)};
+        return FrontendResult{itemCache(uri)->check(t->file, tg ? *tg : options.defaultTarget)};
       }};
 #endif
 
@@ -308,7 +308,7 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
   for (const KernelInfo &k : kernels(uri)) {
     if (!spanHas(k.nameSpan, offset))
       continue;
-    for (const sema::KernelSummary &ks : p.kernels) {
+    for (const sema::KernelSummary &ks : p.kernels()) {
       if (ks.name != k.name)
         continue;
       std::string md = "```kina\n" + ks.signature + "\n```\n";
@@ -510,9 +510,9 @@ std::vector<CompletionEntry> AnalysisSnapshot::completion(const std::string &uri
   // Names in scope: the enclosing item's symbols defined before the cursor,
   // then the file's items.
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->checked && fe->checked->module) {
+  if (fe->checked) {
     int item = -1;
-    const auto &items = fe->checked->module->items;
+    const auto &items = fe->checked->module().items;
     for (size_t i = 0; i < items.size(); ++i)
       if (items[i].span.begin <= offset && offset <= items[i].span.end)
         item = static_cast<int>(i);
@@ -553,7 +553,7 @@ std::optional<SignatureInfo> AnalysisSnapshot::signatureHelp(const std::string &
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
   if (fe->checked)
-    module = fe->checked->module.get();
+    module = &fe->checked->module();
 #endif
   return signatureAt(f->text(), module, offset);
 }
@@ -746,8 +746,8 @@ RunResult AnalysisSnapshot::run(const std::string &uri, const std::string &kerne
     }
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->checked && fe->checked->module)
-    r.dims = defaultDims(*fe->checked->module, kernel);
+  if (fe->checked)
+    r.dims = defaultDims(fe->checked->module(), kernel);
 #endif
   for (const auto &[d, v] : dims)
     r.dims[d] = v;
