@@ -238,6 +238,9 @@ def main():
                     help="run the server under valgrind --tool=callgrind, counting only "
                          "the replay (instrumentation is switched on after the open); "
                          "the profile goes to OUT (read it with callgrind_annotate)")
+    ap.add_argument("--perf", metavar="OUT",
+                    help="attach `perf record -g` to the server for the replay only "
+                         "(after the open); the profile goes to OUT (read it with perf report)")
     ap.add_argument("--timeout", type=float, default=30.0,
                     help="seconds to wait for each publish (raise it under --callgrind)")
     args = ap.parse_args()
@@ -277,6 +280,11 @@ def main():
     if args.callgrind:
         subprocess.run(["callgrind_control", "--instr=on", str(c.proc.pid)], check=True,
                        stdout=subprocess.DEVNULL)
+    perf = None
+    if args.perf:
+        perf = subprocess.Popen(["perf", "record", "-q", "-g", "-F", "4000", "-o", args.perf,
+                                 "-p", str(c.proc.pid)], stdout=subprocess.DEVNULL)
+        time.sleep(1.0)  # perf attaches
     cpu_before = c.cpu_ms()
 
     rng = random.Random(args.seed)
@@ -315,6 +323,9 @@ def main():
         got, _ = c.wait_diagnostics(uri, version)
         latencies.append((got - sent) * 1000.0)
     rss_after = c.rss_mb()
+    if perf:
+        perf.send_signal(2)
+        perf.wait(timeout=60)
     cpu_per_edit = (c.cpu_ms() - cpu_before) / max(1, args.edits)
 
     c.request("shutdown", None, args.timeout)

@@ -1014,8 +1014,20 @@ void parseFile(const SourceFile &file, const ParseOptions &options, ParseCache *
   for (size_t i = 0; i < starts.size(); ++i)
     failed += reused[i] ? !reused[i]->tableParsed : !csts[i];
   std::optional<Cst> whole;
-  if (failed >= 2)
-    whole = parseWithTables(parsed);
+  if (failed >= 2) {
+    // The whole text parses only if it does from the first failing item
+    // on: the items before it parsed, so their end is an item boundary of
+    // the whole text too, if that is valid (a cut inside an item leaves the
+    // part before it unbalanced in `{}` or not ending in `}`, and no valid
+    // run of items is). Trying from there first costs the broken item, not
+    // the text before it: typing in a file with two broken kernels table-
+    // parsed the whole file on every keystroke.
+    size_t first = 0;
+    while (reused[first] ? reused[first]->tableParsed : csts[first].has_value())
+      ++first;
+    if (first == 0 || parseWithTables(parsed, starts[first]))
+      whole = parseWithTables(parsed);
+  }
   size_t items = 0;
   if (!cache) {
     ParseResult &result = *flat;

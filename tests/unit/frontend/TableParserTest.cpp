@@ -330,6 +330,52 @@ TEST(ParseCache, ItemSplitAndUtf8AroundTheEditEqualAFreshScan) {
 
 namespace {
 
+/// A valid file whose item split goes wrong (a continuation line that
+/// starts like an item: `tile a` is an argument here) still parses whole,
+/// also with broken items after it and with edits anywhere: whenever the
+/// whole text table-parses, the parse says so (parse() first tries the text
+/// from the first failing item on, and the whole text only if that parses).
+TEST(ParseCache, WrongSplitStillParsesWholeWhenTheFileIsValid) {
+  const std::string wrong =
+      "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
+      "  : (c : Tensor[F16, [64], on=cuda:global]) {\n  block_grid [1] {\n"
+      "    let v = foo a\ntile a in\n    block_sync\n  }\n}\n\n";
+  std::string stdlib;
+  for (const auto &[path, t] : repositoryKinaFiles())
+    if (path.find("/stdlib/") != std::string::npos)
+      stdlib += t + "\n";
+  std::string text = stdlib + wrong + stdlib;
+  {
+    SourceFile file("t.kina", text);
+    ASSERT_TRUE(parseWithTables(text).has_value());
+    EXPECT_TRUE(parse(file).tableParsed);
+  }
+  ParseCache cache;
+  std::mt19937 rng(5);
+  // Mostly edits that keep a file valid (blanks, comments, a longer name),
+  // some that break it, some that add wrong splits.
+  const std::vector<std::string> inserts = {" ",  "\n", "\n\n", "// c\n", "x",   "x",
+                                            "}",  "{",  "(",    "tile a\n", "\ntile b", "let"};
+  unsigned valid = 0;
+  for (int i = 0; i < 300; ++i) {
+    size_t at = rng() % (text.size() + 1);
+    std::string before = text;
+    if (rng() % 3 == 0 && at < text.size())
+      text.erase(at, 1 + rng() % 3);
+    else
+      text.insert(at, inserts[rng() % inserts.size()]);
+    SourceFile file("t.kina", text);
+    ParseResult fresh = parse(file), cached = cache.parse(file);
+    bool whole = parseWithTables(text).has_value();
+    valid += whole;
+    ASSERT_EQ(fresh.tableParsed, whole) << "edit " << i;
+    ASSERT_EQ(dump(cached), dump(fresh)) << "edit " << i;
+    if (!whole && rng() % 8 != 0)
+      text = before; // undo mostly: the file is valid again most of the time
+  }
+  EXPECT_GT(valid, 5u);
+}
+
 TEST(ParseCache, LargeFileOnTwoThreadsEqualsItemByItem) {
   // Over 256 KiB, parse() table-parses the second half on a second thread;
   // a fresh ParseCache parses item by item on one. Broken items included.
