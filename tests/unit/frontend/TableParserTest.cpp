@@ -336,10 +336,9 @@ namespace {
 /// whole text table-parses, the parse says so (parse() first tries the text
 /// from the first failing item on, and the whole text only if that parses).
 TEST(ParseCache, WrongSplitStillParsesWholeWhenTheFileIsValid) {
-  const std::string wrong =
-      "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
-      "  : (c : Tensor[F16, [64], on=cuda:global]) {\n  block_grid [1] {\n"
-      "    let v = foo a\ntile a in\n    block_sync\n  }\n}\n\n";
+  const std::string wrong = "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
+                            "  : (c : Tensor[F16, [64], on=cuda:global]) {\n  block_grid [1] {\n"
+                            "    let v = foo a\ntile a in\n    block_sync\n  }\n}\n\n";
   std::string stdlib;
   for (const auto &[path, t] : repositoryKinaFiles())
     if (path.find("/stdlib/") != std::string::npos)
@@ -354,8 +353,8 @@ TEST(ParseCache, WrongSplitStillParsesWholeWhenTheFileIsValid) {
   std::mt19937 rng(5);
   // Mostly edits that keep a file valid (blanks, comments, a longer name),
   // some that break it, some that add wrong splits.
-  const std::vector<std::string> inserts = {" ",  "\n", "\n\n", "// c\n", "x",   "x",
-                                            "}",  "{",  "(",    "tile a\n", "\ntile b", "let"};
+  const std::vector<std::string> inserts = {" ", "\n", "\n\n", "// c\n",   "x",        "x",
+                                            "}", "{",  "(",    "tile a\n", "\ntile b", "let"};
   unsigned valid = 0;
   for (int i = 0; i < 300; ++i) {
     size_t at = rng() % (text.size() + 1);
