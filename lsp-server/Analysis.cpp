@@ -39,9 +39,13 @@ struct FileText {
   }
 };
 
+/// Sorted; shared with the checked file (a large file's diagnostics are
+/// not copied per keystroke). Equal when the diagnostics are.
 struct DiagnosticList {
-  std::vector<Diagnostic> diags;
-  bool operator==(const DiagnosticList &o) const { return sameDiagnostics(diags, o.diags); }
+  std::shared_ptr<const std::vector<Diagnostic>> diags;
+  bool operator==(const DiagnosticList &o) const {
+    return diags == o.diags || (diags && o.diags && sameDiagnostics(*diags, *o.diags));
+  }
 };
 
 const std::string kTargetKey = "target";
@@ -153,12 +157,15 @@ struct Analysis::Impl {
       db, "diagnostics", [this](query::QueryContext &ctx, const std::string &uri) {
 #ifdef KINA_LSP_WITH_SEMA
         auto fe = ctx.get(frontend, uri);
-        DiagnosticList out{fe->checked ? fe->checked->diagnostics : std::vector<Diagnostic>{}};
+        if (fe->checked) // sorted by ItemCheckCache::check
+          return DiagnosticList{std::shared_ptr<const std::vector<Diagnostic>>(
+              fe->checked, &fe->checked->diagnostics)};
+        return DiagnosticList{std::make_shared<const std::vector<Diagnostic>>()};
 #else
-        DiagnosticList out{ctx.get(lexical, uri)->diagnostics};
+        auto all = std::make_shared<std::vector<Diagnostic>>(ctx.get(lexical, uri)->diagnostics);
+        sortDiagnostics(*all);
+        return DiagnosticList{std::move(all)};
 #endif
-        sortDiagnostics(out.diags);
-        return out;
       }};
 };
 
@@ -259,6 +266,11 @@ std::string AnalysisSnapshot::target() {
 }
 
 std::vector<Diagnostic> AnalysisSnapshot::diagnostics(const std::string &uri) {
+  return *sharedDiagnostics(uri);
+}
+
+std::shared_ptr<const std::vector<Diagnostic>>
+AnalysisSnapshot::sharedDiagnostics(const std::string &uri) {
   return state_->snap->get(state_->impl.diagnostics, uri)->diags;
 }
 
