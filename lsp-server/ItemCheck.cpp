@@ -55,6 +55,9 @@ struct ItemCheckCache::PartFacts {
   struct PerItem {
     uint64_t textHash = 0;
     uint64_t nameHash = 0;
+    /// The header as the file-level check reads it: name, kind, and the
+    /// spans of its keyword and its name relative to the item's start.
+    uint64_t headerHash = 0;
     std::vector<std::string> identifiers; ///< sorted, unique, the own name excluded
     uint64_t itemNamesFor = 0;            ///< the names hash `itemNames` is for
     bool itemNamesValid = false;
@@ -161,6 +164,8 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
   std::unordered_map<std::string_view, int> itemByName;
   itemByName.reserve(n);
   uint64_t namesHash = 0;
+  std::set<std::string_view> duplicated; // names defined more than once
+  uint64_t headersKey = query::contentHash(target);
   std::vector<PartFacts::PerItem *> facts(n);
   const uint64_t generation = [&] {
     std::lock_guard<std::mutex> lock(mu_);
@@ -184,6 +189,11 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
             t = std::string_view(text).substr(sp.begin, sp.end - sp.begin);
           f.textHash = query::contentHash(t);
           f.nameHash = mix(query::contentHash(it.name.name), static_cast<uint64_t>(it.kind));
+          uint64_t hh = mix(f.nameHash, it.name.valid());
+          for (Span x : {it.keywordSpan, it.name.span})
+            hh = mix(mix(hh, x.begin == 0 && x.end == 0 ? ~0ULL : x.begin - it.span.begin),
+                     x.end - x.begin);
+          f.headerHash = hh;
           // The names the item uses; its own name (after the keyword) is not a use.
           std::string_view body = t;
           Span own = moved(it.name.span, part.delta);
@@ -200,9 +210,13 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
     }
     for (size_t i = 0; i < n; ++i) {
       textHash[i] = facts[i]->textHash;
-      if (slots[i].item->name.valid() &&
-          itemByName.emplace(itemName(i), static_cast<int>(i)).second)
+      headersKey = mix(headersKey, facts[i]->headerHash);
+      if (!slots[i].item->name.valid())
+        continue;
+      if (itemByName.emplace(itemName(i), static_cast<int>(i)).second)
         namesHash += facts[i]->nameHash * 0x100000001b3ULL; // a set: order-free
+      else
+        duplicated.insert(itemName(i));
     }
     // Which identifiers name items: kept per item while the set of names
     // stays (a keystroke inside a body looks up one item's identifiers).
@@ -261,51 +275,165 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
   }
   const bool full = misses.size() > kMaxSeparateChecks || (!misses.empty() && misses.size() == n);
 
-  // ---- the Module the checks read ----
-  // A full check reads every item. Otherwise the checked items and what
-  // they reach by name come whole, every other item as a header: the
-  // checker reads only their names, kinds and spans (item symbols,
-  // duplicate names, the names a misspelt call could mean), and the
-  // per-item result equals that of the whole Module (the tests compare).
-  std::shared_ptr<const syntax::Module> whole;
-  syntax::Module sparse;
-  const syntax::Module *checkModule = nullptr;
-  if (full) {
-    whole = wholeModule(parse);
-    checkModule = whole.get();
-  } else {
-    std::vector<bool> needPart(parse.parts.size(), false);
-    for (int i : misses) {
-      needPart[slots[i].part] = true;
-      for (int j : reachedBy[i])
-        needPart[slots[j].part] = true;
-    }
-    sparse.items.reserve(n);
-    for (size_t p = 0; p < parse.parts.size(); ++p) {
-      const syntax::ItemizedParse::Part &part = parse.parts[p];
-      if (needPart[p])
-        syntax::appendModule(sparse, part.item->module, part.delta);
-      else
-        syntax::appendItemHeaders(sparse, part.item->module, part.delta);
-    }
-    checkModule = &sparse;
-  }
-  const syntax::Module &m = *checkModule;
-
-  // ---- checks ----
+  // ---- the Modules the checks read ----
+  // A full check reads every item. An item check reads the item and what
+  // it reaches by name (callees, transitively, and every item of a name
+  // among them, so that a name means the same item), nothing else: its
+  // result equals that on the whole Module (the tests compare), unless it
+  // has a name-resolution diagnostic that may read other items (an unknown
+  // function's suggestions read every item's name and kind): that item is
+  // checked again on a Module of those nodes and every other item as a
+  // header (name, kind, spans). The file-level
+  // check reads only headers, and is kept by their layout (fileLevel_).
   sema::CheckOptions base;
   base.target = target;
   base.sourceText = text;
   base.exprTypeTable = false; // nothing here reads CheckedProgram::exprTypes
-  auto runCheck = [&](std::vector<int> only, DiagnosticSink &sink) {
+  auto runCheck = [&](const syntax::Module &m, std::vector<int> only, DiagnosticSink &sink) {
     sema::CheckOptions co = base;
     co.onlyItems = std::move(only);
     return sema::check(m, co, sink);
   };
-  // File-level verdicts (duplicate item names): a check of no item.
-  DiagnosticSink fileSink;
-  sema::CheckedProgram fileProgram = runCheck({-1}, fileSink);
-  std::vector<Diagnostic> fileLevel = fileSink.take();
+  std::shared_ptr<const syntax::Module> whole;
+  if (full)
+    whole = wholeModule(parse);
+  // The parts in `needPart` whole, and with `headers` every other item as a
+  // header; `local` maps file item indices to the module's (-1: absent).
+  auto moduleOf = [&](const std::vector<bool> &needPart, bool headers, std::vector<int> &local) {
+    syntax::Module mod;
+    local.assign(n, -1);
+    size_t i = 0;
+    for (size_t p = 0; p < parse.parts.size(); ++p) {
+      const syntax::ItemizedParse::Part &part = parse.parts[p];
+      size_t count = part.item->module.items.size();
+      if (needPart[p] || headers) {
+        for (size_t k = 0; k < count; ++k)
+          local[i + k] = static_cast<int>(mod.items.size() + k);
+        if (needPart[p])
+          syntax::appendModule(mod, part.item->module, part.delta);
+        else
+          syntax::appendItemHeaders(mod, part.item->module, part.delta);
+      }
+      i += count;
+    }
+    return mod;
+  };
+  auto partsFor = [&](int item) {
+    std::vector<bool> needPart(parse.parts.size(), false);
+    std::vector<int> work{item};
+    work.insert(work.end(), reachedBy[item].begin(), reachedBy[item].end());
+    std::set<std::string_view> names;
+    for (int j : work) {
+      needPart[slots[j].part] = true;
+      if (slots[j].item->name.valid())
+        names.insert(itemName(j));
+    }
+    // Every definition of a duplicated name among them (rare: a scan), and
+    // the items sharing a part with them come along (whole parts).
+    for (std::string_view name : names)
+      if (duplicated.count(name))
+        for (size_t j = 0; j < n; ++j)
+          if (slots[j].item->name.valid() && itemName(j) == name)
+            needPart[slots[j].part] = true;
+    return needPart;
+  };
+
+  // File-level verdicts (duplicate item names): a check of no item, on the
+  // headers only and without the text, so that its result depends on the
+  // headers' layout alone: kept with spans relative to their items.
+  std::vector<Diagnostic> fileLevel;
+  std::vector<sema::SymbolInfo> itemSymbols;
+  {
+    auto beginOf = [&](size_t i) { return itemSpan(i).begin; };
+    std::unique_lock<std::mutex> lock(mu_);
+    if (fileLevel_.valid && fileLevel_.key == headersKey) {
+      fileLevel = fileLevel_.diagnostics;
+      for (size_t k = 0; k < fileLevel.size(); ++k) {
+        const std::vector<RelSpan> &rel = fileLevel_.spans[k];
+        size_t r = 0;
+        Diagnostic &d = fileLevel[k];
+        d.span = absolute(rel[r++], beginOf);
+        for (SpanLabel &l : d.labels)
+          l.span = absolute(rel[r++], beginOf);
+        for (FixIt &f : d.fixits)
+          f.span = absolute(rel[r++], beginOf);
+      }
+      itemSymbols = fileLevel_.symbols;
+      for (size_t k = 0; k < itemSymbols.size(); ++k)
+        itemSymbols[k].definition = absolute(fileLevel_.symbolSpans[k], beginOf);
+    } else {
+      lock.unlock();
+      std::vector<int> local;
+      syntax::Module headers = moduleOf(std::vector<bool>(parse.parts.size(), false), true, local);
+      // An item's extent is not part of the key (typing in a body changes
+      // it): the check sees each item as empty at its start.
+      for (syntax::Item &it : headers.items)
+        it.span = Span{it.span.begin, it.span.begin};
+      sema::CheckOptions co = base;
+      co.sourceText = {};
+      co.onlyItems = {-1};
+      DiagnosticSink fileSink;
+      sema::CheckedProgram fileProgram = sema::check(headers, co, fileSink);
+      fileLevel = fileSink.take();
+      for (const sema::SymbolInfo &sym : fileProgram.symbolInfos)
+        if (sym.kind == sema::SymbolKind::Item) {
+          itemSymbols.push_back(sym);
+          itemSymbols.back().references.clear();
+        }
+      // Relative to the items they lie in (else not kept).
+      FileLevel kept;
+      kept.key = headersKey;
+      kept.valid = true;
+      auto relative = [&](Span sp, size_t hint) -> std::optional<RelSpan> {
+        if (sp.begin == 0 && sp.end == 0)
+          return RelSpan{-1, 0, 0};
+        auto at = [&](size_t i) {
+          return RelSpan{static_cast<int>(i), sp.begin - itemSpan(i).begin, sp.end - sp.begin};
+        };
+        if (hint < n && within(sp, itemSpan(hint)))
+          return at(hint);
+        // The items are in text order: the last one starting at or before it.
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+          size_t mid = (lo + hi) / 2;
+          if (itemSpan(mid).begin <= sp.begin)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo > 0 && within(sp, itemSpan(lo - 1)))
+          return at(lo - 1);
+        return std::nullopt;
+      };
+      for (const Diagnostic &d : fileLevel) {
+        std::vector<RelSpan> rel;
+        std::vector<Span> all{d.span};
+        for (const SpanLabel &l : d.labels)
+          all.push_back(l.span);
+        for (const FixIt &f : d.fixits)
+          all.push_back(f.span);
+        for (Span sp : all)
+          if (auto r = relative(sp, n))
+            rel.push_back(*r);
+          else
+            kept.valid = false;
+        kept.diagnostics.push_back(d);
+        kept.spans.push_back(std::move(rel));
+      }
+      for (const sema::SymbolInfo &sym : itemSymbols) {
+        auto it = itemByName.find(sym.name); // an item's symbol is at its name
+        std::optional<RelSpan> r =
+            relative(sym.definition, it == itemByName.end() ? n : static_cast<size_t>(it->second));
+        if (!r)
+          kept.valid = false;
+        kept.symbols.push_back(sym);
+        kept.symbolSpans.push_back(r.value_or(RelSpan{}));
+      }
+      lock.lock();
+      fileLevel_ = std::move(kept);
+      ++fileLevelChecks_;
+    }
+  }
 
   std::vector<Diagnostic> orphans; // from checked items, outside every checked item
   std::vector<std::shared_ptr<const ItemResult>> fresh;
@@ -420,7 +548,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
     if (full) {
       // One full check (as `kina check` does); every item's result is fresh.
       DiagnosticSink sink;
-      sema::CheckedProgram p = runCheck({}, sink);
+      sema::CheckedProgram p = runCheck(*whole, {}, sink);
       std::vector<int> all(n);
       for (size_t i = 0; i < n; ++i)
         all[i] = static_cast<int>(i);
@@ -430,9 +558,36 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
       // reached first from a selected caller would report into the caller's
       // scratch sink (sema::CheckOptions::onlyItems checks callees silently).
       for (int i : misses) {
-        DiagnosticSink sink;
-        sema::CheckedProgram p = runCheck({i}, sink);
-        harvest(p, sink.take(), {i});
+        std::vector<bool> needPart = partsFor(i);
+        for (bool headers : {false, true}) {
+          std::vector<int> local;
+          syntax::Module mod = moduleOf(needPart, headers, local);
+          DiagnosticSink sink;
+          sema::CheckedProgram p = runCheck(mod, {local[i]}, sink);
+          std::vector<Diagnostic> diags = sink.take();
+          // An unknown name's suggestions are the item's own bindings (sema
+          // binds no item names in scopes); other name diagnostics (an
+          // unknown function's suggestions) may read any item.
+          bool byName = std::any_of(diags.begin(), diags.end(), [](const Diagnostic &d) {
+            return d.info().diagClass == DiagClass::Name && d.id != DiagId::UnknownName;
+          });
+          if (byName && !headers)
+            continue; // its suggestions read every item: again with the headers
+          // The module's item indices as the file's.
+          std::vector<int> file(mod.items.size(), -1);
+          for (size_t j = 0; j < n; ++j)
+            if (local[j] >= 0)
+              file[local[j]] = static_cast<int>(j);
+          auto toFile = [&](int k) {
+            return k >= 0 && static_cast<size_t>(k) < file.size() ? file[k] : k;
+          };
+          for (sema::SymbolInfo &sym : p.symbolInfos)
+            sym.item = toFile(sym.item);
+          for (sema::KernelSummary &k : p.kernels)
+            k.item = toFile(k.item);
+          harvest(p, std::move(diags), {i});
+          break;
+        }
       }
     }
   }
@@ -459,11 +614,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
   for (const Diagnostic &d : fileLevel)
     if (keep(d))
       out->diagnostics.push_back(d);
-  for (const sema::SymbolInfo &s : fileProgram.symbolInfos)
-    if (s.kind == sema::SymbolKind::Item) {
-      parts->itemSymbols.push_back(s);
-      parts->itemSymbols.back().references.clear();
-    }
+  parts->itemSymbols = std::move(itemSymbols);
   auto anchorBase = [&](const std::string &anchor, int64_t own) -> int64_t {
     if (anchor.empty())
       return own;

@@ -98,6 +98,12 @@ public:
 
   /// Cached item results (for tests and memory accounting).
   size_t size() const;
+  /// How many times the file-level check ran (tests: it is kept by the
+  /// layout of the item headers).
+  size_t fileLevelChecks() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fileLevelChecks_;
+  }
 
   struct ItemResult;
 
@@ -118,6 +124,28 @@ private:
   /// part's address (the entry keeps the part alive). Under mu_.
   struct PartFacts;
   std::unordered_map<const void *, std::shared_ptr<PartFacts>> facts_;
+  /// The last file-level check's result, by the layout of the item headers
+  /// (ItemCheck.cpp); spans relative to the items they lie in. Under mu_.
+  struct RelSpan {
+    int item = -1; ///< -1: the empty span at 0
+    uint32_t offset = 0, length = 0;
+  };
+  struct FileLevel {
+    uint64_t key = 0;
+    bool valid = false;
+    std::vector<Diagnostic> diagnostics;
+    std::vector<std::vector<RelSpan>> spans; ///< per diagnostic: span, labels, fix-its
+    std::vector<sema::SymbolInfo> symbols;   ///< the items' symbols, no references
+    std::vector<RelSpan> symbolSpans;
+  };
+  FileLevel fileLevel_;
+  size_t fileLevelChecks_ = 0;
+  template <class BeginOf> static Span absolute(RelSpan r, BeginOf begin) {
+    if (r.item < 0)
+      return Span{0, 0};
+    uint32_t b = static_cast<uint32_t>(begin(static_cast<size_t>(r.item))) + r.offset;
+    return Span{b, b + r.length};
+  }
   uint64_t generation_ = 0;
 };
 } // namespace kina::lsp

@@ -256,7 +256,9 @@ TEST(ItemCheck, NewItemNamedLikeAnUnknownFunctionRechecksTheUser) {
 /// neither it nor anything it names.
 TEST(ItemCheck, ItemKindChangeRechecksAMisspeltCall) {
   ItemCheckCache cache;
-  std::string text = "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
+  // After the corpus: the two items re-checked are checked one by one.
+  std::string text = corpus() +
+                     "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
                      "  : (c : Tensor[F16, [64], on=cuda:global]) {\n"
                      "  block_grid [1] {\n    let v = helpr a in\n    block_sync\n  }\n}\n"
                      "\nfn helper\n  (t : Tensor[F16, [64], on=cuda:global])\n"
@@ -272,6 +274,56 @@ TEST(ItemCheck, ItemKindChangeRechecksAMisspeltCall) {
     for (const FixIt &f : d.fixits)
       suggested |= f.replacement == "helper";
   EXPECT_TRUE(suggested);
+}
+
+/// The file-level verdicts (duplicate item names, item symbols) are kept
+/// by the layout of the item headers: edits inside bodies, line breaks and
+/// comments between items move them and reuse the verdicts, renames check
+/// again; every result equals a full check.
+TEST(ItemCheck, FileLevelVerdictsMoveWithTheirItems) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  // Two more definitions of a kernel's name: duplicates with labels.
+  size_t k = text.find("kernel softmax_f32");
+  size_t end = text.find("\n}\n", k) + 3;
+  std::string again = text.substr(k, end - k);
+  text += "\n" + again + "\n// between\n" + again;
+  cache.check(SourceFile("t.kina", text), "sm_80");
+  size_t checks = cache.fileLevelChecks();
+  std::mt19937 rng(4);
+  unsigned moved = 0;
+  for (int i = 0; i < 120; ++i) {
+    size_t at = text.find("\n", rng() % text.size());
+    if (at == std::string::npos)
+      at = text.size() - 1;
+    switch (rng() % 4) {
+    case 0: // a line break
+      text.insert(at + 1, "\n");
+      break;
+    case 1: // a comment line
+      text.insert(at + 1, "// c\n");
+      break;
+    case 2: { // an edit inside a body
+      size_t b = text.find("block_sync", at);
+      if (b != std::string::npos)
+        text.insert(b, "block_sync\n    ");
+      break;
+    }
+    default: { // a rename of an item: the verdicts change
+      size_t b = text.find("kernel ", at);
+      if (b != std::string::npos)
+        text.insert(b + 7, "r");
+    }
+    }
+    size_t before = cache.fileLevelChecks();
+    auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+    moved += cache.fileLevelChecks() == before;
+    expectEqualsFullCheck(*r, text, "sm_80", "edit " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(checks, 0u);
+  EXPECT_GT(moved, 40u); // kept across edits that move items
 }
 
 class ItemCheckRandom : public ::testing::TestWithParam<unsigned> {};
