@@ -39,9 +39,13 @@ struct FileText {
   }
 };
 
+/// Sorted; shared with the checked file (a large file's diagnostics are
+/// not copied per keystroke). Equal when the diagnostics are.
 struct DiagnosticList {
-  std::vector<Diagnostic> diags;
-  bool operator==(const DiagnosticList &o) const { return sameDiagnostics(diags, o.diags); }
+  std::shared_ptr<const std::vector<Diagnostic>> diags;
+  bool operator==(const DiagnosticList &o) const {
+    return diags == o.diags || (diags && o.diags && sameDiagnostics(*diags, *o.diags));
+  }
 };
 
 const std::string kTargetKey = "target";
@@ -134,7 +138,7 @@ struct Analysis::Impl {
         if (!t)
           return FrontendResult{};
         auto tg = ctx.get(target, kTargetKey);
-        return FrontendResult{itemCache(uri)->check(*t->file, tg ? *tg : options.defaultTarget)};
+        return FrontendResult{itemCache(uri)->check(t->file, tg ? *tg : options.defaultTarget)};
       }};
 #endif
 
@@ -153,12 +157,15 @@ struct Analysis::Impl {
       db, "diagnostics", [this](query::QueryContext &ctx, const std::string &uri) {
 #ifdef KINA_LSP_WITH_SEMA
         auto fe = ctx.get(frontend, uri);
-        DiagnosticList out{fe->checked ? fe->checked->diagnostics : std::vector<Diagnostic>{}};
+        if (fe->checked) // sorted by ItemCheckCache::check
+          return DiagnosticList{std::shared_ptr<const std::vector<Diagnostic>>(
+              fe->checked, &fe->checked->diagnostics)};
+        return DiagnosticList{std::make_shared<const std::vector<Diagnostic>>()};
 #else
-        DiagnosticList out{ctx.get(lexical, uri)->diagnostics};
+        auto all = std::make_shared<std::vector<Diagnostic>>(ctx.get(lexical, uri)->diagnostics);
+        sortDiagnostics(*all);
+        return DiagnosticList{std::move(all)};
 #endif
-        sortDiagnostics(out.diags);
-        return out;
       }};
 };
 
@@ -259,6 +266,11 @@ std::string AnalysisSnapshot::target() {
 }
 
 std::vector<Diagnostic> AnalysisSnapshot::diagnostics(const std::string &uri) {
+  return *sharedDiagnostics(uri);
+}
+
+std::shared_ptr<const std::vector<Diagnostic>>
+AnalysisSnapshot::sharedDiagnostics(const std::string &uri) {
   return state_->snap->get(state_->impl.diagnostics, uri)->diags;
 }
 
@@ -308,7 +320,7 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
   for (const KernelInfo &k : kernels(uri)) {
     if (!spanHas(k.nameSpan, offset))
       continue;
-    for (const sema::KernelSummary &ks : p.kernels) {
+    for (const sema::KernelSummary &ks : p.kernels()) {
       if (ks.name != k.name)
         continue;
       std::string md = "```kina\n" + ks.signature + "\n```\n";
@@ -510,9 +522,9 @@ std::vector<CompletionEntry> AnalysisSnapshot::completion(const std::string &uri
   // Names in scope: the enclosing item's symbols defined before the cursor,
   // then the file's items.
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->checked && fe->checked->module) {
+  if (fe->checked) {
     int item = -1;
-    const auto &items = fe->checked->module->items;
+    const auto &items = fe->checked->module().items;
     for (size_t i = 0; i < items.size(); ++i)
       if (items[i].span.begin <= offset && offset <= items[i].span.end)
         item = static_cast<int>(i);
@@ -553,7 +565,7 @@ std::optional<SignatureInfo> AnalysisSnapshot::signatureHelp(const std::string &
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
   if (fe->checked)
-    module = fe->checked->module.get();
+    module = &fe->checked->module();
 #endif
   return signatureAt(f->text(), module, offset);
 }
@@ -746,8 +758,8 @@ RunResult AnalysisSnapshot::run(const std::string &uri, const std::string &kerne
     }
 #ifdef KINA_LSP_WITH_SEMA
   auto fe = state_->snap->get(state_->impl.frontend, uri);
-  if (fe->checked && fe->checked->module)
-    r.dims = defaultDims(*fe->checked->module, kernel);
+  if (fe->checked)
+    r.dims = defaultDims(fe->checked->module(), kernel);
 #endif
   for (const auto &[d, v] : dims)
     r.dims[d] = v;

@@ -217,6 +217,8 @@ public:
   /// (parse + check), computed item by item (ItemCheck.h) when kina_sema is
   /// built, else the interim lexical bracket checks.
   std::vector<Diagnostic> diagnostics(const std::string &uri);
+  /// The same, shared with the analysis (no copy; never null).
+  std::shared_ptr<const std::vector<Diagnostic>> sharedDiagnostics(const std::string &uri);
   /// How many items the last check of `uri` re-checked and reused.
   std::pair<unsigned, unsigned> itemCheckCounts(const std::string &uri);
 

@@ -33,12 +33,8 @@ bool DocumentStore::change(const std::string &uri, int64_t version,
     uint32_t end = file->offsetOfUtf16({r.end.line, r.end.character});
     if (end < begin)
       std::swap(begin, end);
-    // One copy of the text: prefix, the change, suffix.
-    const std::string &old = file->text();
-    std::string text;
-    text.reserve(old.size() - (end - begin) + change.text.size());
-    text.append(old, 0, begin).append(change.text).append(old, end, std::string::npos);
-    file = std::make_shared<const SourceFile>(uri, std::move(text));
+    // One copy of the text, and the line table updated around the edit.
+    file = std::make_shared<const SourceFile>(*file, begin, end, change.text);
   }
   doc.file = std::move(file);
   doc.version = version;

@@ -2,9 +2,13 @@
 //
 // What makes diagnostics fast while typing (issue 6, DESIGN.md §3.7): the
 // file is re-parsed on every edit through a syntax::ParseCache (only the
-// edited item is parsed and lowered again; the others are moved), and only
-// the items whose result may have changed are re-checked
-// with kina::sema (CheckOptions::onlyItems). The result of each checked item
+// edited item is parsed and lowered again; the others are used in place, not
+// copied), and only the items whose result may have changed are re-checked
+// with kina::sema (CheckOptions::onlyItems), on a Module of the items they
+// need: their own nodes and their callees', and every other item as a
+// header (name, kind, spans), which is all a check reads of an item it
+// neither checks nor reaches by name. A keystroke costs the edited item plus
+// a few words per item of the file. The result of each checked item
 // (its diagnostics, type annotations, local symbols, references to other
 // items, kernel summary) is kept with spans relative to the item's start,
 // keyed by a hash of:
@@ -46,10 +50,11 @@ namespace kina::lsp {
 
 /// One checked file, with absolute spans, as the IDE features read it.
 /// Diagnostics are merged eagerly (every keystroke publishes them); the
-/// annotations and symbols of all items only on first use (hover, inlay
-/// hints, completion, navigation), from the items' cached results: merging
-/// and freeing them for every item was most of a keystroke in a large file.
-/// Thread-safe: the lazy parts are built once, under a once_flag.
+/// annotations, symbols and kernel summaries of all items, and the file's
+/// Module, only on first use (hover, inlay hints, completion, navigation,
+/// signature help), from the items' cached results and parses: building and
+/// freeing them for every item was most of a keystroke in a large file.
+/// Thread-safe: the lazy parts are built once, under once_flags.
 struct CheckedFile {
   /// Equal to kina::sema::analyze(file, target).diagnostics (sorted).
   std::vector<Diagnostic> diagnostics;
@@ -57,9 +62,11 @@ struct CheckedFile {
   /// Item symbols first (all references included), then each item's locals
   /// (SymbolInfo::item is the item's index in `module`).
   const std::vector<sema::SymbolInfo> &symbols() const;
-  std::vector<sema::KernelSummary> kernels; ///< in item order
-  /// The parsed file (items, expressions; for signature help and dims).
-  std::shared_ptr<const syntax::Module> module;
+  /// In item order (as sema::CheckedProgram::kernels).
+  const std::vector<sema::KernelSummary> &kernels() const;
+  /// The parsed file (items, expressions; for signature help and dims):
+  /// equals syntax::parse(file).module.
+  const syntax::Module &module() const;
   unsigned itemsChecked = 0; ///< how many items this check re-checked
   unsigned itemsReused = 0;  ///< how many came from the cache
   bool tableParsed = false;  ///< parsed by the table parser (no syntax error)
@@ -68,20 +75,35 @@ struct CheckedFile {
   std::shared_ptr<const Parts> parts;
 
 private:
+  friend class ItemCheckCache; // sets module_ when a full check assembled it
   void materialize() const;
-  mutable std::once_flag built_;
+  mutable std::once_flag built_, moduleBuilt_;
   mutable std::vector<sema::TypeAnnotation> annotations_;
   mutable std::vector<sema::SymbolInfo> symbols_;
+  mutable std::vector<sema::KernelSummary> kernels_;
+  mutable std::shared_ptr<const syntax::Module> module_;
 };
 
 class ItemCheckCache {
 public:
   /// Parses and checks `file` for `target`, re-checking only what changed
-  /// since the previous calls (see the file comment).
-  std::shared_ptr<const CheckedFile> check(const SourceFile &file, const std::string &target);
+  /// since the previous calls (see the file comment). The file is kept until
+  /// the next call (the next parse finds the edit by comparing with it).
+  std::shared_ptr<const CheckedFile> check(std::shared_ptr<const SourceFile> file,
+                                           const std::string &target);
+  /// The same on a copy of `file` (tests).
+  std::shared_ptr<const CheckedFile> check(const SourceFile &file, const std::string &target) {
+    return check(std::make_shared<const SourceFile>(file.path(), file.text()), target);
+  }
 
   /// Cached item results (for tests and memory accounting).
   size_t size() const;
+  /// How many times the file-level check ran (tests: it is kept by the
+  /// layout of the item headers).
+  size_t fileLevelChecks() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fileLevelChecks_;
+  }
 
   struct ItemResult;
 
@@ -97,22 +119,35 @@ private:
   syntax::ParseCache parseCache_;
   unsigned parses_ = 0;
   std::unordered_map<uint64_t, Entry> entries_;
-  /// The identifiers of an item's text, by its content hash (same upkeep).
-  struct Identifiers {
-    std::shared_ptr<const std::vector<std::string>> names;
-    uint64_t lastUsed = 0;
+  /// What the keys need of each item of a part of the parse, computed once
+  /// per part (a part is reused only while its text is unchanged), by the
+  /// part's address (the entry keeps the part alive). Under mu_.
+  struct PartFacts;
+  std::unordered_map<const void *, std::shared_ptr<PartFacts>> facts_;
+  /// The last file-level check's result, by the layout of the item headers
+  /// (ItemCheck.cpp); spans relative to the items they lie in. Under mu_.
+  struct RelSpan {
+    int item = -1; ///< -1: the empty span at 0
+    uint32_t offset = 0, length = 0;
   };
-  std::unordered_map<uint64_t, Identifiers> identifiers_;
-  /// The last checked text and its items' hashes by place (under mu_).
-  struct PlacedHash {
-    uint32_t begin = 0, end = 0;
-    uint64_t hash = 0;
+  struct FileLevel {
+    uint64_t key = 0;
+    bool valid = false;
+    std::vector<Diagnostic> diagnostics;
+    std::vector<std::vector<RelSpan>> spans; ///< per diagnostic: span, labels, fix-its
+    std::vector<sema::SymbolInfo> symbols;   ///< the items' symbols, no references
+    std::vector<RelSpan> symbolSpans;
   };
-  std::string previousText_;
-  std::vector<PlacedHash> previousHashes_;
+  FileLevel fileLevel_;
+  size_t fileLevelChecks_ = 0;
+  template <class BeginOf> static Span absolute(RelSpan r, BeginOf begin) {
+    if (r.item < 0)
+      return Span{0, 0};
+    uint32_t b = static_cast<uint32_t>(begin(static_cast<size_t>(r.item))) + r.offset;
+    return Span{b, b + r.length};
+  }
   uint64_t generation_ = 0;
 };
-
 } // namespace kina::lsp
 
 #endif // KINA_LSP_WITH_SEMA

@@ -165,13 +165,13 @@ void Scheduler::run(Worker &w) {
     auto start = Clock::now();
     bool cancelled = false;
     std::optional<int64_t> version;
-    std::vector<Diagnostic> diags;
+    std::shared_ptr<const std::vector<Diagnostic>> diags;
     std::shared_ptr<const SourceFile> file;
     try {
       auto snap = analysis_.snapshot();
       version = snap->version(w.uri);
       if (version) {
-        diags = snap->diagnostics(w.uri);
+        diags = snap->sharedDiagnostics(w.uri);
         file = snap->file(w.uri);
       }
     } catch (const query::Cancelled &) {

@@ -48,8 +48,10 @@ struct DebouncePolicy {
 
 class Scheduler {
 public:
+  /// The diagnostics are shared with the analysis (a large file's are not
+  /// copied per publish).
   using PublishFn = std::function<void(const std::string &uri, int64_t version,
-                                       std::vector<Diagnostic> diagnostics,
+                                       std::shared_ptr<const std::vector<Diagnostic>> diagnostics,
                                        std::shared_ptr<const SourceFile> file)>;
 
   Scheduler(Analysis &analysis, Logger &log, PublishFn publish, unsigned maxConcurrentBuilds);

@@ -131,9 +131,10 @@ Server::Server(Transport &transport, Logger &log, ServerOptions options)
     : transport_(transport), log_(log), options_(std::move(options)), analysis_(options_.analysis),
       scheduler_(
           analysis_, log_,
-          [this](const std::string &uri, int64_t version, std::vector<Diagnostic> diags,
+          [this](const std::string &uri, int64_t version,
+                 std::shared_ptr<const std::vector<Diagnostic>> diags,
                  std::shared_ptr<const SourceFile> file) {
-            publishDiagnostics(uri, version, std::move(diags), std::move(file));
+            publishDiagnostics(uri, version, *diags, std::move(file));
           },
           options_.maxConcurrentBuilds),
       pool_(options_.requestThreads) {
@@ -553,6 +554,10 @@ void Server::onDidClose(const json &params) {
     std::lock_guard<std::mutex> lock(tokensMutex_);
     lastTokens_.erase(uri);
   }
+  {
+    std::lock_guard<std::mutex> lock(publishMutex_);
+    publishCaches_.erase(uri);
+  }
   // Clear the client's view of this file.
   notify("textDocument/publishDiagnostics", toJSON(PublishDiagnosticsParams{uri, {}, {}}));
 }
@@ -566,12 +571,25 @@ void Server::onCancel(const json &params) {
 }
 
 void Server::publishDiagnostics(const std::string &uri, int64_t version,
-                                std::vector<Diagnostic> diagnostics,
+                                const std::vector<Diagnostic> &diagnostics,
                                 std::shared_ptr<const SourceFile> file) {
+  std::optional<int64_t> shownVersion;
+  if (client_.diagnosticVersionSupport)
+    shownVersion = version;
+  if (options_.cachePublishedJson && !transport_.pretty()) {
+    // Most diagnostics of a large file are those of the last publish.
+    std::string body;
+    {
+      std::lock_guard<std::mutex> lock(publishMutex_);
+      body = publishCaches_[uri].body(uri, shownVersion, diagnostics, *file,
+                                      [&](const Diagnostic &d) { return toLsp(d, *file, uri); });
+    }
+    transport_.sendBody(body);
+    return;
+  }
   PublishDiagnosticsParams p;
   p.uri = uri;
-  if (client_.diagnosticVersionSupport)
-    p.version = version;
+  p.version = shownVersion;
   for (const Diagnostic &d : diagnostics)
     p.diagnostics.push_back(toLsp(d, *file, uri));
   notify("textDocument/publishDiagnostics", toJSON(p));

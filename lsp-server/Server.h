@@ -17,6 +17,7 @@
 #include "Documents.h"
 #include "Logger.h"
 #include "Protocol.h"
+#include "PublishCache.h"
 #include "Scheduler.h"
 #include "ThreadPool.h"
 #include "Transport.h"
@@ -45,6 +46,9 @@ struct ServerOptions {
   /// `kina/run` starts the `kina` driver as a child process; when false it
   /// answers RequestFailed instead (the fuzz target: no process from input).
   bool allowChildProcesses = true;
+  /// Publish diagnostics from their cached JSON text (PublishCache.h); off:
+  /// every publish serializes every diagnostic (tests compare the two).
+  bool cachePublishedJson = true;
   AnalysisOptions analysis;
 };
 
@@ -100,7 +104,7 @@ private:
   void pullConfiguration();
   void applySettings(const KinaSettings &settings);
   void publishDiagnostics(const std::string &uri, int64_t version,
-                          std::vector<Diagnostic> diagnostics,
+                          const std::vector<Diagnostic> &diagnostics,
                           std::shared_ptr<const SourceFile> file);
 
   // Features (worker threads).
@@ -140,6 +144,9 @@ private:
 
   int nextCallId_ = 1;
   std::map<std::string, std::function<void(const json &)>> pendingCalls_; // main thread
+
+  std::mutex publishMutex_;
+  std::map<std::string, PublishCache> publishCaches_; ///< by uri, under publishMutex_
 
   std::mutex tokensMutex_;
   uint64_t nextTokensId_ = 1;

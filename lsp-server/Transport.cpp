@@ -217,8 +217,11 @@ Incoming Transport::readLit() {
 }
 
 void Transport::send(const nlohmann::json &message) {
-  std::string body = message.dump(options_.pretty ? 2 : -1, ' ', false,
-                                  nlohmann::json::error_handler_t::replace);
+  sendBody(
+      message.dump(options_.pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Transport::sendBody(const std::string &body) {
   std::lock_guard<std::mutex> lock(outMutex_);
   std::fprintf(out_, "Content-Length: %zu\r\n\r\n", body.size());
   std::fwrite(body.data(), 1, body.size(), out_);

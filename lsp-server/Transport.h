@@ -46,6 +46,10 @@ public:
   Incoming read();
   /// Writes one message (thread-safe). Invalid UTF-8 in strings is replaced.
   void send(const nlohmann::json &message);
+  /// Writes one message already serialized as compact JSON (thread-safe).
+  void sendBody(const std::string &body);
+  /// Messages are written indented (lit-test transcripts).
+  bool pretty() const { return options_.pretty; }
   /// Bytes written so far (for tests and statistics).
   size_t bytesSent() const;
 

@@ -134,8 +134,8 @@ def typing_session(text, edits, rng):
 
 
 class Client:
-    def __init__(self, server, log):
-        self.proc = subprocess.Popen([server, "--stdio", "--log=" + log],
+    def __init__(self, server, log, wrap=()):
+        self.proc = subprocess.Popen(list(wrap) + [server, "--stdio", "--log=" + log],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.inbox = queue.Queue()
         self.stash = []  # messages read but not yet wanted
@@ -167,11 +167,11 @@ class Client:
         self.proc.stdin.flush()
         return time.perf_counter()
 
-    def request(self, method, params):
+    def request(self, method, params, timeout=30.0):
         rid = self.next_id
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        return self.wait(lambda m: m.get("id") == rid and "method" not in m)[1]
+        return self.wait(lambda m: m.get("id") == rid and "method" not in m, timeout)[1]
 
     def notify(self, method, params):
         return self.send({"jsonrpc": "2.0", "method": method, "params": params})
@@ -234,13 +234,29 @@ def main():
                          "recorded 2,000-line runs), or error-free (the 50,000-line runs)")
     ap.add_argument("--log", default="/tmp/kina-lsp-bench.log")
     ap.add_argument("--json", help="also write the figures as JSON here")
+    ap.add_argument("--callgrind", metavar="OUT",
+                    help="run the server under valgrind --tool=callgrind, counting only "
+                         "the replay after its first keystroke (which builds the file's "
+                         "parse cache, once); "
+                         "the profile goes to OUT (read it with callgrind_annotate)")
+    ap.add_argument("--perf", metavar="OUT",
+                    help="attach `perf record -g` to the server for the replay only "
+                         "(after the open); the profile goes to OUT (read it with perf report)")
+    ap.add_argument("--timeout", type=float, default=30.0,
+                    help="seconds to wait for each publish (raise it under --callgrind)")
     args = ap.parse_args()
 
-    c = Client(args.server, args.log)
+    wrap = ()
+    if args.callgrind:
+        wrap = ("valgrind", "--tool=callgrind", "--instr-atstart=no",
+                "--callgrind-out-file=" + args.callgrind)
+    c = Client(args.server, args.log, wrap)
+    wait_diagnostics = c.wait_diagnostics
+    c.wait_diagnostics = lambda uri, version: wait_diagnostics(uri, version, args.timeout)
     c.request("initialize", {
         "processId": os.getpid(), "rootUri": None,
         "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-        "initializationOptions": {"debounceMs": 0}})
+        "initializationOptions": {"debounceMs": 0}}, args.timeout)
     c.notify("initialized", {})
     rss_start = c.rss_mb()
 
@@ -262,6 +278,11 @@ def main():
         "uri": uri, "languageId": "kina", "version": 1, "text": text}})
     c.wait_diagnostics(uri, 1)
     rss_open = c.rss_mb()
+    perf = None
+    if args.perf:
+        perf = subprocess.Popen(["perf", "record", "-q", "-g", "-F", "4000", "-o", args.perf,
+                                 "-p", str(c.proc.pid)], stdout=subprocess.DEVNULL)
+        time.sleep(1.0)  # perf attaches
     cpu_before = c.cpu_ms()
 
     rng = random.Random(args.seed)
@@ -299,12 +320,20 @@ def main():
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
         got, _ = c.wait_diagnostics(uri, version)
         latencies.append((got - sent) * 1000.0)
+        if args.callgrind and version == 2:
+            # From the second keystroke on: the first one of a file builds its
+            # parse cache (an opened-only file keeps none), once.
+            subprocess.run(["callgrind_control", "--instr=on", str(c.proc.pid)], check=True,
+                           stdout=subprocess.DEVNULL)
     rss_after = c.rss_mb()
+    if perf:
+        perf.send_signal(2)
+        perf.wait(timeout=60)
     cpu_per_edit = (c.cpu_ms() - cpu_before) / max(1, args.edits)
 
-    c.request("shutdown", None)
+    c.request("shutdown", None, args.timeout)
     c.notify("exit", None)
-    code = c.proc.wait(timeout=30)
+    code = c.proc.wait(timeout=args.timeout)
 
     latencies.sort()
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]

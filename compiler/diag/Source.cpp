@@ -15,6 +15,29 @@ SourceFile::SourceFile(std::string path, std::string text)
     lineStarts_.push_back(static_cast<uint32_t>(++p - begin));
 }
 
+SourceFile::SourceFile(const SourceFile &previous, uint32_t begin, uint32_t end,
+                       std::string_view replacement)
+    : path_(previous.path_) {
+  const std::string &old = previous.text_;
+  end = std::min<uint32_t>(end, old.size());
+  begin = std::min(begin, end);
+  text_.reserve(old.size() - (end - begin) + replacement.size());
+  text_.append(old, 0, begin).append(replacement).append(old, end, std::string::npos);
+  // Line starts up to `begin` stay (their `\n` lies before it); those after
+  // `end` move by the edit's length; the replacement brings its own.
+  const std::vector<uint32_t> &was = previous.lineStarts_;
+  auto keptEnd = std::upper_bound(was.begin(), was.end(), begin);
+  auto movedBegin = std::upper_bound(keptEnd, was.end(), end);
+  lineStarts_.reserve((keptEnd - was.begin()) + (was.end() - movedBegin) + 8);
+  lineStarts_.assign(was.begin(), keptEnd);
+  const char *p = replacement.data(), *stop = p + replacement.size();
+  while ((p = static_cast<const char *>(std::memchr(p, '\n', stop - p))))
+    lineStarts_.push_back(static_cast<uint32_t>(begin + (++p - replacement.data())));
+  const uint32_t delta = static_cast<uint32_t>(replacement.size()) - (end - begin); // mod 2^32
+  for (auto it = movedBegin; it != was.end(); ++it)
+    lineStarts_.push_back(*it + delta);
+}
+
 std::string_view SourceFile::slice(Span span) const {
   uint32_t begin = std::min<uint32_t>(span.begin, text_.size());
   uint32_t end = std::min<uint32_t>(std::max(span.end, begin), text_.size());

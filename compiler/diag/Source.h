@@ -33,6 +33,11 @@ struct LineCol {
 class SourceFile {
 public:
   SourceFile(std::string path, std::string text);
+  /// `previous` with its bytes [begin, end) replaced by `replacement`: one
+  /// copy of the text, and the line table updated around the edit rather
+  /// than rebuilt (the language server makes one per keystroke).
+  SourceFile(const SourceFile &previous, uint32_t begin, uint32_t end,
+             std::string_view replacement);
 
   const std::string &path() const { return path_; }
   const std::string &text() const { return text_; }

@@ -417,36 +417,119 @@ void reportDelimiters(const DelimiterScan &scan, const SourceFile &file, uint32_
 /// then every line that begins with `kernel`, `tile` or `fn`, whitespace and
 /// a name. (No valid statement line looks like that: a statement that starts
 /// with a name continues with `[` or `<-`.)
+bool startsItem(std::string_view text, size_t line) {
+  auto isNameStart = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::string_view kw : {"kernel", "tile", "fn"}) {
+    size_t at = line + kw.size();
+    if (line == 0 || text.compare(line, kw.size(), kw) != 0 || at >= text.size() ||
+        (text[at] != ' ' && text[at] != '\t'))
+      continue;
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+      ++at;
+    return at < text.size() && isNameStart(text[at]);
+  }
+  return false;
+}
+
+/// Appends the item starts among the line starts in [from, to] (`from` is a
+/// line start). A line's verdict reads only that line (up to its `\n`, or to
+/// the end of the text) and the `\n` before it.
+void scanItemStarts(std::string_view text, size_t from, size_t to, std::vector<uint32_t> &out) {
+  for (size_t line = from; line < text.size() && line <= to;) {
+    if (startsItem(text, line))
+      out.push_back(static_cast<uint32_t>(line));
+    const void *next = std::memchr(text.data() + line, '\n', text.size() - line);
+    line = next ? static_cast<const char *>(next) - text.data() + 1 : text.size();
+  }
+}
+
 std::vector<uint32_t> itemStarts(std::string_view text) {
   std::vector<uint32_t> starts{0};
-  auto isNameStart = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t line = 0; line < text.size();) {
-    for (std::string_view kw : {"kernel", "tile", "fn"}) {
-      size_t at = line + kw.size();
-      if (line == 0 || text.compare(line, kw.size(), kw) != 0 || at >= text.size() ||
-          (text[at] != ' ' && text[at] != '\t'))
-        continue;
-      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
-        ++at;
-      if (at < text.size() && isNameStart(text[at]))
-        starts.push_back(static_cast<uint32_t>(line));
-      break;
-    }
-    size_t next = text.find('\n', line);
-    line = next == std::string_view::npos ? text.size() : next + 1;
-  }
+  scanItemStarts(text, 0, text.size(), starts);
   return starts;
 }
 
-/// Row and column of `offset`, as tree-sitter counts them (bytes).
-TSPoint pointAt(std::string_view text, uint32_t offset) {
-  uint32_t row = 0, lineStart = 0;
-  for (uint32_t i = 0; i < offset; ++i)
-    if (text[i] == '\n') {
-      ++row;
-      lineStart = i + 1;
+/// Where two texts differ: after[0, prefix) == before[0, prefix), the last
+/// `suffix` bytes are equal too, and prefix + suffix <= both sizes.
+struct TextDiff {
+  size_t prefix = 0, suffix = 0;
+  int64_t delta = 0; ///< after.size() - before.size()
+};
+
+TextDiff diffTexts(std::string_view before, std::string_view after) {
+  // Block by block with memcmp (a 1.8 MB file: a byte loop here cost more
+  // than parsing the edited item).
+  constexpr size_t kBlock = 4096;
+  TextDiff d;
+  d.delta = static_cast<int64_t>(after.size()) - static_cast<int64_t>(before.size());
+  size_t common = std::min(before.size(), after.size());
+  size_t p = 0;
+  while (p < common) {
+    size_t n = std::min(kBlock, common - p);
+    if (std::memcmp(before.data() + p, after.data() + p, n) != 0) {
+      while (before[p] == after[p])
+        ++p;
+      break;
     }
-  return {row, offset - lineStart};
+    p += n;
+  }
+  d.prefix = p;
+  size_t s = 0, room = common - p;
+  while (s < room) {
+    size_t n = std::min(kBlock, room - s);
+    if (std::memcmp(before.data() + before.size() - s - n, after.data() + after.size() - s - n,
+                    n) != 0) {
+      while (before[before.size() - 1 - s] == after[after.size() - 1 - s])
+        ++s;
+      break;
+    }
+    s += n;
+  }
+  d.suffix = s;
+  return d;
+}
+
+/// itemStarts(after), from the starts of `before` and what changed: the
+/// lines around the edit are scanned again, the others keep their verdict.
+std::vector<uint32_t> itemStartsAfterEdit(std::string_view after, const std::vector<uint32_t> &old,
+                                          TextDiff d) {
+  size_t editEnd = after.size() - d.suffix; // after[editEnd, size) is before's suffix
+  // The first line whose verdict may change: the one holding `prefix`.
+  size_t from = 0;
+  if (const void *nl = d.prefix ? memrchr(after.data(), '\n', d.prefix) : nullptr)
+    from = static_cast<const char *>(nl) - after.data() + 1;
+  std::vector<uint32_t> out;
+  out.reserve(old.size() + 4);
+  out.push_back(0);
+  for (uint32_t s : old)
+    if (s > 0 && s < from)
+      out.push_back(s);
+  scanItemStarts(after, from, editEnd, out);
+  int64_t oldEditEnd = static_cast<int64_t>(editEnd) - d.delta;
+  for (uint32_t s : old)
+    if (static_cast<int64_t>(s) > oldEditEnd)
+      out.push_back(static_cast<uint32_t>(s + d.delta));
+  return out;
+}
+
+/// Whether `after` is valid UTF-8, given that `before` is: only the bytes
+/// around the edit, from a character boundary to a character boundary.
+bool validAfterEdit(std::string_view before, std::string_view after, TextDiff d) {
+  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  size_t b0 = d.prefix; // a boundary of `before`; after[0, b0) == before[0, b0)
+  while (b0 > 0 && b0 < before.size() && continuation(before[b0]))
+    --b0;
+  size_t b1 = after.size() - d.suffix; // after[b1, size) == before's suffix
+  while (b1 < after.size() && continuation(after[b1]))
+    ++b1;
+  return isValidUtf8(after.substr(b0, b1 - b0));
+}
+
+/// Row and column of `offset`, as tree-sitter counts them (bytes), from the
+/// file's line table (a sanitized copy of the text has the same lines).
+TSPoint pointAt(const SourceFile &file, uint32_t offset) {
+  LineCol lc = file.byteLineCol(offset);
+  return {lc.line, lc.column};
 }
 
 // ------------------------------------------------- table parser failures
@@ -664,20 +747,6 @@ void shrinkToFit(Module &m) {
   m.types.shrink_to_fit();
 }
 
-void reserveFor(Module &m, const std::vector<std::shared_ptr<const ParseCache::Item>> &parts) {
-  size_t items = 0, exprs = 0, stmts = 0, types = 0;
-  for (const auto &p : parts) {
-    items += p->module.items.size();
-    exprs += p->module.exprs.size();
-    stmts += p->module.stmts.size();
-    types += p->module.types.size();
-  }
-  m.items.reserve(items);
-  m.exprs.reserve(exprs);
-  m.stmts.reserve(stmts);
-  m.types.reserve(types);
-}
-
 /// An upper bound on the tokens of text[range], comments and all: a run of
 /// word characters counts once, every other non-space byte once (`..+`
 /// counts three times), a comment once.
@@ -747,7 +816,7 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
   } else if (!cst) {
     std::unique_ptr<TSParser, void (*)(TSParser *)> parser(ts_parser_new(), ts_parser_delete);
     ts_parser_set_language(parser.get(), tree_sitter_kina());
-    TSRange only{pointAt(text, range.begin), pointAt(text, range.end), range.begin, range.end};
+    TSRange only{pointAt(file, range.begin), pointAt(file, range.end), range.begin, range.end};
     ts_parser_set_included_ranges(parser.get(), &only, 1);
     tree.reset(ts_parser_parse_string(parser.get(), nullptr, text.data(),
                                       static_cast<uint32_t>(text.size())));
@@ -815,27 +884,40 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
   }
 }
 
-ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
-                              ParseCache *cache) {
-  ParseResult result;
+/// Parses `file` item by item. Without a cache into `flat` (one Module);
+/// with one into `itemized` (the items' parses, reused where the text did
+/// not change since the cache's previous parse).
+void parseFile(const SourceFile &file, const ParseOptions &options, ParseCache *cache,
+               ParseResult *flat, ItemizedParse *itemized) {
+  std::vector<Diagnostic> &diagnostics = cache ? itemized->diagnostics : flat->diagnostics;
   const std::string &text = file.text();
   if (text.size() > kMaxFileBytes) {
-    result.diagnostics.push_back(Diagnostic{DiagId::FileTooLarge, Span{0, 0},
-                                            "file is " + std::to_string(text.size() >> 20) +
-                                                " MiB; the limit for one source file is 64 MiB",
-                                            {}, {}, {}});
-    return result;
+    diagnostics.push_back(Diagnostic{DiagId::FileTooLarge, Span{0, 0},
+                                     "file is " + std::to_string(text.size() >> 20) +
+                                         " MiB; the limit for one source file is 64 MiB",
+                                     {}, {}, {}});
+    return;
   }
+
+  // What changed since the cache's previous parse (nothing to compare
+  // without one).
+  const ParseCache::Previous *prev = cache && cache->previous.file ? &cache->previous : nullptr;
+  TextDiff diff;
+  if (prev)
+    diff = diffTexts(prev->file->text(), text);
 
   // Invalid UTF-8: report the first bad byte, then parse a sanitized copy so the
   // rest of the file still gets checked (byte offsets are unchanged).
   std::string sanitized;
   const std::string *parseText = &text;
   uint32_t badOffset = 0;
-  if (!isValidUtf8(text, &badOffset)) {
+  bool valid = prev && prev->validUtf8 ? validAfterEdit(prev->file->text(), text, diff)
+                                       : isValidUtf8(text, &badOffset);
+  if (!valid) {
+    isValidUtf8(text, &badOffset);
     char hex[8];
     snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[badOffset]));
-    result.diagnostics.push_back(
+    diagnostics.push_back(
         Diagnostic{DiagId::InvalidUtf8, Span{badOffset, badOffset + 1},
                    std::string("invalid UTF-8 byte ") + hex + "; Kina source files must be UTF-8",
                    {}, {}, {}});
@@ -845,6 +927,10 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
         sanitized[i] = ' ';
     parseText = &sanitized;
   }
+  // The previous parse's items are of the same bytes only when both texts
+  // were parsed as they are, or both sanitized.
+  if (prev && prev->validUtf8 != valid)
+    prev = nullptr;
 
   // Each item is parsed on its own (docs/language.md, "Syntax errors"): an
   // error stays inside its item, and only broken items need the tree-sitter
@@ -852,14 +938,23 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   // table parser. A valid file whose item split went wrong (two items fail)
   // still parses whole.
   std::string_view parsed = *parseText;
-  std::vector<uint32_t> starts = itemStarts(parsed);
-  ParseCache *wholeFileOf = nullptr; // the cache, when the file is parsed whole
+  std::vector<uint32_t> starts;
+  if (prev && !prev->parts.empty()) {
+    std::vector<uint32_t> old(prev->parts.size());
+    for (size_t i = 0; i < old.size(); ++i)
+      old[i] = prev->parts[i].begin;
+    starts = itemStartsAfterEdit(parsed, old, diff);
+  } else {
+    starts = itemStarts(parsed);
+  }
   auto chunkEnd = [&](size_t i) {
     return i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(parsed.size());
   };
   auto keyOf = [&](size_t i) {
-    // The last item's delimiter messages speak of the end of the file.
+    // The last item's delimiter messages speak of the end of the file; a
+    // sanitized text parses other bytes.
     std::string key(1, i + 1 == starts.size() ? 'L' : 'M');
+    key += valid ? 'U' : 'S';
     key += std::to_string(options.maxNesting);
     key += ':';
     key.append(std::string_view(text).substr(starts[i], chunkEnd(i) - starts[i]));
@@ -872,21 +967,12 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   if (cache) {
     // Items the edit did not touch: in the common prefix or suffix of the
     // previous text and this one (see ParseCache::Previous).
-    const ParseCache::Previous &prev = cache->previous;
-    size_t common = std::min(prev.text.size(), text.size());
-    size_t prefix = std::mismatch(text.begin(), text.begin() + common, prev.text.begin()).first -
-                    text.begin();
-    size_t suffix = 0;
-    while (suffix < common - prefix &&
-           text[text.size() - 1 - suffix] == prev.text[prev.text.size() - 1 - suffix])
-      ++suffix;
-    int64_t delta = static_cast<int64_t>(text.size()) - static_cast<int64_t>(prev.text.size());
     auto previousPart = [&](int64_t begin, int64_t end,
                             bool last) -> std::shared_ptr<const ParseCache::Item> {
       auto it = std::lower_bound(
-          prev.parts.begin(), prev.parts.end(), begin,
+          prev->parts.begin(), prev->parts.end(), begin,
           [](const ParseCache::Previous::Part &p, int64_t b) { return p.begin < b; });
-      if (it == prev.parts.end() || it->begin != begin || it->end != end || it->last != last)
+      if (it == prev->parts.end() || it->begin != begin || it->end != end || it->last != last)
         return nullptr;
       return it->item;
     };
@@ -894,10 +980,10 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       uint32_t b = starts[i], e = chunkEnd(i);
       bool last = i + 1 == starts.size();
       std::shared_ptr<const ParseCache::Item> hit;
-      if (e <= prefix)
+      if (prev && e <= diff.prefix)
         hit = previousPart(b, e, last);
-      else if (b >= text.size() - suffix)
-        hit = previousPart(b - delta, e - delta, last);
+      else if (prev && b >= text.size() - diff.suffix)
+        hit = previousPart(b - diff.delta, e - diff.delta, last);
       if (hit) {
         reused[i] = std::move(hit);
       } else {
@@ -927,21 +1013,31 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
   size_t failed = 0;
   for (size_t i = 0; i < starts.size(); ++i)
     failed += reused[i] ? !reused[i]->tableParsed : !csts[i];
+  std::optional<Cst> whole;
   if (failed >= 2) {
-    if (std::optional<Cst> whole = parseWithTables(parsed)) {
+    // The whole text parses only if it does from the first failing item
+    // on: the items before it parsed, so their end is an item boundary of
+    // the whole text too, if that is valid (a cut inside an item leaves the
+    // part before it unbalanced in `{}` or not ending in `}`, and no valid
+    // run of items is). Trying from there first costs the broken item, not
+    // the text before it: typing in a file with two broken kernels table-
+    // parsed the whole file on every keystroke.
+    size_t first = 0;
+    while (reused[first] ? reused[first]->tableParsed : csts[first].has_value())
+      ++first;
+    if (first == 0 || parseWithTables(parsed, starts[first]))
+      whole = parseWithTables(parsed);
+  }
+  size_t items = 0;
+  if (!cache) {
+    ParseResult &result = *flat;
+    result.tableParsed = failed == 0 || whole;
+    if (whole) {
       starts = {0};
       csts.clear();
       csts.push_back(std::move(whole));
       failures.assign(1, TableParseFailure{});
-      reused.assign(1, nullptr);
-      keys.assign(1, "");
-      failed = 0;
-      wholeFileOf = cache;
-      cache = nullptr; // a whole-file parse is not an item's
     }
-  }
-  result.tableParsed = failed == 0;
-  if (!cache) {
     // Reserve the arenas once for all items: growing them item by item
     // costs copies and fresh pages. (Lowering halves on two threads and
     // appending measured no faster: the copy cost what the core saved.)
@@ -952,6 +1048,20 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
     for (size_t i = 0; i < starts.size(); ++i)
       parseChunk(file, parsed, Span{starts[i], chunkEnd(i)}, std::move(csts[i]), failures[i],
                  options, result.module, result.diagnostics);
+    items = result.module.items.size();
+  } else if (whole) {
+    // A whole-file parse is not an item's: one part, not kept by text, and
+    // no item split for the next parse.
+    auto fresh = std::make_shared<ParseCache::Item>();
+    fresh->tableParsed = true;
+    reserveForCstNodes(fresh->module, whole->nodes.size());
+    parseChunk(file, parsed, Span{0, static_cast<uint32_t>(parsed.size())}, std::move(whole),
+               TableParseFailure{}, options, fresh->module, fresh->diagnostics);
+    items = fresh->module.items.size();
+    appendShiftedDiagnostics(diagnostics, fresh->diagnostics, 0);
+    itemized->parts.push_back({std::move(fresh), 0});
+    itemized->tableParsed = true;
+    cache->previous.parts.clear();
   } else {
     for (size_t i = 0; i < starts.size(); ++i) {
       if (reused[i])
@@ -967,40 +1077,99 @@ ParseResult parseItems(const SourceFile &file, const ParseOptions &options,
       cache->insert(std::move(keys[i]), fresh);
       reused[i] = std::move(fresh);
     }
-    reserveFor(result.module, reused);
-    for (size_t i = 0; i < starts.size(); ++i)
-      appendItemParse(result, *reused[i], static_cast<int64_t>(starts[i]) - reused[i]->begin);
-    cache->previous.text = text;
+    itemized->parts.reserve(starts.size());
+    for (size_t i = 0; i < starts.size(); ++i) {
+      int64_t delta = static_cast<int64_t>(starts[i]) - reused[i]->begin;
+      items += reused[i]->module.items.size();
+      appendShiftedDiagnostics(diagnostics, reused[i]->diagnostics, delta);
+      itemized->parts.push_back({reused[i], delta});
+    }
+    itemized->tableParsed = failed == 0;
     cache->previous.parts.clear();
+    cache->previous.parts.reserve(starts.size());
     for (size_t i = 0; i < starts.size(); ++i)
       cache->previous.parts.push_back(
           {starts[i], chunkEnd(i), i + 1 == starts.size(), std::move(reused[i])});
   }
-  if (cache)
+  if (cache) {
+    cache->previous.file = itemized->file;
+    cache->previous.validUtf8 = valid;
     cache->endParse();
-  else if (wholeFileOf)
-    wholeFileOf->previous = {}; // a whole-file parse has no items to offer
-  if (result.module.items.empty() && result.diagnostics.empty()) {
+  }
+  if (items == 0 && diagnostics.empty()) {
     bool blank = std::all_of(text.begin(), text.end(),
                              [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
-    result.diagnostics.push_back(Diagnostic{
+    diagnostics.push_back(Diagnostic{
         DiagId::EmptyFile, Span{0, 0},
         blank ? "the file is empty: it defines no kernel, tile function or host function"
               : "the file defines no kernel, tile function or host function",
         {}, {}, {}});
   }
-  sortDiagnostics(result.diagnostics);
-  return result;
+  sortDiagnostics(diagnostics);
 }
 
 } // namespace
 
 ParseResult parse(const SourceFile &file, const ParseOptions &options) {
-  return parseItems(file, options, nullptr);
+  ParseResult result;
+  parseFile(file, options, nullptr, &result, nullptr);
+  return result;
+}
+
+ItemizedParse ParseCache::parseItems(std::shared_ptr<const SourceFile> file,
+                                     const ParseOptions &options) {
+  ItemizedParse out;
+  out.file = std::move(file);
+  parseFile(*out.file, options, this, nullptr, &out);
+  return out;
 }
 
 ParseResult ParseCache::parse(const SourceFile &file, const ParseOptions &options) {
-  return parseItems(file, options, this);
+  return parseItems(std::make_shared<const SourceFile>(file.path(), file.text()), options)
+      .assemble();
+}
+
+size_t ItemizedParse::itemCount() const {
+  size_t n = 0;
+  for (const Part &p : parts)
+    n += p.item->module.items.size();
+  return n;
+}
+
+ParseResult ItemizedParse::assemble() const {
+  ParseResult r;
+  r.tableParsed = tableParsed;
+  r.diagnostics = diagnostics;
+  if (parts.size() == 1 && parts[0].delta == 0) {
+    r.module = parts[0].item->module;
+    return r;
+  }
+  size_t items = 0, exprs = 0, stmts = 0, types = 0;
+  for (const Part &p : parts) {
+    items += p.item->module.items.size();
+    exprs += p.item->module.exprs.size();
+    stmts += p.item->module.stmts.size();
+    types += p.item->module.types.size();
+  }
+  r.module.items.reserve(items);
+  r.module.exprs.reserve(exprs);
+  r.module.stmts.reserve(stmts);
+  r.module.types.reserve(types);
+  for (const Part &p : parts)
+    appendModule(r.module, p.item->module, p.delta);
+  return r;
+}
+
+ItemizedParse ItemizedParse::whole(ParseResult parse, std::shared_ptr<const SourceFile> file) {
+  ItemizedParse out;
+  auto item = std::make_shared<ParseCache::Item>();
+  item->tableParsed = parse.tableParsed;
+  item->module = std::move(parse.module);
+  out.parts.push_back({std::move(item), 0});
+  out.diagnostics = std::move(parse.diagnostics);
+  out.tableParsed = parse.tableParsed;
+  out.file = std::move(file);
+  return out;
 }
 
 std::shared_ptr<const ParseCache::Item> ParseCache::find(const std::string &key) {

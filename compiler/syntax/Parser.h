@@ -39,12 +39,21 @@ struct ParseOptions {
 /// Parses and lowers one file. Never crashes on any input bytes.
 ParseResult parse(const SourceFile &file, const ParseOptions &options = {});
 
+class ParseCache;
+struct ItemizedParse;
+
 /// Remembers each item's parse between calls (the language server parses
 /// on every keystroke): an item whose text is unchanged is not parsed or
 /// lowered again, only moved. The result always equals parse(file, options).
 class ParseCache {
 public:
   ParseResult parse(const SourceFile &file, const ParseOptions &options = {});
+  /// The same parse, as the items' parses in place (not copied into one
+  /// Module): what a keystroke costs is the edited item, plus a few words
+  /// per item. `file` is kept until the next call (the next parse finds
+  /// the edit by comparing with it, without copying the text).
+  ItemizedParse parseItems(std::shared_ptr<const SourceFile> file,
+                           const ParseOptions &options = {});
   size_t size() const { return items_.size(); }
 
   /// One item's parse, with spans as of offset `begin`.
@@ -63,15 +72,18 @@ public:
   /// The last parse: its text and its items by [begin, end). An item of the
   /// new text that lies in the part both texts share before the edit (or
   /// after it, shifted) is that item, found without building its key (a
-  /// copy of its text) or hashing it: a keystroke costs the edited item.
+  /// copy of its text) or hashing it, and the new text's item starts and
+  /// UTF-8 validity are found again only around the edit: a keystroke costs
+  /// the edited item.
   struct Previous {
-    std::string text;
+    std::shared_ptr<const SourceFile> file;
+    bool validUtf8 = false;
     struct Part {
       uint32_t begin, end;
       bool last;
       std::shared_ptr<const Item> item;
     };
-    std::vector<Part> parts; ///< by begin
+    std::vector<Part> parts; ///< by begin; empty: no item split to offer
   };
   Previous previous;
 
@@ -82,6 +94,27 @@ private:
   };
   std::unordered_map<std::string, Entry> items_;
   uint64_t generation_ = 1;
+};
+
+/// A file's parse as its items' parses, each used where it lies (spans of
+/// part i move by parts[i].delta; ids index that part's own Module).
+struct ItemizedParse {
+  struct Part {
+    std::shared_ptr<const ParseCache::Item> item;
+    int64_t delta = 0;
+  };
+  std::vector<Part> parts; ///< in text order; their items, in order, are the file's
+  /// Every diagnostic, absolute and sorted (ParseResult::diagnostics).
+  std::vector<Diagnostic> diagnostics;
+  bool tableParsed = false;
+  /// The text the parse is of.
+  std::shared_ptr<const SourceFile> file;
+
+  size_t itemCount() const;
+  /// One Module of every part (a copy of every node): equals parse(*file).
+  ParseResult assemble() const;
+  /// Wraps a parse of the whole file as one part.
+  static ItemizedParse whole(ParseResult parse, std::shared_ptr<const SourceFile> file);
 };
 
 /// The Kina keywords, taken from the generated parser's symbol table.

@@ -1,4 +1,4 @@
-//===- Splice.cpp - Move one item's parse into a file's parse -------------===//
+//===- Splice.cpp - Move items' parses into one Module --------------------===//
 //
 // ParseCache keeps each item's Module on its own; a file's Module is their
 // concatenation. Ids index the arenas, so each appended node's ids move by
@@ -42,8 +42,11 @@ struct Mover {
 } // namespace
 
 void appendItemParse(ParseResult &into, const ParseCache::Item &item, int64_t delta) {
-  Module &to = into.module;
-  const Module &from = item.module;
+  appendModule(into.module, item.module, delta);
+  appendShiftedDiagnostics(into.diagnostics, item.diagnostics, delta);
+}
+
+void appendModule(Module &to, const Module &from, int64_t delta) {
   Mover mv{delta, static_cast<uint32_t>(to.exprs.size()), static_cast<uint32_t>(to.stmts.size()),
            static_cast<uint32_t>(to.types.size())};
   auto exprId = [&](ExprId &id) { mv.expr(id); };
@@ -105,13 +108,33 @@ void appendItemParse(ParseResult &into, const ParseCache::Item &item, int64_t de
     mv.span(it.bodySpan);
     to.items.push_back(std::move(it));
   }
-  for (Diagnostic d : item.diagnostics) {
+}
+
+void appendShiftedDiagnostics(std::vector<Diagnostic> &to, const std::vector<Diagnostic> &from,
+                              int64_t delta) {
+  Mover mv{delta, 0, 0, 0};
+  for (Diagnostic d : from) {
     mv.span(d.span);
     for (SpanLabel &l : d.labels)
       mv.span(l.span);
     for (FixIt &f : d.fixits)
       mv.span(f.span);
-    into.diagnostics.push_back(std::move(d));
+    to.push_back(std::move(d));
+  }
+}
+
+void appendItemHeaders(Module &to, const Module &from, int64_t delta) {
+  Mover mv{delta, 0, 0, 0};
+  for (const Item &it : from.items) {
+    Item h;
+    h.kind = it.kind;
+    h.span = it.span;
+    h.keywordSpan = it.keywordSpan;
+    h.name = it.name;
+    mv.span(h.span);
+    mv.span(h.keywordSpan);
+    mv.ident(h.name);
+    to.items.push_back(std::move(h));
   }
 }
 

@@ -1,4 +1,4 @@
-//===- Splice.h - Move one item's parse into a file's parse -----*- C++ -*-===//
+//===- Splice.h - Move items' parses into one Module ------------*- C++ -*-===//
 #pragma once
 
 #include "syntax/Parser.h"
@@ -9,5 +9,19 @@ namespace kina::syntax {
 /// `delta` bytes and every node id renumbered past the nodes already there.
 /// The empty span at offset 0 (no span) stays as it is.
 void appendItemParse(ParseResult &into, const ParseCache::Item &item, int64_t delta);
+
+/// The module half of appendItemParse.
+void appendModule(Module &to, const Module &from, int64_t delta);
+
+/// The diagnostics half of appendItemParse.
+void appendShiftedDiagnostics(std::vector<Diagnostic> &to, const std::vector<Diagnostic> &from,
+                              int64_t delta);
+
+/// Appends each item of `from` as a header only: its kind, span, keyword
+/// span and name, moved by `delta`; no dims, requirements, parameters,
+/// result or body (no node of `from`). What a check of other items reads of
+/// an item it neither checks nor reaches by name (see kina-lsp's
+/// ItemCheck.cpp).
+void appendItemHeaders(Module &to, const Module &from, int64_t delta);
 
 } // namespace kina::syntax

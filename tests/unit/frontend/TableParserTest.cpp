@@ -270,9 +270,110 @@ TEST(ParseCache, EqualsAFreshParseAfterEveryEdit) {
   EXPECT_LT(cache.size(), 64u); // only the last two parses' items are kept
 }
 
+/// The item split and the UTF-8 verdict are found again only around the
+/// edit (ParseCache::Previous): after every edit they equal a fresh cache's
+/// (which scans the whole text), and the parse equals a fresh parse. The
+/// edits include item keywords at line starts, line breaks next to them, and
+/// valid and invalid multi-byte sequences (a file with an invalid byte is
+/// parsed sanitized, and its items must not be reused unsanitized).
+TEST(ParseCache, ItemSplitAndUtf8AroundTheEditEqualAFreshScan) {
+  std::string text;
+  for (const auto &[path, t] : repositoryKinaFiles())
+    if (path.find("/stdlib/") != std::string::npos)
+      text += t + "\n";
+  ParseCache cache;
+  std::mt19937 rng(11);
+  const std::vector<std::string> inserts = {"\n",       "kernel ",  "tile ",    "fn ",
+                                            "kernel k", "\ntile t", "\nkernel", "x",
+                                            " ",        "\t",       "\xC3\xA9", "\xE2\x82\xAC",
+                                            "\xFF",     "\xC3",     "\xA9",     "// \xC3\xA9\n",
+                                            "}\n",      "{"};
+  unsigned invalid = 0, splits = 0;
+  for (int i = 0; i < 400; ++i) {
+    size_t at = rng() % (text.size() + 1);
+    if (rng() % 3 == 0 && at < text.size())
+      text.erase(at, 1 + rng() % 3);
+    else
+      text.insert(at, inserts[rng() % inserts.size()]);
+    // Now and then a line start: where a keyword decides a split.
+    if (rng() % 4 == 0) {
+      size_t line = text.rfind('\n', at);
+      if (line != std::string::npos)
+        text.insert(line + 1, rng() % 2 ? "kernel q" : "tile ");
+    }
+    SourceFile file("t.kina", text);
+    ParseResult cached = cache.parse(file), fresh = parse(file);
+    ParseCache scratch;
+    scratch.parse(file);
+    std::vector<uint32_t> got, want;
+    for (const auto &p : cache.previous.parts)
+      got.push_back(p.begin);
+    for (const auto &p : scratch.previous.parts)
+      want.push_back(p.begin);
+    ASSERT_EQ(got, want) << "edit " << i;
+    splits += want.size();
+    EXPECT_EQ(cache.previous.validUtf8, scratch.previous.validUtf8) << "edit " << i;
+    invalid += !scratch.previous.validUtf8;
+    ASSERT_EQ(dump(cached), dump(fresh)) << "edit " << i;
+    EXPECT_EQ(cached.tableParsed, fresh.tableParsed);
+    // Now and then the invalid bytes go away again.
+    if (rng() % 8 == 0)
+      for (size_t j = 0; j < text.size(); ++j)
+        if (static_cast<unsigned char>(text[j]) >= 0x80)
+          text[j] = 'u';
+  }
+  EXPECT_GT(invalid, 40u);
+  EXPECT_GT(splits, 400u);
+}
+
 } // namespace
 
 namespace {
+
+/// A valid file whose item split goes wrong (a continuation line that
+/// starts like an item: `tile a` is an argument here) still parses whole,
+/// also with broken items after it and with edits anywhere: whenever the
+/// whole text table-parses, the parse says so (parse() first tries the text
+/// from the first failing item on, and the whole text only if that parses).
+TEST(ParseCache, WrongSplitStillParsesWholeWhenTheFileIsValid) {
+  const std::string wrong = "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
+                            "  : (c : Tensor[F16, [64], on=cuda:global]) {\n  block_grid [1] {\n"
+                            "    let v = foo a\ntile a in\n    block_sync\n  }\n}\n\n";
+  std::string stdlib;
+  for (const auto &[path, t] : repositoryKinaFiles())
+    if (path.find("/stdlib/") != std::string::npos)
+      stdlib += t + "\n";
+  std::string text = stdlib + wrong + stdlib;
+  {
+    SourceFile file("t.kina", text);
+    ASSERT_TRUE(parseWithTables(text).has_value());
+    EXPECT_TRUE(parse(file).tableParsed);
+  }
+  ParseCache cache;
+  std::mt19937 rng(5);
+  // Mostly edits that keep a file valid (blanks, comments, a longer name),
+  // some that break it, some that add wrong splits.
+  const std::vector<std::string> inserts = {" ", "\n", "\n\n", "// c\n",   "x",        "x",
+                                            "}", "{",  "(",    "tile a\n", "\ntile b", "let"};
+  unsigned valid = 0;
+  for (int i = 0; i < 300; ++i) {
+    size_t at = rng() % (text.size() + 1);
+    std::string before = text;
+    if (rng() % 3 == 0 && at < text.size())
+      text.erase(at, 1 + rng() % 3);
+    else
+      text.insert(at, inserts[rng() % inserts.size()]);
+    SourceFile file("t.kina", text);
+    ParseResult fresh = parse(file), cached = cache.parse(file);
+    bool whole = parseWithTables(text).has_value();
+    valid += whole;
+    ASSERT_EQ(fresh.tableParsed, whole) << "edit " << i;
+    ASSERT_EQ(dump(cached), dump(fresh)) << "edit " << i;
+    if (!whole && rng() % 8 != 0)
+      text = before; // undo mostly: the file is valid again most of the time
+  }
+  EXPECT_GT(valid, 5u);
+}
 
 TEST(ParseCache, LargeFileOnTwoThreadsEqualsItemByItem) {
   // Over 256 KiB, parse() table-parses the second half on a second thread;

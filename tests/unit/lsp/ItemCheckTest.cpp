@@ -105,6 +105,60 @@ std::vector<std::string> kernels(const std::vector<sema::KernelSummary> &ks) {
   return out;
 }
 
+/// Every node of a Module, ids and spans included.
+std::string dump(const syntax::Module &m) {
+  using namespace kina::syntax;
+  std::string out;
+  auto span = [&](Span s) { out += "@" + std::to_string(s.begin) + "-" + std::to_string(s.end); };
+  for (const Expr &e : m.exprs) {
+    out += "E" + std::to_string(int(e.kind)) + e.name.name;
+    span(e.span);
+    span(e.name.span);
+    for (ExprId c : e.children)
+      out += " " + std::to_string(c);
+    out += "\n";
+  }
+  for (const Stmt &s : m.stmts) {
+    out += "S" + std::to_string(int(s.kind)) + s.name.name + " " + std::to_string(s.type) + " " +
+           std::to_string(s.target) + " " + std::to_string(s.value) + " " + std::to_string(s.end);
+    for (Span x : {s.span, s.keywordSpan, s.name.span, s.countSpan, s.shapeSpan, s.bodySpan})
+      span(x);
+    for (auto *list : {&s.shape, &s.body, &s.elseBody})
+      for (uint32_t id : *list)
+        out += " " + std::to_string(id);
+    out += "\n";
+  }
+  for (const TypeRef &t : m.types) {
+    out += "T" + std::to_string(int(t.kind)) + t.dtype.name;
+    for (Span x : {t.span, t.dtype.span, t.shapeSpan, t.placement.span})
+      span(x);
+    for (ExprId id : t.shape)
+      out += " " + std::to_string(id);
+    out += " " + std::to_string(t.placement.device) + "\n";
+  }
+  for (const Item &it : m.items) {
+    out += "I" + std::to_string(int(it.kind)) + it.name.name + " " + std::to_string(it.result);
+    for (Span x : {it.span, it.keywordSpan, it.name.span, it.dimsSpan, it.resultSpan, it.bodySpan})
+      span(x);
+    for (const Ident &d : it.dims) {
+      out += " d" + d.name;
+      span(d.span);
+    }
+    for (const Param &p : it.params) {
+      out += " p" + p.name.name + std::to_string(p.type);
+      span(p.span);
+    }
+    for (const Requirement &q : it.requirements) {
+      out += " r" + std::to_string(q.condition) + q.target.name;
+      span(q.span);
+    }
+    for (StmtId id : it.body)
+      out += " " + std::to_string(id);
+    out += "\n";
+  }
+  return out;
+}
+
 /// Expects the incremental result to equal a from-scratch analysis.
 void expectEqualsFullCheck(const CheckedFile &inc, const std::string &text,
                            const std::string &target, const std::string &context) {
@@ -125,7 +179,9 @@ void expectEqualsFullCheck(const CheckedFile &inc, const std::string &text,
   }
   EXPECT_EQ(annotations(inc.annotations()), annotations(full.program.annotations)) << context;
   EXPECT_EQ(symbols(inc.symbols()), symbols(full.program.symbolInfos)) << context;
-  EXPECT_EQ(kernels(inc.kernels), kernels(full.program.kernels)) << context;
+  EXPECT_EQ(kernels(inc.kernels()), kernels(full.program.kernels)) << context;
+  // The Module the features read, assembled from the items' parses.
+  EXPECT_EQ(dump(inc.module()), dump(full.parse.module)) << context;
 }
 
 TEST(ItemCheck, OpenChecksEverythingOnceThenReusesIt) {
@@ -192,6 +248,82 @@ TEST(ItemCheck, NewItemNamedLikeAnUnknownFunctionRechecksTheUser) {
   auto after = cache.check(SourceFile("t.kina", text), "sm_80");
   EXPECT_EQ(after->itemsChecked, 2u); // the new item and its caller
   expectEqualsFullCheck(*after, text, "sm_80", "helper defined");
+}
+
+/// A misspelt call's suggestion reads every item's name and kind: an item
+/// that becomes callable from the caller (a host `fn` turned into a `tile`
+/// function of the same name) changes the fix-it, though the caller names
+/// neither it nor anything it names.
+TEST(ItemCheck, ItemKindChangeRechecksAMisspeltCall) {
+  ItemCheckCache cache;
+  // After the corpus: the two items re-checked are checked one by one.
+  std::string text = corpus() +
+                     "kernel k\n  (a : Tensor[F16, [64], on=cuda:global])\n"
+                     "  : (c : Tensor[F16, [64], on=cuda:global]) {\n"
+                     "  block_grid [1] {\n    let v = helpr a in\n    block_sync\n  }\n}\n"
+                     "\nfn helper\n  (t : Tensor[F16, [64], on=cuda:global])\n"
+                     "  : Tensor[F16, [64], on=cuda:global] {\n  return t\n}\n";
+  auto before = cache.check(SourceFile("t.kina", text), "sm_80");
+  expectEqualsFullCheck(*before, text, "sm_80", "host helper");
+  text.replace(text.find("fn helper"), 2, "tile");
+  auto after = cache.check(SourceFile("t.kina", text), "sm_80");
+  EXPECT_EQ(after->itemsChecked, 2u); // the changed item and the misspelt call's
+  expectEqualsFullCheck(*after, text, "sm_80", "tile helper");
+  bool suggested = false;
+  for (const Diagnostic &d : after->diagnostics)
+    for (const FixIt &f : d.fixits)
+      suggested |= f.replacement == "helper";
+  EXPECT_TRUE(suggested);
+}
+
+/// The file-level verdicts (duplicate item names, item symbols) are kept
+/// by the layout of the item headers: edits inside bodies, line breaks and
+/// comments between items move them and reuse the verdicts, renames check
+/// again; every result equals a full check.
+TEST(ItemCheck, FileLevelVerdictsMoveWithTheirItems) {
+  ItemCheckCache cache;
+  std::string text = corpus();
+  // Two more definitions of a kernel's name: duplicates with labels.
+  size_t k = text.find("kernel softmax_f32");
+  size_t end = text.find("\n}\n", k) + 3;
+  std::string again = text.substr(k, end - k);
+  text += "\n" + again + "\n// between\n" + again;
+  cache.check(SourceFile("t.kina", text), "sm_80");
+  size_t checks = cache.fileLevelChecks();
+  std::mt19937 rng(4);
+  unsigned moved = 0;
+  for (int i = 0; i < 120; ++i) {
+    size_t at = text.find("\n", rng() % text.size());
+    if (at == std::string::npos)
+      at = text.size() - 1;
+    switch (rng() % 4) {
+    case 0: // a line break
+      text.insert(at + 1, "\n");
+      break;
+    case 1: // a comment line
+      text.insert(at + 1, "// c\n");
+      break;
+    case 2: { // an edit inside a body
+      size_t b = text.find("block_sync", at);
+      if (b != std::string::npos)
+        text.insert(b, "block_sync\n    ");
+      break;
+    }
+    default: { // a rename of an item: the verdicts change
+      size_t b = text.find("kernel ", at);
+      if (b != std::string::npos)
+        text.insert(b + 7, "r");
+    }
+    }
+    size_t before = cache.fileLevelChecks();
+    auto r = cache.check(SourceFile("t.kina", text), "sm_80");
+    moved += cache.fileLevelChecks() == before;
+    expectEqualsFullCheck(*r, text, "sm_80", "edit " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(checks, 0u);
+  EXPECT_GT(moved, 40u); // kept across edits that move items
 }
 
 class ItemCheckRandom : public ::testing::TestWithParam<unsigned> {};

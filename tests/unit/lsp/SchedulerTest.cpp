@@ -30,10 +30,11 @@ struct Fixture {
   std::mutex mu;
   std::vector<Published> published;
   Scheduler scheduler{analysis, log,
-                      [this](const std::string &uri, int64_t v, std::vector<kina::Diagnostic> d,
+                      [this](const std::string &uri, int64_t v,
+                             std::shared_ptr<const std::vector<kina::Diagnostic>> d,
                              std::shared_ptr<const kina::SourceFile>) {
                         std::lock_guard<std::mutex> lock(mu);
-                        published.push_back({uri, v, d.size()});
+                        published.push_back({uri, v, d->size()});
                       },
                       2};
   void set(const std::string &uri, const std::string &text, int64_t v) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LexicalScan.h"
+#include "PublishCache.h"
 #include "TestClient.h"
 
 #include <gtest/gtest.h>
@@ -176,6 +177,124 @@ json kinaCheck(const std::string &text, const std::string &target) {
   }
   std::remove(path);
   return json::parse(out, nullptr, /*allow_exceptions=*/false);
+}
+
+/// Publishes built from cached diagnostic JSON (PublishCache.h) are the
+/// bytes a fresh serialization writes, edit after edit: line breaks typed
+/// above diagnostics (their lines move, their text is reused), edits on a
+/// diagnostic's line, labels into other items (duplicate names), notes.
+TEST(Server, CachedPublishesEqualFreshSerialization) {
+  ServerOptions cachedOptions, freshOptions;
+  cachedOptions.sync = freshOptions.sync = true;
+  cachedOptions.diagnosticsDocsUrl = freshOptions.diagnosticsDocsUrl = "https://kina.dev/d";
+  freshOptions.cachePublishedJson = false;
+  TestClient cached(cachedOptions), fresh(freshOptions);
+  std::string gemm = readSource("stdlib/gemm_tc.kina");
+  ASSERT_FALSE(gemm.empty());
+  // Every kernel twice (duplicate names: labels), and calls of unknown names.
+  std::string text = gemm + "\n" + gemm + "\n";
+  for (size_t at = 0; (at = text.find("block_sync", at)) != std::string::npos; at += 40)
+    text.insert(at, "let u = helpr x in\n    ");
+  for (TestClient *c : {&cached, &fresh}) {
+    c->initialize();
+    c->notify("textDocument/didOpen", openParams(text));
+    c->server().waitIdle();
+  }
+  std::mt19937 rng(11);
+  const std::vector<std::string> pieces = {"\n", "\n\n", "a", " ", "// c\n", "\xC3\xA9", "}"};
+  for (int version = 2; version < 200; ++version) {
+    auto bounds = boundaries(text);
+    size_t a = bounds[rng() % bounds.size()], b = a;
+    std::string insert;
+    if (rng() % 3) {
+      insert = pieces[rng() % pieces.size()];
+    } else {
+      auto it = std::find(bounds.begin(), bounds.end(), a);
+      b = *(it + std::min<size_t>(bounds.end() - it - 1, 1));
+    }
+    auto [l1, c1] = utf16Position(text, a);
+    auto [l2, c2] = utf16Position(text, b);
+    text.replace(a, b - a, insert);
+    for (TestClient *c : {&cached, &fresh}) {
+      c->notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", version}}},
+                                           {"contentChanges",
+                                            {{{"range",
+                                               {{"start", {{"line", l1}, {"character", c1}}},
+                                                {"end", {{"line", l2}, {"character", c2}}}}},
+                                              {"text", insert}}}}});
+      c->server().waitIdle(); // every version is published, in both
+    }
+  }
+  cached.server().waitIdle();
+  fresh.server().waitIdle();
+  std::vector<std::string> got = cached.rawBodies(), want = fresh.rawBodies();
+  ASSERT_EQ(got.size(), want.size());
+  size_t publishes = 0, labelled = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(got[i], want[i]) << "message " << i;
+    if (want[i].find("publishDiagnostics") != std::string::npos) {
+      ++publishes;
+      labelled += want[i].find("relatedInformation") != std::string::npos;
+    }
+  }
+  EXPECT_GT(publishes, 150u);
+  EXPECT_GT(labelled, 150u);
+}
+
+/// Reuse is by content and relative lines: a line break above every
+/// diagnostic moves them all and serializes none again; an edit on one
+/// diagnostic's line serializes that one again.
+TEST(PublishCache, ReusesDiagnosticsWhoseLinesMoved) {
+  auto convert = [](const kina::SourceFile &f) {
+    return [&f](const kina::Diagnostic &d) {
+      auto pos = [&](uint32_t o) {
+        kina::LineCol lc = f.utf16LineCol(o);
+        return Position{lc.line, lc.column};
+      };
+      LspDiagnostic l;
+      l.range = {pos(d.span.begin), pos(d.span.end)};
+      l.code = std::string(d.info().code);
+      l.message = d.message;
+      for (const kina::SpanLabel &s : d.labels)
+        l.relatedInformation.push_back(
+            {Location{kUri, {pos(s.span.begin), pos(s.span.end)}}, s.message});
+      return l;
+    };
+  };
+  auto reference = [&](const kina::SourceFile &f, const std::vector<kina::Diagnostic> &ds) {
+    PublishDiagnosticsParams p{kUri, 3, {}};
+    for (const kina::Diagnostic &d : ds)
+      p.diagnostics.push_back(convert(f)(d));
+    json m = {
+        {"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"}, {"params", toJSON(p)}};
+    return m.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  std::string text = "a\nbb c\n\xC3\xA9 dd\n";
+  auto diags = [](uint32_t shift) {
+    std::vector<kina::Diagnostic> ds(3);
+    ds[0] = kina::Diagnostic{
+        kina::DiagId::UnexpectedToken, {0 + shift, 1 + shift}, "first", {}, {}, {}};
+    ds[1] = kina::Diagnostic{
+        kina::DiagId::UnexpectedToken, {5 + shift, 6 + shift}, "c \"line\":7", {}, {"n"}, {}};
+    ds[1].label({2 + shift, 4 + shift}, "bb");
+    ds[2] =
+        kina::Diagnostic{kina::DiagId::UnexpectedToken, {10 + shift, 12 + shift}, "dd", {}, {}, {}};
+    return ds;
+  };
+  PublishCache cache;
+  kina::SourceFile f1("u", text);
+  EXPECT_EQ(cache.body(kUri, 3, diags(0), f1, convert(f1)), reference(f1, diags(0)));
+  EXPECT_EQ(cache.lastMisses(), 3u);
+  kina::SourceFile f2("u", "\n\n" + text);
+  EXPECT_EQ(cache.body(kUri, 3, diags(2), f2, convert(f2)), reference(f2, diags(2)));
+  EXPECT_EQ(cache.lastMisses(), 0u);
+  std::string edited = "\n\n" + text;
+  edited.insert(11, "x"); // before ` dd` on its line: its characters change
+  kina::SourceFile f3("u", edited);
+  auto d3 = diags(2);
+  d3[2].span = {d3[2].span.begin + 1, d3[2].span.end + 1};
+  EXPECT_EQ(cache.body(kUri, 3, d3, f3, convert(f3)), reference(f3, d3));
+  EXPECT_EQ(cache.lastMisses(), 1u); // only `dd` is serialized again
 }
 
 TEST(Server, TenThousandRandomEditsReplay) {

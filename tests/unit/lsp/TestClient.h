@@ -54,6 +54,20 @@ public:
     }
     return out;
   }
+  /// The body of every message the server sent so far, as written.
+  std::vector<std::string> rawBodies() {
+    std::fflush(out_);
+    std::vector<std::string> out;
+    std::string all(buf_, len_);
+    size_t pos = 0;
+    while ((pos = all.find("Content-Length: ", pos)) != std::string::npos) {
+      size_t n = std::stoul(all.substr(pos + 16));
+      size_t body = all.find("\r\n\r\n", pos) + 4;
+      out.push_back(all.substr(body, n));
+      pos = body + n;
+    }
+    return out;
+  }
   /// The response to request `id`, if any.
   std::optional<json> response(int id) {
     for (const json &m : received())
