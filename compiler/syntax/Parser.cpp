@@ -26,15 +26,18 @@ constexpr size_t kMaxSyntaxErrors = 100;
 /// Files at least this large are table-parsed on two threads.
 constexpr size_t kParallelParseBytes = 256u << 10;
 /// The most tokens a broken item may have for the tree-sitter runtime to
-/// parse it. Debian's runtime (0.20.7) stores a node's child count in 16
-/// bits (SubtreeHeapData::child_count); an ERROR node with more than 65,535
-/// children wraps it, and ts_tree_delete then frees the node from a wrong
-/// address (100,000 unclosed `(`: error recovery wraps them all in one ERROR
-/// node; `munmap_chunk(): invalid pointer`). A node's children are disjoint
-/// tokens, extras, reduced constructs, or MISSING tokens, of which recovery
-/// inserts at most one per token read, so 2 * 32,767 children is the most
-/// an item of this many tokens can produce.
-constexpr size_t kMaxRuntimeTokens = 32767;
+/// parse it. Two limits meet here. Debian's runtime (0.20.7) stores a node's
+/// child count in 16 bits (SubtreeHeapData::child_count); an ERROR node with
+/// more than 65,535 children wraps it, and ts_tree_delete then frees the node
+/// from a wrong address (100,000 unclosed `(`: `munmap_chunk(): invalid
+/// pointer`); recovery inserts at most one MISSING child per token read, so
+/// an item of at most 32,767 tokens is safe. And the runtime's recovery
+/// re-summarizes the growing ERROR node for each token it wraps, quadratic
+/// in its size (a 20,000-argument application after a stray byte: 5.6 s,
+/// over 4 GB under ASan; the parser fuzzer's slow unit). 4,096 tokens is
+/// several times the largest kernel of the repository and costs under
+/// 0.1 s in the worst case measured.
+constexpr size_t kMaxRuntimeTokens = 4096;
 
 struct Delimiter {
   char open;
