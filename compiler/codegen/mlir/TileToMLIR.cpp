@@ -135,6 +135,10 @@ private:
   Value index(const IndexExpr &e);
   /// Signed floor division by a positive constant.
   Value floorDivS(Value a, int64_t c);
+  /// Integer division with Kina's meaning: x / 0 = 0 (the reference
+  /// interpreter's), never LLVM's undefined behaviour: the divisor is made
+  /// nonzero before the division and the quotient selected after it.
+  Value intDiv(Value l, Value r, bool isUnsigned);
 
   // ---- scalars ----
   /// A scalar operand as a value of element type `dtype` (materialized once
@@ -258,6 +262,17 @@ Value Emitter::floorDivS(Value a, int64_t c) {
   return arith::DivSIOp::create(b_, loc_, adj, c32(c));
 }
 
+Value Emitter::intDiv(Value l, Value r, bool isUnsigned) {
+  Type t = l.getType();
+  Value zero = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 0));
+  Value one = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 1));
+  Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, r, zero);
+  Value safe = arith::SelectOp::create(b_, loc_, isZero, one, r);
+  Value q = isUnsigned ? Value(arith::DivUIOp::create(b_, loc_, l, safe))
+                       : Value(arith::DivSIOp::create(b_, loc_, l, safe));
+  return arith::SelectOp::create(b_, loc_, isZero, zero, q);
+}
+
 Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo) {
   using K = kir::ScalarExpr::Kind;
   switch (e.kind()) {
@@ -286,7 +301,7 @@ Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Va
   case K::Mul: return fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
   default:
     if (fl) return arith::DivFOp::create(b_, loc_, l, r);
-    return u ? Value(arith::DivUIOp::create(b_, loc_, l, r)) : Value(arith::DivSIOp::create(b_, loc_, l, r));
+    return intDiv(l, r, u);
   }
 }
 
@@ -795,9 +810,7 @@ void Emitter::binary(const kir::BinaryOp &o) {
       v = fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
       break;
     case kir::BinaryKind::Div:
-      v = fl  ? Value(arith::DivFOp::create(b_, loc_, l, r))
-          : u ? Value(arith::DivUIOp::create(b_, loc_, l, r))
-              : Value(arith::DivSIOp::create(b_, loc_, l, r));
+      v = fl ? Value(arith::DivFOp::create(b_, loc_, l, r)) : intDiv(l, r, u);
       break;
     case kir::BinaryKind::Max:
       v = fl  ? Value(LLVM::MaxNumOp::create(b_, loc_, l, r))
