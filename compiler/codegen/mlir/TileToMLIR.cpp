@@ -139,6 +139,8 @@ private:
   /// interpreter's), never LLVM's undefined behaviour: the divisor is made
   /// nonzero before the division and the quotient selected after it.
   Value intDiv(Value l, Value r, bool isUnsigned);
+  /// exp of an f64 to about one ulp (ex2.approx is f32 only; no libdevice).
+  Value expF64(Value x);
 
   // ---- scalars ----
   /// A scalar operand as a value of element type `dtype` (materialized once
@@ -271,6 +273,52 @@ Value Emitter::intDiv(Value l, Value r, bool isUnsigned) {
   Value q = isUnsigned ? Value(arith::DivUIOp::create(b_, loc_, l, safe))
                        : Value(arith::DivSIOp::create(b_, loc_, l, safe));
   return arith::SelectOp::create(b_, loc_, isZero, zero, q);
+}
+
+Value Emitter::expF64(Value x) {
+  // Range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2 in two parts
+  // (fdlibm's ln2_hi, ln2_lo) and fused multiply-adds; exp(r) by its Taylor
+  // series to r^12 / 12! (truncation below 2e-16 relative); 2^n applied as
+  // two powers of two, each a normal double, so results down to the
+  // subnormals and up to overflow (inf) come out right. x is clamped first
+  // (exp(710) is inf, exp(-746) is 0 in f64) and NaN passed through.
+  Type f64 = b_.getF64Type();
+  auto cst = [&](double v) -> Value { return scalarConst(f64, v); };
+  auto fma = [&](Value a, Value b, Value c) -> Value {
+    return LLVM::FMAOp::create(b_, loc_, a, b, c);
+  };
+  Value clamped = LLVM::MinNumOp::create(
+      b_, loc_, LLVM::MaxNumOp::create(b_, loc_, x, cst(-746.0)), cst(710.0));
+  // n = x log2(e) rounded to nearest by adding and subtracting 1.5 * 2^52
+  // (llvm.roundeven is illegal after gpu-to-nvvm, which wants libdevice).
+  Value shifter = cst(6755399441055744.0);
+  Value n = arith::SubFOp::create(
+      b_, loc_,
+      arith::AddFOp::create(b_, loc_,
+                            arith::MulFOp::create(b_, loc_, clamped, cst(1.4426950408889634)),
+                            shifter),
+      shifter);
+  Value negN = arith::NegFOp::create(b_, loc_, n);
+  Value red = fma(negN, cst(6.93147180369123816490e-01), clamped);
+  red = fma(negN, cst(1.90821492927058770002e-10), red);
+  Value p = cst(1.0 / 479001600.0); // 1/12!
+  for (double f : {39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0, 120.0, 24.0,
+                   6.0, 2.0, 1.0, 1.0})
+    p = fma(p, red, cst(1.0 / f));
+  Value ni = arith::FPToSIOp::create(b_, loc_, i64(), n);
+  Value n1 = arith::ShRSIOp::create(b_, loc_, ni,
+                                    arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(1)));
+  Value n2 = arith::SubIOp::create(b_, loc_, ni, n1);
+  auto pow2 = [&](Value k) -> Value {
+    Value biased = arith::AddIOp::create(b_, loc_, k,
+                                         arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(1023)));
+    Value bits = arith::ShLIOp::create(b_, loc_, biased,
+                                       arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(52)));
+    return arith::BitcastOp::create(b_, loc_, f64, bits);
+  };
+  Value scaled = arith::MulFOp::create(b_, loc_, arith::MulFOp::create(b_, loc_, p, pow2(n1)), pow2(n2));
+  Value isNan = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b_, loc_, isNan, x, scaled);
 }
 
 Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo) {
@@ -761,6 +809,10 @@ void Emitter::unary(const kir::UnaryOp &o) {
                                    : Value(arith::MaxSIOp::create(b_, loc_, x, scalarConst(et, 0)));
       break;
     case kir::UnaryKind::Exp: {
+      if (dt == kir::DType::F64) {
+        r = expF64(x);
+        break;
+      }
       // exp(x) = ex2(x * log2(e)), evaluated in f32 (ex2.approx).
       Value xf = convert(x, f32(), dt == kir::DType::U8);
       Value scaled = arith::MulFOp::create(b_, loc_, xf, scalarConst(f32(), 1.4426950408889634));

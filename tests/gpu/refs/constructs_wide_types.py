@@ -25,3 +25,13 @@ def sum_bf16(dims, x):
 def transpose_f64(dims, x):
     """out = x transposed."""
     return x.astype(np.float64).T.copy()
+
+
+def exp_f64(dims, x):
+    """out = exp(5 x), in f64."""
+    return np.exp(x.astype(np.float64) * 5.0)
+
+
+def exp_f64_wide(dims, x):
+    """out = exp(700 x), in f64."""
+    return np.exp(x.astype(np.float64) * 700.0)
