@@ -217,6 +217,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only 1024^3 and 4096^3")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per kina invocation")
+    ap.add_argument("--b-layout", choices=["kn", "nk"], default="kn",
+                    help="how the Kina kernels take B: kn = b[K, N] (the sm_80 GEMMs), nk = "
+                         "b[N, K], K-major (the Hopper GEMMs: c = a * transpose(b)); cuBLAS and "
+                         "Triton then multiply by the transposed view of the same b")
     args = ap.parse_args()
 
     import torch
@@ -243,7 +247,9 @@ def main():
         "timing": "median ms; do_bench(warmup=25, rep=100, return_mode='median') for "
                   "cuBLAS/Triton; kina run --bench for Kina",
         "accumulate": "f32",
-        "output_dtype": "cuBLAS/Triton: input dtype; Kina: f32 (stdlib signature)",
+        "output_dtype": "cuBLAS/Triton: input dtype; Kina: as the kernel's signature says "
+                        "(the sm_80 stdlib GEMMs F32, the Hopper GEMMs the input dtype)",
+        "b_layout": args.b_layout,
     }
     try:
         drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -267,8 +273,12 @@ def main():
         for label, m, n, k in shapes(args.quick):
             torch.manual_seed(0)
             a = torch.randn(m, k, device="cuda", dtype=torch_dtype[dtype])
-            b = torch.randn(k, n, device="cuda", dtype=torch_dtype[dtype])
-            row = {"dtype": dtype, "shape": label, "M": m, "N": n, "K": k}
+            if args.b_layout == "nk":
+                b = torch.randn(n, k, device="cuda", dtype=torch_dtype[dtype]).t()
+            else:
+                b = torch.randn(k, n, device="cuda", dtype=torch_dtype[dtype])
+            row = {"dtype": dtype, "shape": label, "M": m, "N": n, "K": k,
+                   "b_layout": args.b_layout}
 
             ms = do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median")
             row["cublas_ms"], row["cublas_tflops"] = ms, tflops(m, n, k, ms)
