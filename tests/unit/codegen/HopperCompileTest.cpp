@@ -11,6 +11,8 @@
 #include "HopperKernels.h"
 #include "codegen/Codegen.h"
 #include "codegen/HopperLayout.h"
+#include "runtime/LaunchGuard.h"
+#include "runtime/TensorMap.h"
 #include "target/Sass.h"
 
 #include <gtest/gtest.h>
@@ -178,4 +180,28 @@ TEST(HopperCompile, LaunchMetadataDescribesTheTensorMaps) {
   EXPECT_EQ(back->params[7].box, mb.box);
   EXPECT_EQ(back->params[7].tensor, "b");
   EXPECT_EQ(back->params[7].swizzle, "128B");
+}
+
+TEST(HopperCompile, RuntimeReadsTheTensorMapsCodegenWrites) {
+  CodegenOptions opts;
+  opts.target = "sm_90a";
+  DiagnosticSink sink;
+  auto r = compile(ir::fixtures::hopperGemm(), opts, Stage::MLIR, sink);
+  ASSERT_TRUE(r.has_value()) << diagText(sink);
+  auto spec = runtime::parseLaunchSpec(toJsonText(r->launch), "gemm.launch.json");
+  ASSERT_TRUE(spec) << spec.error().message;
+  auto plan = runtime::checkDims(*spec, runtime::DimValues{{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->params.size(), 8u);
+  const runtime::ParamPlan &mb = plan->params[7];
+  EXPECT_EQ(mb.kind, runtime::ParamKind::TensorMap);
+  EXPECT_EQ(mb.tensorIndex, 1u);
+  EXPECT_EQ(mb.shape, (std::vector<std::int64_t>{512, 192}));
+  EXPECT_EQ(mb.box, (std::vector<std::int64_t>{256, 64}));
+  runtime::TensorMapRequest req{mb.tensor, mb.dtype, 0x100000, mb.shape, mb.box, true};
+  auto enc = runtime::checkTensorMap(req);
+  ASSERT_TRUE(enc) << enc.error().message;
+  EXPECT_EQ(enc->boxDim, (std::vector<unsigned>{64, 256}));
+  EXPECT_EQ(plan->config.block.x, 384u);
+  EXPECT_GT(plan->config.dynamicSharedBytes, 48u * 1024);
 }
