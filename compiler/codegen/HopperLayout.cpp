@@ -76,4 +76,23 @@ int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kern
   return -1;
 }
 
+std::vector<std::string> wgmmaSerializationWarnings(std::string_view log) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t end = log.find('\n', pos);
+    std::string_view line =
+        log.substr(pos, end == std::string_view::npos ? log.size() - pos : end - pos);
+    for (int code = 7510; code <= 7515; ++code)
+      if (line.find("C" + std::to_string(code)) != std::string_view::npos) {
+        out.emplace_back(line);
+        break;
+      }
+    if (end == std::string_view::npos)
+      break;
+    pos = end + 1;
+  }
+  return out;
+}
+
 } // namespace kina::codegen

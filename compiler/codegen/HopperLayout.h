@@ -20,6 +20,8 @@
 #include "ir/TileIR.h"
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace kina::codegen {
@@ -77,5 +79,10 @@ std::vector<TensorMapUse> planTensorMaps(const ir::Kernel &kernel);
 /// The index in `maps` of the map a tma_load uses; -1 when none fits.
 int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
                    const ir::TmaLoadOp &op);
+
+/// The lines of a ptxas log that report wgmma serialisation (warnings
+/// C7510 .. C7515, "wgmma.mma_async instructions are serialized ..."), in
+/// order; empty when there is none.
+std::vector<std::string> wgmmaSerializationWarnings(std::string_view ptxasLog);
 
 } // namespace kina::codegen

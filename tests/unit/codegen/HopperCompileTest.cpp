@@ -11,6 +11,7 @@
 #include "HopperKernels.h"
 #include "codegen/Codegen.h"
 #include "codegen/HopperLayout.h"
+#include "ir/Builder.h"
 #include "runtime/LaunchGuard.h"
 #include "runtime/TensorMap.h"
 #include "target/Sass.h"
@@ -204,4 +205,65 @@ TEST(HopperCompile, RuntimeReadsTheTensorMapsCodegenWrites) {
   EXPECT_EQ(enc->boxDim, (std::vector<unsigned>{64, 256}));
   EXPECT_EQ(plan->config.block.x, 384u);
   EXPECT_GT(plan->config.dynamicSharedBytes, 48u * 1024);
+}
+
+TEST(HopperCompile, SerializationWarningsAreFound) {
+  const char *log =
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas warning : (C7515) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to the presence of Extern calls in the function 'k'.\n"
+      "ptxas info    : Used 90 registers\n"
+      "ptxas warning : (C7511) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to insufficient register resources for the wgmma pipeline in the function "
+      "'k'\n";
+  auto w = wgmmaSerializationWarnings(log);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("(C7515)"), std::string::npos);
+  EXPECT_NE(w[1].find("(C7511)"), std::string::npos);
+  EXPECT_TRUE(wgmmaSerializationWarnings("ptxas info : Used 168 registers\n").empty());
+}
+
+TEST(HopperCompile, TooManyAccumulatorRegistersIsAK1224) {
+  // Two [64, 256] accumulators live at once need 256 registers per thread
+  // for the accumulators alone: ptxas serialises the wgmma pipeline (C7511),
+  // and the build fails with K1224 at the first wgmma.
+  using E = ir::IndexExpr;
+  ir::KernelBuilder b("two_accumulators");
+  auto c = [](int64_t v) { return E::constant(v); };
+  auto R = [](E off, int64_t n) { return ir::SliceDim::range(std::move(off), n); };
+  ir::ParamId a = b.addTensor("a", ir::DType::BF16, {c(64), c(64)});
+  ir::ParamId bt = b.addTensor("b", ir::DType::BF16, {c(256), c(64)});
+  ir::ParamId out = b.addResult("c", ir::DType::F32, {c(128), c(256)});
+  b.setWarpgroups(1);
+  ir::TileId as =
+      b.addSharedTile("a_s", ir::DType::BF16, {64, 64}, {}, ir::SharedLayout::Swizzle128B);
+  ir::TileId bs =
+      b.addSharedTile("b_s", ir::DType::BF16, {256, 64}, {}, ir::SharedLayout::Swizzle128B);
+  ir::BarrierId full = b.addBarrier("full", 1, 1);
+  b.barrierArrive(full, c(0), (64 + 256) * 64 * 2);
+  b.tmaLoad(ir::Access::tile(as), ir::Access::tensor(a, {R(c(0), 64), R(c(0), 64)}), full, c(0));
+  b.tmaLoad(ir::Access::tile(bs), ir::Access::tensor(bt, {R(c(0), 256), R(c(0), 64)}), full, c(0));
+  b.barrierWait(full, c(0), c(0));
+  ir::TileId acc0 =
+      b.addRegisterTile("acc0", ir::DType::F32, {64, 256}, {}, ir::RegisterScope::Warpgroup);
+  ir::TileId acc1 =
+      b.addRegisterTile("acc1", ir::DType::F32, {64, 256}, {}, ir::RegisterScope::Warpgroup);
+  b.wgmma(acc0, ir::Access::tile(as), ir::Access::tile(bs), E::binary(E::Kind::Eq, c(0), c(0)),
+          Span{40, 52});
+  b.wgmma(acc1, ir::Access::tile(as), ir::Access::tile(bs), E::binary(E::Kind::Eq, c(0), c(0)));
+  b.wgmmaCommit();
+  b.wgmmaWait(0);
+  b.store(ir::Access::tensor(out, {R(c(0), 64), R(c(0), 256)}), acc0);
+  b.store(ir::Access::tensor(out, {R(c(64), 64), R(c(0), 256)}), acc1);
+  auto k = b.finish();
+  ASSERT_TRUE(static_cast<bool>(k));
+  CodegenOptions opts;
+  opts.target = "sm_90a";
+  DiagnosticSink sink;
+  auto r = compile(*k, opts, Stage::Cubin, sink);
+  EXPECT_FALSE(r.has_value());
+  std::string d = diagText(sink);
+  EXPECT_NE(d.find("K1224"), std::string::npos) << d;
+  ASSERT_FALSE(sink.diagnostics().empty());
+  EXPECT_EQ(sink.diagnostics()[0].span, (Span{40, 52}));
 }
