@@ -181,6 +181,42 @@ void findMma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
   }
 }
 
+struct WgmmaSite {
+  const ir::WgmmaOp *op = nullptr;
+  std::optional<ir::IndexExpr> trips;
+  unsigned count = 0;
+  bool nested = false;
+  int64_t warpgroups = 0; ///< warpgroups that run it
+};
+
+void findWgmma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
+               std::optional<ir::IndexExpr> trips, unsigned depth, int64_t warpgroups,
+               WgmmaSite &site) {
+  for (const ir::Op &op : b.ops) {
+    if (auto *o = op.as<ir::LetOp>()) {
+      if (auto v = overDims(o->value, lets))
+        lets[o->var] = *v;
+    } else if (auto *o = op.as<ir::WgmmaOp>()) {
+      ++site.count;
+      site.op = o;
+      site.trips = trips;
+      site.nested = depth > 1;
+      site.warpgroups = warpgroups;
+    } else if (auto *o = op.as<ir::RoleOp>()) {
+      findWgmma(o->body, lets, trips, depth, o->lastWarpgroup - o->firstWarpgroup + 1, site);
+    } else if (auto *o = op.as<ir::ForOp>()) {
+      auto lo = overDims(o->lower, lets), hi = overDims(o->upper, lets);
+      std::optional<ir::IndexExpr> t;
+      if (lo && hi)
+        t = lo->asConstant() == 0 ? *hi : *hi - *lo;
+      findWgmma(o->body, lets, t, depth + 1, warpgroups, site);
+    } else if (auto *o = op.as<ir::IfOp>()) {
+      findWgmma(o->thenBody, lets, trips, depth, warpgroups, site);
+      findWgmma(o->elseBody, lets, trips, depth, warpgroups, site);
+    }
+  }
+}
+
 } // namespace
 
 LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &target,
@@ -240,6 +276,30 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
     m.requires_.push_back(
         {r.text.empty() ? ir::printIndex(kernel, r.condition) : r.text, r.condition});
   m.capabilities = kernel.capabilities;
+
+  // A Hopper GEMM: exactly one wgmma, in one loop (inside a role or not);
+  // each warpgroup running it computes [64, N] += [64, Kslice] x [Kslice, N]
+  // per trip.
+  {
+    std::map<ir::VarId, ir::IndexExpr> wlets;
+    WgmmaSite w;
+    findWgmma(kernel.body, wlets, std::nullopt, 0, kernel.warpgroups, w);
+    if (w.count == 1 && w.trips && !w.nested && w.op->acc < kernel.tiles.size()) {
+      auto a = ir::accessShape(kernel, w.op->a);
+      const auto &acc = kernel.tiles[w.op->acc].shape;
+      if (a.size() == 2 && acc.size() == 2) {
+        ir::IndexExpr red = *w.trips * a[1];
+        ir::IndexExpr blocks = kernel.blockGrid[0] * kernel.blockGrid[1];
+        if (kernel.blockGrid[2].asConstant() != std::optional<int64_t>(1))
+          blocks = blocks * kernel.blockGrid[2];
+        ir::IndexExpr fl =
+            blocks * ir::IndexExpr::constant(2 * acc[0] * acc[1] * w.warpgroups) * red;
+        m.reduction = LaunchFormula{ir::printIndex(kernel, red), red};
+        m.flops = LaunchFormula{ir::printIndex(kernel, fl), fl};
+        return m;
+      }
+    }
+  }
 
   // A GEMM-shaped kernel: exactly one mma, in one loop whose trip count is a
   // formula over the dims.

@@ -174,6 +174,14 @@ TEST(HopperCompile, LaunchMetadataDescribesTheTensorMaps) {
   EXPECT_EQ(mb.swizzle, "128B");
   EXPECT_EQ(mb.abi, "tensormap");
   EXPECT_EQ(mb.dtype, "BF16");
+  // 2 M N K: two consumer warpgroups, 64 x 256 each, per k-block of 64.
+  ASSERT_TRUE(m.flops && m.reduction);
+  auto fl = evaluate(m, m.flops->expr, {{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_TRUE(static_cast<bool>(fl));
+  EXPECT_EQ(*fl, 2 * 256 * 512 * 192);
+  auto red = evaluate(m, m.reduction->expr, {{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_TRUE(static_cast<bool>(red));
+  EXPECT_EQ(*red, 192);
   auto back = launchMetadataFromJson(toJsonText(m));
   ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
   ASSERT_EQ(back->params.size(), 8u);
