@@ -52,7 +52,10 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
                   k.tiles[o->a.id].dtype == ir::DType::BF16;
       caps.insert(bf16 ? CapabilityId::WgmmaBf16 : CapabilityId::WgmmaF16);
     } else if (op.as<ir::WgmmaCommitOp>() || op.as<ir::WgmmaWaitOp>()) {
-      caps.insert(CapabilityId::WgmmaF16);
+      // The wgmma that the group holds names its own capability (and comes
+      // first); a commit or wait without one still needs sm_90a.
+      if (!caps.count(CapabilityId::WgmmaF16) && !caps.count(CapabilityId::WgmmaBf16))
+        caps.insert(CapabilityId::WgmmaBf16);
     } else if (op.as<ir::TmaLoadOp>()) {
       caps.insert(CapabilityId::Tma);
       caps.insert(CapabilityId::MbarrierTryWait);
