@@ -169,9 +169,8 @@ std::optional<BarrierType> Checker::checkBarrierStage(ExprId id, const char *wha
   if (e.kind != ExprKind::Index || e.children.size() != 2 ||
       m.expr(e.children[1]).kind == ExprKind::Slice) {
     auto &d = error(DiagId::BarrierStage, e.span,
-                    std::string("`") + what + "` names one stage of `" + base->name.name +
-                        "` (" + std::to_string(bt.stages) + " stages): write `" +
-                        base->name.name + "[s]`");
+                    std::string("`") + what + "` names one stage of `" + base->name.name + "` (" +
+                        std::to_string(bt.stages) + " stages): write `" + base->name.name + "[s]`");
     if (e.kind == ExprKind::Name && bt.stages == 1)
       d.fix(Span{e.span.end, e.span.end}, "[0]", "use stage 0");
     return std::nullopt;
@@ -255,13 +254,13 @@ Type Checker::checkStagedOperand(ExprId id) {
 // ----------------------------------------------------------- statements
 
 void Checker::checkHopperStmt(const Stmt &s) {
-  const char *keyword = s.kind == StmtKind::Arrive            ? "arrive"
-                        : s.kind == StmtKind::Wait            ? "wait"
-                        : s.kind == StmtKind::TmaLoad         ? "tma_load"
-                        : s.kind == StmtKind::Wgmma           ? "wgmma"
-                        : s.kind == StmtKind::WgmmaCommit     ? "wgmma_commit"
-                        : s.kind == StmtKind::WgmmaWait       ? "wgmma_wait"
-                                                              : "fence_proxy_async";
+  const char *keyword = s.kind == StmtKind::Arrive        ? "arrive"
+                        : s.kind == StmtKind::Wait        ? "wait"
+                        : s.kind == StmtKind::TmaLoad     ? "tma_load"
+                        : s.kind == StmtKind::Wgmma       ? "wgmma"
+                        : s.kind == StmtKind::WgmmaCommit ? "wgmma_commit"
+                        : s.kind == StmtKind::WgmmaWait   ? "wgmma_wait"
+                                                          : "fence_proxy_async";
   if (!grid.inWarpgroupGrid) {
     error(DiagId::WarpgroupContext, s.keywordSpan,
           std::string("`") + keyword +
@@ -302,7 +301,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
     if (!r.isError() && r.kind != Type::Index)
       error(DiagId::ExpectedIndex, m.expr(s.round).span,
             "the round of a `wait` is an index expression (round r = the (r+1)-th completion "
-            "of the stage), found " + typeStr(r));
+            "of the stage), found " +
+                typeStr(r));
     return;
   }
   case StmtKind::TmaLoad: {
@@ -320,8 +320,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
     }
     if (!src.isTensor() || src.tensor.space != Space::Global || src.tensor.isTile) {
       error(DiagId::CopyPlacement, m.expr(s.value).span,
-            "`tma_load` reads a slice of a cuda:global tensor, but the source is " +
-                typeStr(src));
+            "`tma_load` reads a slice of a cuda:global tensor, but the source is " + typeStr(src));
       return;
     }
     if (dst.tensor.layout != SharedLayout::Swizzle128B) {
@@ -380,10 +379,10 @@ void Checker::checkHopperStmt(const Stmt &s) {
     if (whole.isTensor() && whole.tensor.shape.size() == 2) {
       DimExpr inner = whole.tensor.shape[1];
       if (!prover.proveDivisible(inner, 8).proved()) {
-        auto &diag = error(DiagId::MisalignedCopy, se.span,
-                           "`tma_load` needs the rows of `" + syntax::printExpr(m, srcBase) +
-                               "` to be a multiple of 16 bytes: cannot prove " + str(inner) +
-                               " mod 8 = 0");
+        auto &diag =
+            error(DiagId::MisalignedCopy, se.span,
+                  "`tma_load` needs the rows of `" + syntax::printExpr(m, srcBase) +
+                      "` to be a multiple of 16 bytes: cannot prove " + str(inner) + " mod 8 = 0");
         if (!inner.isConstant())
           addRequiresFix(diag, str(inner) + " mod 8 = 0");
       }
@@ -410,9 +409,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
       return;
     const Expr &target = m.expr(s.target);
     const Expr &in = m.expr(s.value);
-    if (target.kind != ExprKind::Name || !accBinding ||
-        accBinding->kind != BindingKind::Register || !acc.isTensor() ||
-        !acc.tensor.warpgroup) {
+    if (target.kind != ExprKind::Name || !accBinding || accBinding->kind != BindingKind::Register ||
+        !acc.isTensor() || !acc.tensor.warpgroup) {
       error(DiagId::WgmmaShape, target.span,
             "`wgmma` accumulates into a warpgroup tile (a `register` tile declared inside "
             "`warpgroup_grid`), assigned whole; `" +
@@ -421,8 +419,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
     }
     if (in.kind != ExprKind::Name || in.name.name != target.name.name) {
       error(DiagId::WgmmaShape, in.span,
-            "`wgmma` updates its accumulator in place: write `" + target.name.name +
-                " <- wgmma " + target.name.name + " a b`")
+            "`wgmma` updates its accumulator in place: write `" + target.name.name + " <- wgmma " +
+                target.name.name + " a b`")
           .fix(in.span, target.name.name, "accumulate into `" + target.name.name + "`");
       return;
     }
