@@ -15,7 +15,8 @@
 // mbarriers do and complete a phase when both reach zero; a TMA load copies
 // at once and completes its bytes on its barrier; a wgmma computes at once
 // (commit and wait have nothing left to wait for). A wait for round R of a
-// stage proceeds once R + 1 phases completed; if fewer than R had completed
+// stage proceeds once R + 1 phases completed (a round below 0 at once, on a
+// barrier that has completed no phase); if fewer than R had completed
 // when the wait began, or more than R + 1, the GPU's parity wait would not
 // mean round R, and the run fails with that message, as it does when every
 // remaining warpgroup waits (a deadlock).
@@ -562,9 +563,13 @@ void BlockRun::runWarpgroups() {
         if (!b)
           return progress;
         int64_t round = eval(wait->round, w);
-        if (b->completed == round) // round R completes with the (R+1)-th phase
-          return progress;         // blocked: another warpgroup runs
-        if (b->completed != round + 1) {
+        // A round below 0 is satisfied at once on a fresh barrier (codegen
+        // waits for parity 1, the phase before the first); round R >= 0
+        // completes with the (R+1)-th phase.
+        int64_t done = round < 0 ? 0 : round + 1;
+        if (round >= 0 && b->completed == round)
+          return progress; // blocked: another warpgroup runs
+        if (b->completed != done) {
           fail("barrier `" + k_.barriers[wait->barrier].name + "` stage " +
                std::to_string(eval(wait->stage, w)) + ": warpgroup " + std::to_string(w) +
                " waits for round " + std::to_string(round) + " when " +
