@@ -23,5 +23,12 @@ for k in tma_round_trip wgmma_m64n64k16 wgmma_m64n256k64 gemm_bf16_hopper gemm_f
   "$FIXTURE" --kernel "$k" --target sm_90a --emit ptxas-log > "$CARRY/$k.ptxas.txt"
   "$FIXTURE" --kernel "$k" --target sm_90a --emit ptx > "$CARRY/$k.ptx"
 done
+# The stdlib kernels from source (frontend + the same codegen), when kina is built.
+if [ -x "$BUILD/compiler/driver/kina" ]; then
+  for k in gemm_bf16_hopper gemm_f16_hopper; do
+    "$BUILD/compiler/driver/kina" build "$ROOT/stdlib/$k.kina" --emit=cubin --target sm_90a \
+      -o "$CARRY/stdlib_$k.cubin"
+  done
+fi
 cp "$RUNNER" "$CARRY/hopper_run"
 ls -l "$CARRY"

@@ -54,6 +54,11 @@ CASES=(
   "gemm_f16_hopper M=512,N=256,K=576"
   "gemm_f16_hopper M=2048,N=1024,K=1024"
   "gemm_f16_hopper M=4096,N=4096,K=4096 timed"
+  "stdlib_gemm_bf16_hopper M=256,N=512,K=192"
+  "stdlib_gemm_bf16_hopper M=1024,N=768,K=2048"
+  "stdlib_gemm_bf16_hopper M=4096,N=4096,K=4096 timed"
+  "stdlib_gemm_f16_hopper M=256,N=512,K=192"
+  "stdlib_gemm_f16_hopper M=4096,N=4096,K=4096 timed"
 )
 declare -A small
 for c in "${CASES[@]}"; do
@@ -64,13 +69,14 @@ for c in "${CASES[@]}"; do
   dir=$OUT/hopper-saved/$k-${dims//[,=]/_}
   mkdir -p "$dir"
   iters=0; [ "$timed" = timed ] && iters=$ITERS
+  [ -f "$CARRY/$k.cubin" ] || { say "SKIP $k: no $CARRY/$k.cubin (prepare.sh without kina)"; skip=$((skip+1)); continue; }
   say "== $k ${dims:-(no dims)}"
   timeout "$TIMEOUT" "$RUN" "$CARRY/$k.cubin" "$CARRY/$k.launch.json" ${dims:+--dims "$dims"} \
     --save "$dir" --iters "$iters" >> "$LOG" 2>&1
   rc=$?
   if [ $rc -eq 77 ]; then say "SKIP $k $dims: no CUDA device"; skip=$((skip+1)); continue; fi
   if [ $rc -ne 0 ]; then say "FAIL $k $dims: hopper_run exit $rc (see $LOG)"; fail=$((fail+1)); continue; fi
-  if "$PYTHON" "$ROOT/tests/gpu/hopper/check.py" "$k" "$dir" 2>&1 | tee -a "$LOG" | grep -q '^PASS'; then
+  if "$PYTHON" "$ROOT/tests/gpu/hopper/check.py" "${k#stdlib_}" "$dir" 2>&1 | tee -a "$LOG" | grep -q '^PASS'; then
     pass=$((pass+1))
   else
     say "FAIL $k $dims: reference mismatch"; fail=$((fail+1))
