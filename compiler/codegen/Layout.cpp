@@ -45,11 +45,23 @@ KernelLayout planLayout(const Kernel &kernel) {
     s.swizzled = rowBytes % 16 == 0 && isPowerOfTwo(rowBytes / 16) && s.elemBytes <= 16;
     s.chunksPerRow = s.swizzled ? static_cast<unsigned>(rowBytes / 16) : 0;
     s.stageBytes = (static_cast<uint64_t>(s.rows) * rowBytes + 127) / 128 * 128;
+    if (t.layout == SharedLayout::Swizzle128B) {
+      layout.alignBase1024 = true;
+      offset = (offset + 1023) / 1024 * 1024;
+      s.stageBytes = (s.stageBytes + 1023) / 1024 * 1024;
+    }
     s.offsetBytes = offset;
     offset += s.stageBytes * static_cast<uint64_t>(s.stages);
     layout.shared[i] = s;
   }
+  offset = (offset + 7) / 8 * 8;
+  for (const BarrierDecl &b : kernel.barriers) {
+    layout.barrierOffsets.push_back(offset);
+    offset += 8 * static_cast<uint64_t>(b.stages > 0 ? b.stages : 0);
+  }
   layout.sharedBytes = (offset + 127) / 128 * 128;
+  if (layout.alignBase1024)
+    layout.sharedBytes += 1024;
   return layout;
 }
 
@@ -121,7 +133,8 @@ public:
 
   void tiles() {
     for (const TileDecl &t : k_.tiles) {
-      if (t.space != MemSpace::Register || t.shape.size() != 2)
+      if (t.space != MemSpace::Register || t.shape.size() != 2 ||
+          t.scope == RegisterScope::Warpgroup) // checked by the IR verifier (K1220)
         continue;
       if (auto why = target::lowerable::registerTileProblem(t.shape))
         error(t.span, "register tile '" + t.name + "': " + *why);
@@ -150,6 +163,8 @@ public:
               error(op.span, *why);
         }
       } else if (auto *o = op.as<ForOp>()) {
+        block(o->body);
+      } else if (auto *o = op.as<RoleOp>()) {
         block(o->body);
       } else if (auto *o = op.as<IfOp>()) {
         block(o->thenBody);
