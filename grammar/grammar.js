@@ -121,7 +121,7 @@ module.exports = grammar({
 
     // ---------------------------------------------------------------- types
 
-    _type: $ => choice($.tensor_type, $.tile_type, $.scalar_type),
+    _type: $ => choice($.tensor_type, $.tile_type, $.barrier_type, $.scalar_type),
 
     tensor_type: $ => seq('Tensor', '[', $._type_arguments, ']'),
 
@@ -132,7 +132,22 @@ module.exports = grammar({
       ',',
       field('shape', $.shape),
       optional(seq(',', 'on', '=', field('placement', $.placement))),
+      optional(seq(',', 'layout', '=', field('layout', $.identifier))),
       optional(','),
+    ),
+
+    // `Barrier[3, arrivals=2]`: one mbarrier per stage, each completing a
+    // phase after `arrivals` arrivals (and the expected transaction bytes).
+    barrier_type: $ => seq(
+      'Barrier',
+      '[',
+      field('stages', $._expression),
+      ',',
+      'arrivals',
+      '=',
+      field('arrivals', $._expression),
+      optional(','),
+      ']',
     ),
 
     scalar_type: $ => field('dtype', $.dtype),
@@ -162,6 +177,8 @@ module.exports = grammar({
     _statement: $ => choice(
       $.block_grid,
       $.warp_grid,
+      $.warpgroup_grid,
+      $.role,
       $.let_binding,
       $.shared_declaration,
       $.register_declaration,
@@ -172,6 +189,13 @@ module.exports = grammar({
       $.cp_async_wait_all,
       $.cp_async_wait_group,
       $.block_sync,
+      $.arrive_statement,
+      $.wait_statement,
+      $.tma_load_statement,
+      $.wgmma_statement,
+      $.wgmma_commit,
+      $.wgmma_wait,
+      $.fence_proxy_async,
       $.assignment,
       $.return_statement,
     ),
@@ -179,6 +203,22 @@ module.exports = grammar({
     block_grid: $ => seq('block_grid', field('shape', $.shape), field('body', $.block)),
 
     warp_grid: $ => seq('warp_grid', field('shape', $.shape), field('body', $.block)),
+
+    warpgroup_grid: $ => seq('warpgroup_grid', field('shape', $.shape), field('body', $.block)),
+
+    // `role producer (warpgroup 0) registers 40 { ... }`; `(warpgroup 1 .. 2)`
+    // is inclusive.
+    role: $ => seq(
+      'role',
+      field('name', $.identifier),
+      '(',
+      'warpgroup',
+      field('first', $._expression),
+      optional(seq('..', field('last', $._expression))),
+      ')',
+      optional(seq('registers', field('registers', $.integer))),
+      field('body', $.block),
+    ),
 
     let_binding: $ => seq(
       'let',
@@ -230,6 +270,47 @@ module.exports = grammar({
     cp_async_wait_all: _ => 'cp_async_wait_all',
     cp_async_wait_group: $ => seq('cp_async_wait_group', field('count', $.integer)),
     block_sync: _ => 'block_sync',
+
+    // ------------------------------------------- Hopper barriers and copies
+
+    arrive_statement: $ => seq(
+      'arrive',
+      field('barrier', $._place),
+      optional(seq('expect_tx', field('bytes', $._expression))),
+    ),
+
+    wait_statement: $ => seq(
+      'wait',
+      field('barrier', $._place),
+      'round',
+      field('round', $._expression),
+    ),
+
+    tma_load_statement: $ => seq(
+      'tma_load',
+      field('destination', $._place),
+      '<-',
+      field('source', $._expression),
+      'completes',
+      field('barrier', $._place),
+    ),
+
+    // `acc <- wgmma acc a b zero_when (k = 0)`: a statement of its own (not an
+    // application) so that the accumulator, the operands and the condition
+    // have fields; the accumulator is updated in place.
+    wgmma_statement: $ => seq(
+      field('target', $._place),
+      '<-',
+      'wgmma',
+      field('accumulator', $._atom),
+      field('a', $._atom),
+      field('b', $._atom),
+      optional(seq('zero_when', field('zero_when', $.parenthesized_expression))),
+    ),
+
+    wgmma_commit: _ => 'wgmma_commit',
+    wgmma_wait: $ => seq('wgmma_wait', field('count', $.integer)),
+    fence_proxy_async: _ => 'fence_proxy_async',
 
     assignment: $ => seq(
       field('target', $._place),

@@ -49,27 +49,37 @@ struct Expr {
   ExprKind kind = ExprKind::Error;
   BinaryOp op = BinaryOp::Add;
   Span span;
-  Ident name;                  ///< Name and Application (function name)
-  int64_t intValue = 0;        ///< Integer
-  double floatValue = 0;       ///< Float
+  Ident name;            ///< Name and Application (function name)
+  int64_t intValue = 0;  ///< Integer
+  double floatValue = 0; ///< Float
   std::vector<ExprId> children;
 };
 
 enum class StmtKind : uint8_t {
-  BlockGrid,  ///< block_grid [shape] { body }
-  WarpGrid,   ///< warp_grid [shape] { body }
-  Let,        ///< let name = value in
-  Shared,     ///< shared name : type
-  Register,   ///< register name : type
-  For,        ///< for name in (start .. end) { body }
-  If,         ///< if cond { body } else { elseBody }
-  CpAsync,    ///< cp_async target <- value
-  Commit,     ///< cp_async_commit
-  WaitAll,    ///< cp_async_wait_all
-  WaitGroup,  ///< cp_async_wait_group count
-  BlockSync,  ///< block_sync
-  Assign,     ///< target <- value
-  Return,     ///< return value
+  BlockGrid, ///< block_grid [shape] { body }
+  WarpGrid,  ///< warp_grid [shape] { body }
+  Let,       ///< let name = value in
+  Shared,    ///< shared name : type
+  Register,  ///< register name : type
+  For,       ///< for name in (start .. end) { body }
+  If,        ///< if cond { body } else { elseBody }
+  CpAsync,   ///< cp_async target <- value
+  Commit,    ///< cp_async_commit
+  WaitAll,   ///< cp_async_wait_all
+  WaitGroup, ///< cp_async_wait_group count
+  BlockSync, ///< block_sync
+  Assign,    ///< target <- value
+  Return,    ///< return value
+  // Hopper (sm_90a): warpgroups, roles, mbarriers, TMA, wgmma.
+  WarpgroupGrid,   ///< warpgroup_grid [G] { body }
+  Role,            ///< role name (warpgroup first [.. last]) [registers R] { body }
+  Arrive,          ///< arrive barrier [expect_tx bytes]
+  Wait,            ///< wait barrier round round
+  TmaLoad,         ///< tma_load target <- value completes barrier
+  Wgmma,           ///< target <- wgmma value a b [zero_when (cond)]
+  WgmmaCommit,     ///< wgmma_commit
+  WgmmaWait,       ///< wgmma_wait count
+  FenceProxyAsync, ///< fence_proxy_async
   Error,
 };
 
@@ -81,7 +91,7 @@ struct Placement {
   ExprId device = kNone; ///< cuda:global(d)
 };
 
-enum class TypeKind : uint8_t { Tensor, Tile, Scalar, Error };
+enum class TypeKind : uint8_t { Tensor, Tile, Scalar, Barrier, Error };
 
 struct TypeRef {
   TypeKind kind = TypeKind::Error;
@@ -90,6 +100,9 @@ struct TypeRef {
   std::vector<ExprId> shape;
   Span shapeSpan;
   Placement placement;
+  Ident layout;            ///< Tile: `layout=swizzle_128b` (empty when absent)
+  ExprId stages = kNone;   ///< Barrier[stages, arrivals=A]
+  ExprId arrivals = kNone; ///< Barrier
 };
 
 using TypeId = uint32_t;
@@ -98,16 +111,28 @@ struct Stmt {
   StmtKind kind = StmtKind::Error;
   Span span;
   Span keywordSpan;
-  Ident name;                 ///< Let, Shared, Register, For
-  TypeId type = kNone;        ///< Shared, Register
-  ExprId target = kNone;      ///< Assign, CpAsync
-  ExprId value = kNone;       ///< Let, Assign, CpAsync, Return, If (condition), For (start)
-  ExprId end = kNone;         ///< For (end)
-  int64_t count = 0;          ///< WaitGroup
-  Span countSpan;             ///< WaitGroup
-  std::vector<ExprId> shape;  ///< BlockGrid, WarpGrid
+  Ident name;            ///< Let, Shared, Register, For, Role
+  TypeId type = kNone;   ///< Shared, Register
+  ExprId target = kNone; ///< Assign, CpAsync, TmaLoad (destination), Wgmma (accumulator)
+  /// Let, Assign, CpAsync, Return, If (condition), For (start), TmaLoad
+  /// (source), Wgmma (the accumulator operand after `wgmma`).
+  ExprId value = kNone;
+  ExprId end = kNone; ///< For (end)
+  int64_t count = 0;  ///< WaitGroup, WgmmaWait, Role (registers; 0 = none)
+  Span countSpan;     ///< WaitGroup, WgmmaWait, Role (the registers integer)
+  /// Arrive, Wait, TmaLoad: the barrier stage `B[s]` (an Index expression, or
+  /// a Name when the stage is missing).
+  ExprId barrier = kNone;
+  ExprId round = kNone;      ///< Wait
+  ExprId expectTx = kNone;   ///< Arrive (`expect_tx bytes`; kNone for a plain arrive)
+  ExprId first = kNone;      ///< Role: first warpgroup
+  ExprId last = kNone;       ///< Role: last warpgroup (kNone for `(warpgroup i)`)
+  ExprId operandA = kNone;   ///< Wgmma
+  ExprId operandB = kNone;   ///< Wgmma
+  ExprId zeroWhen = kNone;   ///< Wgmma (`zero_when (cond)`, a Paren; kNone when absent)
+  std::vector<ExprId> shape; ///< BlockGrid, WarpGrid, WarpgroupGrid
   Span shapeSpan;
-  std::vector<StmtId> body;   ///< grids, For, If
+  std::vector<StmtId> body; ///< grids, For, If, Role
   std::vector<StmtId> elseBody;
   bool hasElse = false;
   Span bodySpan;

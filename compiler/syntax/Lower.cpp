@@ -207,10 +207,11 @@ private:
     }
     t.span = span(n);
     TSSymbol s = sym(n);
-    t.kind = s == ids_.tensor_type ? TypeKind::Tensor
-             : s == ids_.tile_type ? TypeKind::Tile
-             : s == ids_.scalar_type ? TypeKind::Scalar
-                                   : TypeKind::Error;
+    t.kind = s == ids_.tensor_type    ? TypeKind::Tensor
+             : s == ids_.tile_type    ? TypeKind::Tile
+             : s == ids_.scalar_type  ? TypeKind::Scalar
+             : s == ids_.barrier_type ? TypeKind::Barrier
+                                      : TypeKind::Error;
     forEachChild(n, [&](Node c, TSFieldId f) {
       if (f == ids_.f_dtype) {
         t.dtype = ident(cst_.namedChildCount(c) ? cst_.firstNamedChild(c) : c);
@@ -219,8 +220,21 @@ private:
         t.shape = lowerShape(c);
       } else if (f == ids_.f_placement) {
         t.placement = lowerPlacement(c);
+      } else if (f == ids_.f_layout) {
+        t.layout = ident(c);
+      } else if (f == ids_.f_stages) {
+        t.stages = lowerExpr(c);
+        t.shapeSpan = span(c);
+      } else if (f == ids_.f_arrivals) {
+        t.arrivals = lowerExpr(c);
       }
     });
+    if (t.kind == TypeKind::Barrier) {
+      if (t.stages == kNone)
+        t.stages = errorExpr({t.span.end, t.span.end});
+      if (t.arrivals == kNone)
+        t.arrivals = errorExpr({t.span.end, t.span.end});
+    }
     return addType(std::move(t));
   }
 
@@ -278,8 +292,10 @@ private:
     s.span = span(n);
     s.keywordSpan = cst_[n].childCount > 0 ? span(cst_.firstChild(n)) : span(n);
     TSSymbol sym = this->sym(n);
-    if (sym == ids_.block_grid || sym == ids_.warp_grid) {
-      s.kind = sym == ids_.block_grid ? StmtKind::BlockGrid : StmtKind::WarpGrid;
+    if (sym == ids_.block_grid || sym == ids_.warp_grid || sym == ids_.warpgroup_grid) {
+      s.kind = sym == ids_.block_grid  ? StmtKind::BlockGrid
+               : sym == ids_.warp_grid ? StmtKind::WarpGrid
+                                       : StmtKind::WarpgroupGrid;
       Node shape = field(n, ids_.f_shape);
       if (!isNull(shape)) {
         s.shapeSpan = span(shape);
@@ -338,20 +354,75 @@ private:
       s.kind = StmtKind::WaitAll;
     } else if (sym == ids_.cp_async_wait_group) {
       s.kind = StmtKind::WaitGroup;
-      Node count = field(n, ids_.f_count);
-      if (!isNull(count) && !isMissing(count)) {
-        s.countSpan = span(count);
-        s.count = parseInteger(text(count), s.countSpan).value_or(0);
-      }
+      lowerCount(n, ids_.f_count, s);
     } else if (sym == ids_.block_sync) {
       s.kind = StmtKind::BlockSync;
     } else if (sym == ids_.return_statement) {
       s.kind = StmtKind::Return;
       s.value = lowerOptionalExpr(field(n, ids_.f_value), n);
+    } else if (sym == ids_.role) {
+      s.kind = StmtKind::Role;
+      s.name = ident(field(n, ids_.f_name));
+      s.first = lowerOptionalExpr(field(n, ids_.f_first), n);
+      Node last = field(n, ids_.f_last);
+      if (!isNull(last))
+        s.last = lowerOptionalExpr(last, n);
+      lowerCount(n, ids_.f_registers, s);
+      Node body = field(n, ids_.f_body);
+      s.bodySpan = isNull(body) ? Span{} : span(body);
+      s.body = lowerBlock(body);
+    } else if (sym == ids_.arrive_statement) {
+      s.kind = StmtKind::Arrive;
+      s.barrier = lowerOptionalExpr(field(n, ids_.f_barrier), n);
+      Node bytes = field(n, ids_.f_bytes);
+      if (!isNull(bytes))
+        s.expectTx = lowerOptionalExpr(bytes, n);
+    } else if (sym == ids_.wait_statement) {
+      s.kind = StmtKind::Wait;
+      s.barrier = lowerOptionalExpr(field(n, ids_.f_barrier), n);
+      s.round = lowerOptionalExpr(field(n, ids_.f_round), n);
+    } else if (sym == ids_.tma_load_statement) {
+      s.kind = StmtKind::TmaLoad;
+      s.target = lowerOptionalExpr(field(n, ids_.f_destination), n);
+      s.value = lowerOptionalExpr(field(n, ids_.f_source), n);
+      s.barrier = lowerOptionalExpr(field(n, ids_.f_barrier), n);
+    } else if (sym == ids_.wgmma_statement) {
+      s.kind = StmtKind::Wgmma;
+      s.target = lowerOptionalExpr(field(n, ids_.f_target), n);
+      s.value = lowerOptionalExpr(field(n, ids_.f_accumulator), n);
+      s.operandA = lowerOptionalExpr(field(n, ids_.f_a), n);
+      s.operandB = lowerOptionalExpr(field(n, ids_.f_b), n);
+      Node zero = field(n, ids_.f_zero_when);
+      if (!isNull(zero))
+        s.zeroWhen = lowerOptionalExpr(zero, n);
+      // The keyword of the statement is `wgmma`, after the target and `<-`.
+      for (uint32_t i = 0; i < cst_[n].childCount; ++i) {
+        Node c = cst_[n].firstChild + i;
+        if (!cst_[c].named && file_.slice(span(c)) == "wgmma") {
+          s.keywordSpan = span(c);
+          break;
+        }
+      }
+    } else if (sym == ids_.wgmma_commit) {
+      s.kind = StmtKind::WgmmaCommit;
+    } else if (sym == ids_.wgmma_wait) {
+      s.kind = StmtKind::WgmmaWait;
+      lowerCount(n, ids_.f_count, s);
+    } else if (sym == ids_.fence_proxy_async) {
+      s.kind = StmtKind::FenceProxyAsync;
     } else {
       s.kind = StmtKind::Error;
     }
     return addStmt(std::move(s));
+  }
+
+  /// An integer field into Stmt::count / countSpan (0 when absent).
+  void lowerCount(Node n, TSFieldId f, Stmt &s) {
+    Node count = field(n, f);
+    if (!isNull(count) && !isMissing(count)) {
+      s.countSpan = span(count);
+      s.count = parseInteger(text(count), s.countSpan).value_or(0);
+    }
   }
 
   // ---------------------------------------------------------- expressions

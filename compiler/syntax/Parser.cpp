@@ -89,9 +89,11 @@ struct DelimiterScan {
 
 const std::vector<std::string> &statementKeywords() {
   static const std::vector<std::string> words = {
-      "block_grid", "warp_grid",  "let",           "shared",          "register",
-      "for",        "if",         "cp_async",      "cp_async_commit", "cp_async_wait_all",
-      "block_sync", "return",     "else",          "cp_async_wait_group"};
+      "block_grid",     "warp_grid",    "let",          "shared",           "register",
+      "for",            "if",           "cp_async",     "cp_async_commit",  "cp_async_wait_all",
+      "block_sync",     "return",       "else",         "cp_async_wait_group",
+      "warpgroup_grid", "role",         "arrive",       "wait",             "tma_load",
+      "wgmma_commit",   "wgmma_wait",   "fence_proxy_async"};
   return words;
 }
 
@@ -122,6 +124,14 @@ std::string describeContext(std::string_view kind) {
       {"placement", "the placement"},
       {"block_grid", "`block_grid`"},
       {"warp_grid", "`warp_grid`"},
+      {"warpgroup_grid", "`warpgroup_grid`"},
+      {"role", "the `role`"},
+      {"barrier_type", "the `Barrier[...]` type"},
+      {"arrive_statement", "`arrive`"},
+      {"wait_statement", "`wait`"},
+      {"tma_load_statement", "`tma_load`"},
+      {"wgmma_statement", "`wgmma`"},
+      {"wgmma_wait", "`wgmma_wait`"},
       {"shared_declaration", "the `shared` declaration"},
       {"register_declaration", "the `register` declaration"},
       {"for_statement", "the `for` loop"},
@@ -545,12 +555,32 @@ bool isWordToken(TSSymbol sym) {
 /// A finished statement or item, or a repetition of them, on the LR stack.
 bool isFinishedStatement(TSSymbol sym) {
   const CstIds &ids = CstIds::get();
-  for (TSSymbol kind :
-       {ids.block_grid, ids.warp_grid, ids.let_binding, ids.shared_declaration,
-        ids.register_declaration, ids.for_statement, ids.if_statement, ids.cp_async_statement,
-        ids.cp_async_commit, ids.cp_async_wait_all, ids.cp_async_wait_group, ids.block_sync,
-        ids.assignment, ids.return_statement, ids.kernel_definition, ids.tile_function,
-        ids.host_function})
+  for (TSSymbol kind : {ids.block_grid,
+                        ids.warp_grid,
+                        ids.let_binding,
+                        ids.shared_declaration,
+                        ids.register_declaration,
+                        ids.for_statement,
+                        ids.if_statement,
+                        ids.cp_async_statement,
+                        ids.cp_async_commit,
+                        ids.cp_async_wait_all,
+                        ids.cp_async_wait_group,
+                        ids.block_sync,
+                        ids.assignment,
+                        ids.return_statement,
+                        ids.kernel_definition,
+                        ids.tile_function,
+                        ids.host_function,
+                        ids.warpgroup_grid,
+                        ids.role,
+                        ids.arrive_statement,
+                        ids.wait_statement,
+                        ids.tma_load_statement,
+                        ids.wgmma_statement,
+                        ids.wgmma_commit,
+                        ids.wgmma_wait,
+                        ids.fence_proxy_async})
     if (sym == kind)
       return true;
   return symbolName(sym).find("_repeat") != std::string::npos;
@@ -579,13 +609,28 @@ std::string failureContext(const TableParseFailure &f) {
       continue;
     }
     static const std::pair<const char *, const char *> construct[] = {
-        {"{", "block"},           {"cp_async", "cp_async_statement"},
-        {"let", "let_binding"},   {"Tensor", "tensor_type"},
-        {"Tile", "tile_type"},    {"requires", "requires_clause"},
-        {"block_grid", "block_grid"}, {"warp_grid", "warp_grid"},
-        {"return", "return_statement"}, {"if", "if_statement"},
-        {"kernel", "kernel_definition"}, {"tile", "tile_function"},
-        {"fn", "host_function"},  {"for", "for_statement"}};
+        {"{", "block"},
+        {"cp_async", "cp_async_statement"},
+        {"let", "let_binding"},
+        {"Tensor", "tensor_type"},
+        {"Tile", "tile_type"},
+        {"requires", "requires_clause"},
+        {"block_grid", "block_grid"},
+        {"warp_grid", "warp_grid"},
+        {"return", "return_statement"},
+        {"if", "if_statement"},
+        {"kernel", "kernel_definition"},
+        {"tile", "tile_function"},
+        {"fn", "host_function"},
+        {"for", "for_statement"},
+        {"warpgroup_grid", "warpgroup_grid"},
+        {"role", "role"},
+        {"Barrier", "barrier_type"},
+        {"arrive", "arrive_statement"},
+        {"wait", "wait_statement"},
+        {"tma_load", "tma_load_statement"},
+        {"wgmma", "wgmma_statement"},
+        {"wgmma_wait", "wgmma_wait"}};
     for (auto &[token, kind] : construct) {
       if (n != token)
         continue;
@@ -704,6 +749,9 @@ std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const Sourc
   // after a `let`): the tables' lookahead sets are merged across states.
   std::string preferred = kind == "range"                                  ? ".."
                           : kind == "let_binding" || kind == "for_statement" ? "in"
+                          : kind == "wait_statement"                         ? "round"
+                          : kind == "tma_load_statement"                     ? "completes"
+                          : kind == "barrier_type"                           ? "arrivals"
                                                                              : "";
   if (!preferred.empty() && names.count(preferred))
     chosen = preferred;

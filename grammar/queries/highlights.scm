@@ -16,8 +16,17 @@
 [ "return" ] @keyword.return
 
 [
-  "block_grid" "warp_grid"
+  "block_grid" "warp_grid" "warpgroup_grid" "role" "warpgroup" "registers"
 ] @keyword
+
+[
+  "arrive" "expect_tx" "wait" "round" "tma_load" "completes" "wgmma" "zero_when" "wgmma_wait"
+] @function.builtin
+(wgmma_commit) @function.builtin
+(wgmma_wait) @function.builtin
+(fence_proxy_async) @function.builtin
+(role name: (identifier) @label)
+((identifier) @variable.builtin (#eq? @variable.builtin "warpgroup_id"))
 
 [ "cp_async" "cp_async_wait_group" ] @function.builtin
 
@@ -25,11 +34,11 @@
 (cp_async_wait_all) @function.builtin
 (block_sync) @function.builtin
 
-[ "Tensor" "Tile" ] @type.builtin
+[ "Tensor" "Tile" "Barrier" ] @type.builtin
 (dtype (identifier) @type.builtin)
 (scalar_type (dtype (identifier) @type.builtin))
 
-[ "on" "cuda" "global" ] @attribute
+[ "on" "cuda" "global" "layout" "arrivals" ] @attribute
 (host_placement) @attribute
 (shared_placement) @attribute
 (register_placement) @attribute
