@@ -37,8 +37,18 @@ enum class XOp : uint8_t {
   Const, ///< value
   Var,   ///< slot `value` (a loop variable, a `let`, warpgroup_id)
   Param, ///< the symbolic trip count n plus `value`
-  Add, Sub, Mul, Div, Mod, Neg,
-  Eq, Ne, Lt, Le, Gt, Ge,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Neg,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
   Unknown, ///< outside the model: `why` says what it is
 };
 
@@ -85,20 +95,20 @@ enum class EvKind : uint8_t {
 
 struct Event {
   EvKind kind = EvKind::Commit;
-  Span span;        ///< the statement
-  Span insertAt;    ///< where a statement inserted before this one goes
+  Span span;          ///< the statement
+  Span insertAt;      ///< where a statement inserted before this one goes
   std::string indent; ///< the statement's indentation (for inserted lines)
-  std::string what; ///< the statement as text, for messages
+  std::string what;   ///< the statement as text, for messages
   int barrier = -1;
   XId stage = kNoX; ///< barrier stage
   XId round = kNoX; ///< Wait
   bool hasTx = false;
   int64_t txBytes = 0; ///< Arrive with expect_tx
   Span txSpan;
-  RegionRef dst;       ///< TmaLoad, SharedWrite
-  int64_t bytes = 0;   ///< TmaLoad: bytes of the copy
+  RegionRef dst;                ///< TmaLoad, SharedWrite
+  int64_t bytes = 0;            ///< TmaLoad: bytes of the copy
   std::vector<RegionRef> reads; ///< Wgmma operands, SharedRead
-  int acc = -1;        ///< Wgmma, AccAccess
+  int acc = -1;                 ///< Wgmma, AccAccess
   bool accWrite = false;
   int64_t pending = 0; ///< WgmmaWait
 };
@@ -110,7 +120,7 @@ struct Node {
   Event event;
   int slot = -1; ///< Let, For: the variable's slot
   std::string varName;
-  XId value = kNoX; ///< Let
+  XId value = kNoX;             ///< Let
   XId start = kNoX, end = kNoX; ///< For
   XId cond = kNoX;              ///< If
   std::vector<uint32_t> body, elseBody;

@@ -77,17 +77,22 @@ struct Evaluator {
       return f(*a, *b);
     };
     switch (x.op) {
-    case XOp::Const: return x.value;
+    case XOp::Const:
+      return x.value;
     case XOp::Var:
       if (x.value < 0 || size_t(x.value) >= slots.size() || !set[x.value]) {
         fail(id, "a value the protocol model does not track");
         return std::nullopt;
       }
       return slots[x.value];
-    case XOp::Param: return n + x.value;
-    case XOp::Add: return bin([](int64_t a, int64_t b) { return a + b; });
-    case XOp::Sub: return bin([](int64_t a, int64_t b) { return a - b; });
-    case XOp::Mul: return bin([](int64_t a, int64_t b) { return a * b; });
+    case XOp::Param:
+      return n + x.value;
+    case XOp::Add:
+      return bin([](int64_t a, int64_t b) { return a + b; });
+    case XOp::Sub:
+      return bin([](int64_t a, int64_t b) { return a - b; });
+    case XOp::Mul:
+      return bin([](int64_t a, int64_t b) { return a * b; });
     case XOp::Div:
     case XOp::Mod: {
       auto a = eval(x.a);
@@ -106,13 +111,21 @@ struct Evaluator {
         return std::nullopt;
       return -*a;
     }
-    case XOp::Eq: return bin([](int64_t a, int64_t b) { return int64_t(a == b); });
-    case XOp::Ne: return bin([](int64_t a, int64_t b) { return int64_t(a != b); });
-    case XOp::Lt: return bin([](int64_t a, int64_t b) { return int64_t(a < b); });
-    case XOp::Le: return bin([](int64_t a, int64_t b) { return int64_t(a <= b); });
-    case XOp::Gt: return bin([](int64_t a, int64_t b) { return int64_t(a > b); });
-    case XOp::Ge: return bin([](int64_t a, int64_t b) { return int64_t(a >= b); });
-    case XOp::Unknown: fail(id, x.why); return std::nullopt;
+    case XOp::Eq:
+      return bin([](int64_t a, int64_t b) { return int64_t(a == b); });
+    case XOp::Ne:
+      return bin([](int64_t a, int64_t b) { return int64_t(a != b); });
+    case XOp::Lt:
+      return bin([](int64_t a, int64_t b) { return int64_t(a < b); });
+    case XOp::Le:
+      return bin([](int64_t a, int64_t b) { return int64_t(a <= b); });
+    case XOp::Gt:
+      return bin([](int64_t a, int64_t b) { return int64_t(a > b); });
+    case XOp::Ge:
+      return bin([](int64_t a, int64_t b) { return int64_t(a >= b); });
+    case XOp::Unknown:
+      fail(id, x.why);
+      return std::nullopt;
     }
     return std::nullopt;
   }
@@ -133,9 +146,9 @@ struct CRegion {
 
 struct CEvent {
   const Event *ev = nullptr;
-  int64_t iter = 0; ///< the innermost loop variable's value
+  int64_t iter = 0;     ///< the innermost loop variable's value
   std::string iterName; ///< its name; empty outside loops
-  int bs = -1;      ///< barrier stage (index into the flat stage list)
+  int bs = -1;          ///< barrier stage (index into the flat stage list)
   int64_t stage = 0;
   int64_t round = 0; ///< Wait: the round waited; Arrive/TmaLoad: attributed
   CRegion dst;
@@ -206,7 +219,7 @@ private:
   // Per trip count.
   int64_t n_ = 0;
   std::vector<Trace> traces_;
-  std::vector<std::vector<Clock>> clocks_;  ///< after each executed event
+  std::vector<std::vector<Clock>> clocks_;     ///< after each executed event
   std::vector<std::vector<bool>> waitPhaseOk_; ///< W1 per wait event
   std::vector<int> pc_;
   std::vector<std::vector<Round>> rounds_; ///< by barrier stage
@@ -478,8 +491,7 @@ void Engine::simulate() {
       Round &R = v[r];
       if (R.complete)
         continue;
-      if (R.arrivals.empty() || R.arrivalsDone < R.arrivals.size() ||
-          R.loadsDone < R.loads.size())
+      if (R.arrivals.empty() || R.arrivalsDone < R.arrivals.size() || R.loadsDone < R.loads.size())
         return;
       R.complete = true;
       R.clock = zero;
@@ -547,14 +559,14 @@ void Engine::checkCounts() {
           std::string who;
           for (EventRef e : R.arrivals)
             who += (who.empty() ? "" : ", ") + std::to_string(traces_[e.trace].wg);
-          Finding &f =
-              report(DiagId::ProtocolArrivalCount, bar.arrivalsSpan.end ? bar.arrivalsSpan : bar.span,
-                     "round " + std::to_string(r) + " of " + barrierStage(int(b), s) + " gets " +
-                         std::to_string(count) + " arrival" + (count == 1 ? "" : "s") +
-                         (who.empty() ? "" : " (warpgroup" + std::string(count == 1 ? " " : "s ") +
-                                                 who + ")") +
-                         ", but `" + bar.name + "` completes a phase after " +
-                         std::to_string(bar.arrivals));
+          Finding &f = report(
+              DiagId::ProtocolArrivalCount, bar.arrivalsSpan.end ? bar.arrivalsSpan : bar.span,
+              "round " + std::to_string(r) + " of " + barrierStage(int(b), s) + " gets " +
+                  std::to_string(count) + " arrival" + (count == 1 ? "" : "s") +
+                  (who.empty() ? ""
+                               : " (warpgroup" + std::string(count == 1 ? " " : "s ") + who + ")") +
+                  ", but `" + bar.name + "` completes a phase after " +
+                  std::to_string(bar.arrivals));
           if (p_.hasParam)
             f.notes.push_back("with " + p_.paramText + " = " + std::to_string(n_));
           f.notes.push_back("each warpgroup executing `arrive` arrives once; a role of "
@@ -565,8 +577,7 @@ void Engine::checkCounts() {
           bool uniform = count > 0;
           for (int64_t s2 = 0; s2 < bar.stages && uniform; ++s2)
             for (const Round &R2 : rounds_[base_[b] + int(s2)])
-              if (!R2.arrivals.empty() && int64_t(R2.arrivals.size()) != count &&
-                  &R2 != &v.back())
+              if (!R2.arrivals.empty() && int64_t(R2.arrivals.size()) != count && &R2 != &v.back())
                 uniform = false;
           if (uniform && bar.arrivalsSpan.end)
             f.fixits.push_back({bar.arrivalsSpan, std::to_string(count),
@@ -590,12 +601,12 @@ void Engine::checkCounts() {
           if (seen(DiagId::ProtocolExpectTxMismatch, where))
             continue;
           EventRef first = !R.arrivals.empty() ? R.arrivals.front() : R.loads.front();
-          Finding &f = report(DiagId::ProtocolExpectTxMismatch, where,
-                              "round " + std::to_string(r) + " of " + barrierStage(int(b), s) +
-                                  " expects " + std::to_string(R.txExpected) +
-                                  " transaction bytes, but the copies that complete on it " +
-                                  "bring " + std::to_string(R.txBytes) + " (" +
-                                  when(at(first), first.trace) + ")");
+          Finding &f =
+              report(DiagId::ProtocolExpectTxMismatch, where,
+                     "round " + std::to_string(r) + " of " + barrierStage(int(b), s) + " expects " +
+                         std::to_string(R.txExpected) +
+                         " transaction bytes, but the copies that complete on it " + "bring " +
+                         std::to_string(R.txBytes) + " (" + when(at(first), first.trace) + ")");
           for (EventRef e : R.loads)
             f.labels.push_back({at(e).ev->span, std::to_string(at(e).ev->bytes) + " bytes"});
           if (R.txBytes == 0)
@@ -623,11 +634,12 @@ void Engine::checkWaits() {
       if (!waitPhaseOk_[t][i] && !seen(DiagId::ProtocolWaitWrongPhase, c.ev->span)) {
         Finding &f = report(DiagId::ProtocolWaitWrongPhase, c.ev->span,
                             "`" + c.ev->what + "` waits for round " + std::to_string(c.round) +
-                                " of " + barrierStage(c.ev->barrier, c.stage) +
-                                " before round " + std::to_string(c.round - 1) +
-                                " is known complete (" + when(c, int(t)) + ")");
+                                " of " + barrierStage(c.ev->barrier, c.stage) + " before round " +
+                                std::to_string(c.round - 1) + " is known complete (" +
+                                when(c, int(t)) + ")");
         f.notes.push_back("the wait tests the phase parity (round mod 2), so it can also pass "
-                          "when round " + std::to_string(c.round - 2) +
+                          "when round " +
+                          std::to_string(c.round - 2) +
                           " completes: it may return one or more rounds early");
       }
       // Round r + 1 (round 0 for a negative round) must not be able to
@@ -644,21 +656,20 @@ void Engine::checkWaits() {
       for (EventRef e : R.loads)
         after = after || hb(self, e);
       if (!after && !seen(DiagId::ProtocolWaitWrongPhase, c.ev->span)) {
-        Finding &f =
-            report(DiagId::ProtocolWaitWrongPhase, c.ev->span,
-                   "`" + c.ev->what + "` waits for round " + std::to_string(c.round) + " of " +
-                       barrierStage(c.ev->barrier, c.stage) + ", but round " +
-                       std::to_string(next) + " may complete before the wait runs (" +
-                       when(c, int(t)) + ")");
+        Finding &f = report(DiagId::ProtocolWaitWrongPhase, c.ev->span,
+                            "`" + c.ev->what + "` waits for round " + std::to_string(c.round) +
+                                " of " + barrierStage(c.ev->barrier, c.stage) + ", but round " +
+                                std::to_string(next) + " may complete before the wait runs (" +
+                                when(c, int(t)) + ")");
         f.notes.push_back(c.round < 0
                               ? "a negative round passes only while the stage's first phase is "
                                 "incomplete; here it may already be complete"
                               : "the wait tests the phase parity (round mod 2): once round " +
                                     std::to_string(next) + " completed it waits for round " +
                                     std::to_string(next + 1) + " instead");
-        f.labels.push_back({at(R.arrivals.front()).ev->span,
-                            "round " + std::to_string(next) + " of `" + bar.name +
-                                "` arrives here, not ordered after the wait"});
+        f.labels.push_back(
+            {at(R.arrivals.front()).ev->span, "round " + std::to_string(next) + " of `" + bar.name +
+                                                  "` arrives here, not ordered after the wait"});
       }
     }
   }
@@ -737,8 +748,12 @@ void Engine::checkRegions() {
       const CEvent &c = evs[i];
       EventRef ref{int(t), i};
       switch (c.ev->kind) {
-      case EvKind::TmaLoad: acc.push_back({ref, c.dst, true, true, false, i, c.bs, c.round}); break;
-      case EvKind::SharedWrite: acc.push_back({ref, c.dst, true, false, false, i, -1, 0}); break;
+      case EvKind::TmaLoad:
+        acc.push_back({ref, c.dst, true, true, false, i, c.bs, c.round});
+        break;
+      case EvKind::SharedWrite:
+        acc.push_back({ref, c.dst, true, false, false, i, -1, 0});
+        break;
       case EvKind::SharedRead:
         for (const CRegion &r : c.reads)
           acc.push_back({ref, r, false, false, false, i, -1, 0});
@@ -749,7 +764,8 @@ void Engine::checkRegions() {
           acc.push_back({ref, r, false, false, true, end, -1, 0});
         break;
       }
-      default: break;
+      default:
+        break;
       }
     }
   }
@@ -798,11 +814,11 @@ void Engine::checkRegions() {
           fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
         const CEvent &r = at(x.ref);
         if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
-          Finding &f = report(DiagId::ProtocolMissingProxyFence, r.ev->span,
-                              "`wgmma` reads " + regionText(x.region) +
-                                  " through the async proxy after a generic store into it, " +
-                                  "with no `fence_proxy_async` between (" +
-                                  when(r, x.ref.trace) + ")");
+          Finding &f =
+              report(DiagId::ProtocolMissingProxyFence, r.ev->span,
+                     "`wgmma` reads " + regionText(x.region) +
+                         " through the async proxy after a generic store into it, " +
+                         "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
           f.labels.push_back({at(w.ref).ev->span, "the generic store"});
           if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
             f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
@@ -814,10 +830,8 @@ void Engine::checkRegions() {
       const CEvent &we = at(w.ref);
       const CEvent &xe = at(x.ref);
       if (x.write) {
-        const Access &later = (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) ||
-                                      xe.iter > we.iter
-                                  ? x
-                                  : w;
+        const Access &later =
+            (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x : w;
         const Access &other = &later == &x ? w : x;
         const CEvent &le = at(later.ref);
         if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
@@ -841,8 +855,8 @@ void Engine::checkRegions() {
         if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
           Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
                               "this read of " + regionText(x.region) + " is not covered by a " +
-                                  "wait on " + barrierStage(we.ev->barrier, we.stage) +
-                                  " round " + std::to_string(w.round) + ", the phase its copy " +
+                                  "wait on " + barrierStage(we.ev->barrier, we.stage) + " round " +
+                                  std::to_string(w.round) + ", the phase its copy " +
                                   "completes (" + when(xe, x.ref.trace) + ")");
           f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
         }
@@ -868,17 +882,17 @@ void Engine::checkRegions() {
         if (release) {
           if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
             Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
-                                "`" + release->ev->what + "` releases " +
-                                    regionText(x.region) + " while the `wgmma` reading it " +
-                                    "is still in flight (" + when(*release, x.ref.trace) + ")");
+                                "`" + release->ev->what + "` releases " + regionText(x.region) +
+                                    " while the `wgmma` reading it " + "is still in flight (" +
+                                    when(*release, x.ref.trace) + ")");
             f.labels.push_back({xe.ev->span, "the wgmma reading it"});
             f.labels.push_back({we.ev->span, "refilled here"});
             if (release->ev->insertAt.end)
               f.fixits.push_back(
                   {release->ev->insertAt,
                    "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
-                   "retire the group first: insert `wgmma_wait " +
-                       std::to_string(pendingNewer) + "`"});
+                   "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
+                       "`"});
           }
           continue;
         }
@@ -899,11 +913,11 @@ void Engine::checkRegions() {
                               " in the round of that copy before the read");
         }
       } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
-        Finding &f = report(DiagId::ProtocolStageRefilled, we.ev->span,
-                            "this write of " + regionText(w.region) +
-                                " may overwrite data warpgroup " +
-                                std::to_string(traces_[x.ref.trace].wg) +
-                                " still reads (" + when(we, w.ref.trace) + ")");
+        Finding &f =
+            report(DiagId::ProtocolStageRefilled, we.ev->span,
+                   "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
+                       std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
+                       when(we, w.ref.trace) + ")");
         f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
         f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
                           "their read of the previous round (write-after-read across roles)");
@@ -920,7 +934,9 @@ void Engine::checkGroups() {
     for (size_t i = 0; i < evs.size(); ++i) {
       const CEvent &c = evs[i];
       switch (c.ev->kind) {
-      case EvKind::Wgmma: open.push_back(int(i)); break;
+      case EvKind::Wgmma:
+        open.push_back(int(i));
+        break;
       case EvKind::Commit:
         groups.push_back(open);
         open.clear();
@@ -932,8 +948,8 @@ void Engine::checkGroups() {
                                   "the last `wgmma_commit` (" + when(c, int(t)) + ")");
           f.labels.push_back({evs[open.front()].ev->span, "uncommitted"});
           if (c.ev->insertAt.end)
-            f.fixits.push_back({c.ev->insertAt, "wgmma_commit\n" + c.ev->indent,
-                                "insert `wgmma_commit`"});
+            f.fixits.push_back(
+                {c.ev->insertAt, "wgmma_commit\n" + c.ev->indent, "insert `wgmma_commit`"});
         }
         while (int64_t(groups.size()) > c.ev->pending)
           groups.erase(groups.begin());
@@ -948,27 +964,27 @@ void Engine::checkGroups() {
             if (evs[w].ev->acc == c.ev->acc)
               inFlight = &evs[w];
         if (inFlight && !seen(DiagId::ProtocolAccumulatorInFlight, c.ev->span)) {
-          Finding &f = report(DiagId::ProtocolAccumulatorInFlight, c.ev->span,
-                              std::string(c.ev->accWrite ? "write of" : "read of") +
-                                  " accumulator `" + p_.accs[c.ev->acc] +
-                                  "` while a `wgmma` group writing it is in flight (" +
-                                  when(c, int(t)) + ")");
+          Finding &f =
+              report(DiagId::ProtocolAccumulatorInFlight, c.ev->span,
+                     std::string(c.ev->accWrite ? "write of" : "read of") + " accumulator `" +
+                         p_.accs[c.ev->acc] + "` while a `wgmma` group writing it is in flight (" +
+                         when(c, int(t)) + ")");
           f.labels.push_back({inFlight->ev->span, "in flight"});
           if (open.empty() && c.ev->insertAt.end)
-            f.fixits.push_back({c.ev->insertAt, "wgmma_wait 0\n" + c.ev->indent,
-                                "insert `wgmma_wait 0`"});
+            f.fixits.push_back(
+                {c.ev->insertAt, "wgmma_wait 0\n" + c.ev->indent, "insert `wgmma_wait 0`"});
           f.notes.push_back("ptxas serialises a wgmma whose accumulator is touched in flight "
                             "(warnings C7510-C7515)");
         }
         break;
       }
-      default: break;
+      default:
+        break;
       }
     }
-    const CEvent *left = !open.empty() ? &evs[open.front()]
-                         : !groups.empty() && !groups.front().empty()
-                             ? &evs[groups.front().front()]
-                             : nullptr;
+    const CEvent *left = !open.empty()                                ? &evs[open.front()]
+                         : !groups.empty() && !groups.front().empty() ? &evs[groups.front().front()]
+                                                                      : nullptr;
     if (left && !seen(DiagId::ProtocolGroupNotRetired, left->ev->span)) {
       Finding &f = report(DiagId::ProtocolGroupNotRetired, left->ev->span,
                           std::string("this `wgmma` is ") +
@@ -987,31 +1003,32 @@ void Engine::checkDeadlock() {
     if (c.ev->kind != EvKind::Wait || badCountStages_.count(c.bs) ||
         seen(DiagId::ProtocolDeadlock, c.ev->span))
       continue;
-    Finding &f = report(DiagId::ProtocolDeadlock, c.ev->span,
-                        "`" + c.ev->what + "` can never complete: round " +
-                            std::to_string(c.round) + " of " +
-                            barrierStage(c.ev->barrier, c.stage) +
-                            " needs arrivals that come only after waits which themselves wait " +
-                            "for this one (" + when(c, int(t)) + ")");
+    Finding &f =
+        report(DiagId::ProtocolDeadlock, c.ev->span,
+               "`" + c.ev->what + "` can never complete: round " + std::to_string(c.round) +
+                   " of " + barrierStage(c.ev->barrier, c.stage) +
+                   " needs arrivals that come only after waits which themselves wait " +
+                   "for this one (" + when(c, int(t)) + ")");
     auto &v = rounds_[c.bs];
     if (size_t(c.round) >= v.size() || v[c.round].arrivals.empty()) {
       f.message = "`" + c.ev->what + "` can never complete: nothing arrives on round " +
-                  std::to_string(c.round) + " of " + barrierStage(c.ev->barrier, c.stage) +
-                  " (" + when(c, int(t)) + ")";
+                  std::to_string(c.round) + " of " + barrierStage(c.ev->barrier, c.stage) + " (" +
+                  when(c, int(t)) + ")";
     } else {
       for (EventRef e : v[c.round].arrivals)
         if (!executed(e)) {
-          f.labels.push_back({at(e).ev->span, "the arrival it needs (" + when(at(e), e.trace) +
-                                                  ")"});
+          f.labels.push_back(
+              {at(e).ev->span, "the arrival it needs (" + when(at(e), e.trace) + ")"});
           break;
         }
     }
     for (size_t u = 0; u < traces_.size(); ++u)
       if (u != t && pc_[u] < int(traces_[u].events.size())) {
         const CEvent &b = traces_[u].events[pc_[u]];
-        f.notes.push_back("warpgroup " + std::to_string(traces_[u].wg) + " is blocked at `" +
-                          b.ev->what + "` (round " + std::to_string(b.round) + " of " +
-                          barrierStage(b.ev->barrier, b.stage) + (b.iterName.empty() ? "" : ", " + b.iterName + " = " + std::to_string(b.iter)) + ")");
+        f.notes.push_back(
+            "warpgroup " + std::to_string(traces_[u].wg) + " is blocked at `" + b.ev->what +
+            "` (round " + std::to_string(b.round) + " of " + barrierStage(b.ev->barrier, b.stage) +
+            (b.iterName.empty() ? "" : ", " + b.iterName + " = " + std::to_string(b.iter)) + ")");
       }
   }
 }
@@ -1080,8 +1097,6 @@ void Engine::run() {
 
 } // namespace
 
-void proveProtocol(const Program &program, DiagnosticSink &sink) {
-  Engine(program, sink).run();
-}
+void proveProtocol(const Program &program, DiagnosticSink &sink) { Engine(program, sink).run(); }
 
 } // namespace kina::sema::protocol

@@ -31,7 +31,7 @@ constexpr int64_t kSmRegisters = 65536;
 
 struct Sym {
   enum Kind : uint8_t { Barrier, Tile, Acc, Expr } kind = Expr;
-  int index = -1; ///< Barrier, Tile, Acc
+  int index = -1;  ///< Barrier, Tile, Acc
   XId expr = kNoX; ///< Expr: a let or loop variable
 };
 
@@ -129,8 +129,12 @@ private:
     for (StmtId id : body) {
       const Stmt &s = c_.m.stmt(id);
       switch (s.kind) {
-      case StmtKind::Shared: declareShared(s); break;
-      case StmtKind::Let: scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, kNoX}; break;
+      case StmtKind::Shared:
+        declareShared(s);
+        break;
+      case StmtKind::Let:
+        scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, kNoX};
+        break;
       case StmtKind::BlockGrid:
       case StmtKind::For:
       case StmtKind::If:
@@ -143,7 +147,9 @@ private:
           scopes_.pop_back();
         }
         break;
-      case StmtKind::WarpgroupGrid: grid(s); break;
+      case StmtKind::WarpgroupGrid:
+        grid(s);
+        break;
       case StmtKind::Arrive:
       case StmtKind::Wait:
       case StmtKind::TmaLoad:
@@ -157,7 +163,8 @@ private:
               .note("the protocol proofs cover barrier, TMA and wgmma statements inside the "
                     "roles of a warpgroup_grid");
         break;
-      default: break;
+      default:
+        break;
       }
     }
   }
@@ -203,8 +210,10 @@ private:
       }
     }
     switch (e.kind) {
-    case ExprKind::Paren: return convert(e.children[0]);
-    case ExprKind::Integer: return constNode(e.intValue, e.span);
+    case ExprKind::Paren:
+      return convert(e.children[0]);
+    case ExprKind::Integer:
+      return constNode(e.intValue, e.span);
     case ExprKind::Negate: {
       XNode x;
       x.op = XOp::Neg;
@@ -231,8 +240,12 @@ private:
       x.a = convert(e.children[0]);
       x.b = convert(e.children[1]);
       switch (e.op) {
-      case BinaryOp::Add: x.op = XOp::Add; break;
-      case BinaryOp::Sub: x.op = XOp::Sub; break;
+      case BinaryOp::Add:
+        x.op = XOp::Add;
+        break;
+      case BinaryOp::Sub:
+        x.op = XOp::Sub;
+        break;
       case BinaryOp::Mul:
         if (varies(x.a) && varies(x.b))
           return unknown(e.span, "`" + text(id) + "`, a product of two varying values");
@@ -241,20 +254,34 @@ private:
       case BinaryOp::Div:
       case BinaryOp::Mod:
         if (p_->exprs[x.b].op != XOp::Const || p_->exprs[x.b].value <= 0)
-          return unknown(e.span, "`" + text(id) + "`, a division by a value that is not a "
-                                 "positive constant");
+          return unknown(e.span, "`" + text(id) +
+                                     "`, a division by a value that is not a "
+                                     "positive constant");
         x.op = e.op == BinaryOp::Div ? XOp::Div : XOp::Mod;
         break;
-      case BinaryOp::Eq: x.op = XOp::Eq; break;
-      case BinaryOp::Ne: x.op = XOp::Ne; break;
-      case BinaryOp::Lt: x.op = XOp::Lt; break;
-      case BinaryOp::Le: x.op = XOp::Le; break;
-      case BinaryOp::Gt: x.op = XOp::Gt; break;
-      case BinaryOp::Ge: x.op = XOp::Ge; break;
+      case BinaryOp::Eq:
+        x.op = XOp::Eq;
+        break;
+      case BinaryOp::Ne:
+        x.op = XOp::Ne;
+        break;
+      case BinaryOp::Lt:
+        x.op = XOp::Lt;
+        break;
+      case BinaryOp::Le:
+        x.op = XOp::Le;
+        break;
+      case BinaryOp::Gt:
+        x.op = XOp::Gt;
+        break;
+      case BinaryOp::Ge:
+        x.op = XOp::Ge;
+        break;
       }
       return p_->add(std::move(x));
     }
-    default: return unknown(e.span, "`" + text(id) + "`");
+    default:
+      return unknown(e.span, "`" + text(id) + "`");
     }
   }
   XId wgVar(Span span) {
@@ -405,8 +432,12 @@ private:
     for (StmtId id : body) {
       const Stmt &s = c_.m.stmt(id);
       switch (s.kind) {
-      case StmtKind::Let: scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, convert(s.value)}; break;
-      case StmtKind::Register: declareAcc(s); break;
+      case StmtKind::Let:
+        scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, convert(s.value)};
+        break;
+      case StmtKind::Register:
+        declareAcc(s);
+        break;
       case StmtKind::For: {
         Node n;
         n.kind = NodeKind::For;
@@ -507,7 +538,9 @@ private:
         push(out, std::move(ev));
         break;
       }
-      case StmtKind::WgmmaCommit: push(out, event(EvKind::Commit, s, "wgmma_commit")); break;
+      case StmtKind::WgmmaCommit:
+        push(out, event(EvKind::Commit, s, "wgmma_commit"));
+        break;
       case StmtKind::WgmmaWait: {
         Event ev = event(EvKind::WgmmaWait, s, "wgmma_wait " + std::to_string(s.count));
         ev.pending = s.count;
@@ -566,7 +599,8 @@ private:
       case StmtKind::Role:
         outside(s.keywordSpan, "a nested grid or role inside a role");
         break;
-      default: break;
+      default:
+        break;
       }
     }
   }
@@ -653,8 +687,8 @@ private:
         scopes_.emplace_back();
         roleBody(s.body, role.body);
         scopes_.pop_back();
-        budgets.push_back({&s, role.last - role.first + 1, s.count, tileRegisters_,
-                           costliestTile_});
+        budgets.push_back(
+            {&s, role.last - role.first + 1, s.count, tileRegisters_, costliestTile_});
         p.roles.push_back(std::move(role));
       } else if (s.kind == StmtKind::Arrive || s.kind == StmtKind::Wait ||
                  s.kind == StmtKind::TmaLoad || s.kind == StmtKind::Wgmma ||
