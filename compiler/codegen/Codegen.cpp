@@ -45,6 +45,23 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
       if (const lw::MmaLowering *row = lw::mmaLowering(dtypeOf(o->a), dtypeOf(o->b), acc))
         for (CapabilityId c : row->instructions)
           caps.insert(c);
+    } else if (auto *o = op.as<ir::WgmmaOp>()) {
+      bool bf16 = o->a.kind == ir::Access::Kind::Tile && o->a.id < k.tiles.size() &&
+                  k.tiles[o->a.id].dtype == ir::DType::BF16;
+      caps.insert(bf16 ? CapabilityId::WgmmaBf16 : CapabilityId::WgmmaF16);
+    } else if (op.as<ir::WgmmaCommitOp>() || op.as<ir::WgmmaWaitOp>()) {
+      caps.insert(CapabilityId::WgmmaF16);
+    } else if (op.as<ir::TmaLoadOp>()) {
+      caps.insert(CapabilityId::Tma);
+      caps.insert(CapabilityId::MbarrierTryWait);
+    } else if (op.as<ir::BarrierArriveOp>() || op.as<ir::BarrierWaitOp>()) {
+      caps.insert(CapabilityId::MbarrierTryWait);
+    } else if (op.as<ir::FenceProxyAsyncOp>()) {
+      caps.insert(CapabilityId::FenceProxyAsync);
+    } else if (auto *o = op.as<ir::RoleOp>()) {
+      if (o->registers)
+        caps.insert(CapabilityId::Setmaxnreg);
+      collectCapabilities(k, o->body, caps);
     } else if (auto *o = op.as<ir::ForOp>()) {
       collectCapabilities(k, o->body, caps);
     } else if (auto *o = op.as<ir::IfOp>()) {

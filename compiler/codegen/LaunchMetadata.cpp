@@ -31,6 +31,7 @@ json exprToJson(const std::vector<std::string> &dims, const ir::IndexExpr &e) {
     return json{{"dim", e.index() < dims.size() ? dims[e.index()] : "?"}};
   case Kind::BlockId:
   case Kind::WarpId:
+  case Kind::WarpgroupId:
   case Kind::Var: return json{{"invalid", "non-dim leaf"}};
   default: break;
   }
@@ -115,7 +116,8 @@ std::optional<ir::IndexExpr> overDims(const ir::IndexExpr &e,
     return it->second;
   }
   case Kind::BlockId:
-  case Kind::WarpId: return std::nullopt;
+  case Kind::WarpId:
+  case Kind::WarpgroupId: return std::nullopt;
   case Kind::Not: {
     auto l = overDims(e.lhs(), lets);
     if (!l)
@@ -378,6 +380,7 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
   }
   case Kind::BlockId:
   case Kind::WarpId:
+  case Kind::WarpgroupId:
   case Kind::Var: return llvm::createStringError("formula has a non-dim leaf");
   default: break;
   }

@@ -121,7 +121,8 @@ public:
 
   void tiles() {
     for (const TileDecl &t : k_.tiles) {
-      if (t.space != MemSpace::Register || t.shape.size() != 2)
+      if (t.space != MemSpace::Register || t.shape.size() != 2 ||
+          t.scope == RegisterScope::Warpgroup) // checked by the IR verifier (K1220)
         continue;
       if (auto why = target::lowerable::registerTileProblem(t.shape))
         error(t.span, "register tile '" + t.name + "': " + *why);
@@ -150,6 +151,8 @@ public:
               error(op.span, *why);
         }
       } else if (auto *o = op.as<ForOp>()) {
+        block(o->body);
+      } else if (auto *o = op.as<RoleOp>()) {
         block(o->body);
       } else if (auto *o = op.as<IfOp>()) {
         block(o->thenBody);

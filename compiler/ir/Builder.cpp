@@ -27,8 +27,7 @@ ParamId KernelBuilder::addTensor(std::string name, DType dtype, std::vector<Inde
 
 ParamId KernelBuilder::addResult(std::string name, DType dtype, std::vector<IndexExpr> shape,
                                  Span span) {
-  kernel_.params.push_back(
-      TensorParam{std::move(name), dtype, std::move(shape), true, true, span});
+  kernel_.params.push_back(TensorParam{std::move(name), dtype, std::move(shape), true, true, span});
   return static_cast<ParamId>(kernel_.params.size() - 1);
 }
 
@@ -51,17 +50,25 @@ void KernelBuilder::setBlockGrid(IndexExpr g0, IndexExpr g1, IndexExpr g2) {
 
 void KernelBuilder::setWarpGrid(int64_t w0, int64_t w1) { kernel_.warpGrid = {w0, w1}; }
 
+void KernelBuilder::setWarpgroups(int64_t g) { kernel_.warpgroups = g; }
+
 TileId KernelBuilder::addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape,
-                                    Span span) {
-  kernel_.tiles.push_back(TileDecl{std::move(name), dtype, MemSpace::Shared, std::move(shape), span});
+                                    Span span, SharedLayout layout) {
+  kernel_.tiles.push_back(TileDecl{std::move(name), dtype, MemSpace::Shared, std::move(shape), span,
+                                   layout, RegisterScope::Warp});
   return static_cast<TileId>(kernel_.tiles.size() - 1);
 }
 
 TileId KernelBuilder::addRegisterTile(std::string name, DType dtype, std::vector<int64_t> shape,
-                                      Span span) {
-  kernel_.tiles.push_back(
-      TileDecl{std::move(name), dtype, MemSpace::Register, std::move(shape), span});
+                                      Span span, RegisterScope scope) {
+  kernel_.tiles.push_back(TileDecl{std::move(name), dtype, MemSpace::Register, std::move(shape),
+                                   span, SharedLayout::None, scope});
   return static_cast<TileId>(kernel_.tiles.size() - 1);
+}
+
+BarrierId KernelBuilder::addBarrier(std::string name, int64_t stages, int64_t arrivals, Span span) {
+  kernel_.barriers.push_back(BarrierDecl{std::move(name), stages, arrivals, span});
+  return static_cast<BarrierId>(kernel_.barriers.size() - 1);
 }
 
 Block &KernelBuilder::current() {
@@ -70,6 +77,8 @@ Block &KernelBuilder::current() {
   Frame &f = frames_.back();
   if (auto *loop = std::get_if<ForOp>(&f.node))
     return loop->body;
+  if (auto *role = std::get_if<RoleOp>(&f.node))
+    return role->body;
   auto &branch = std::get<IfOp>(f.node);
   return f.inElse ? branch.elseBody : branch.thenBody;
 }
@@ -144,6 +153,49 @@ void KernelBuilder::transpose(TileId dst, TileId src, Span span) {
   append(TransposeOp{dst, src}, span);
 }
 
+void KernelBuilder::barrierArrive(BarrierId b, IndexExpr stage, int64_t expectTxBytes, Span span) {
+  append(BarrierArriveOp{b, std::move(stage), expectTxBytes}, span);
+}
+
+void KernelBuilder::barrierWait(BarrierId b, IndexExpr stage, IndexExpr round, Span span) {
+  append(BarrierWaitOp{b, std::move(stage), std::move(round)}, span);
+}
+
+void KernelBuilder::tmaLoad(Access dst, Access src, BarrierId b, IndexExpr stage, Span span) {
+  append(TmaLoadOp{std::move(dst), std::move(src), b, std::move(stage)}, span);
+}
+
+void KernelBuilder::wgmma(TileId acc, Access a, Access b, IndexExpr zeroWhen, Span span) {
+  append(WgmmaOp{acc, std::move(a), std::move(b), std::move(zeroWhen)}, span);
+}
+
+void KernelBuilder::wgmmaCommit(Span span) { append(WgmmaCommitOp{}, span); }
+
+void KernelBuilder::wgmmaWait(unsigned pending, Span span) { append(WgmmaWaitOp{pending}, span); }
+
+void KernelBuilder::fenceProxyAsync(Span span) { append(FenceProxyAsyncOp{}, span); }
+
+IndexExpr KernelBuilder::falseCondition() {
+  return IndexExpr::binary(IndexExpr::Kind::Ne, IndexExpr::constant(0), IndexExpr::constant(0));
+}
+
+void KernelBuilder::beginRole(std::string name, int64_t firstWarpgroup, int64_t lastWarpgroup,
+                              int64_t registers, Span span) {
+  frames_.push_back(
+      Frame{RoleOp{std::move(name), firstWarpgroup, lastWarpgroup, registers, {}}, span, false});
+}
+
+void KernelBuilder::endRole() {
+  if (frames_.empty() || !std::holds_alternative<RoleOp>(frames_.back().node)) {
+    if (misuse_.empty())
+      misuse_ = "endRole() without a matching beginRole()";
+    return;
+  }
+  Frame f = std::move(frames_.back());
+  frames_.pop_back();
+  append(std::move(f.node), f.span);
+}
+
 VarId KernelBuilder::beginFor(std::string name, IndexExpr lower, IndexExpr upper, Span span) {
   kernel_.vars.push_back(Var{std::move(name)});
   VarId v = static_cast<VarId>(kernel_.vars.size() - 1);
@@ -191,9 +243,9 @@ llvm::Expected<Kernel> KernelBuilder::finish() {
   if (!misuse_.empty())
     return llvm::createStringError("tile IR builder for '" + kernel_.name + "': " + misuse_);
   if (!frames_.empty())
-    return llvm::createStringError("tile IR builder for '" + kernel_.name + "': " +
-                                   std::to_string(frames_.size()) +
-                                   " region(s) left open (missing endFor/endIf)");
+    return llvm::createStringError("tile IR builder for '" + kernel_.name +
+                                   "': " + std::to_string(frames_.size()) +
+                                   " region(s) left open (missing endFor/endIf/endRole)");
   Kernel k = std::move(kernel_);
   kernel_ = Kernel{};
   committed_.clear();

@@ -30,8 +30,7 @@ public:
   ParamId addTensor(std::string name, DType dtype, std::vector<IndexExpr> shape,
                     bool writable = false, Span span = {});
   /// The kernel's result tensor (writable, passed after the inputs).
-  ParamId addResult(std::string name, DType dtype, std::vector<IndexExpr> shape,
-                    Span span = {});
+  ParamId addResult(std::string name, DType dtype, std::vector<IndexExpr> shape, Span span = {});
   /// A scalar parameter `(eps : F32)`; use it with ScalarExpr::param.
   ScalarId addScalar(std::string name, DType dtype, Span span = {});
   void addRequirement(IndexExpr condition, std::string text, Span span = {});
@@ -39,12 +38,16 @@ public:
   void setBlockGrid(IndexExpr g0, IndexExpr g1 = IndexExpr::constant(1),
                     IndexExpr g2 = IndexExpr::constant(1));
   void setWarpGrid(int64_t w0, int64_t w1 = 1);
+  /// `warpgroup_grid [g]` (instead of a warp grid): 128 * g threads per block.
+  void setWarpgroups(int64_t g);
 
   // ---- storage ----
-  TileId addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape,
-                       Span span = {});
-  TileId addRegisterTile(std::string name, DType dtype, std::vector<int64_t> shape,
-                         Span span = {});
+  TileId addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape, Span span = {},
+                       SharedLayout layout = SharedLayout::None);
+  TileId addRegisterTile(std::string name, DType dtype, std::vector<int64_t> shape, Span span = {},
+                         RegisterScope scope = RegisterScope::Warp);
+  /// `shared name : Barrier[stages, arrivals=arrivals]`.
+  BarrierId addBarrier(std::string name, int64_t stages, int64_t arrivals, Span span = {});
 
   // ---- ops, appended at the insertion point ----
   /// `let name = value in`: returns the variable to reference with IndexExpr::var.
@@ -65,10 +68,28 @@ public:
   void rowReduce(ReduceKind kind, TileId dst, TileId src, Span span = {});
   void transpose(TileId dst, TileId src, Span span = {});
 
+  // ---- Hopper: barriers, TMA, wgmma ----
+  /// `arrive b[stage]`, or with expectTxBytes > 0 `arrive b[stage] expect_tx E`.
+  void barrierArrive(BarrierId b, IndexExpr stage, int64_t expectTxBytes = 0, Span span = {});
+  void barrierWait(BarrierId b, IndexExpr stage, IndexExpr round, Span span = {});
+  void tmaLoad(Access dst, Access src, BarrierId b, IndexExpr stage, Span span = {});
+  /// `acc <- wgmma acc a b zero_when (zeroWhen)`; pass IndexExpr::binary(Eq, 0, 1)
+  /// or falseCondition() when there is no zero_when.
+  void wgmma(TileId acc, Access a, Access b, IndexExpr zeroWhen = falseCondition(), Span span = {});
+  void wgmmaCommit(Span span = {});
+  void wgmmaWait(unsigned pending, Span span = {});
+  void fenceProxyAsync(Span span = {});
+  /// The constant-false condition (`0 != 0`), the default of zero_when.
+  static IndexExpr falseCondition();
+
   // ---- structured control flow ----
   /// Opens `for name in (lower .. upper) {`; returns the loop variable.
   VarId beginFor(std::string name, IndexExpr lower, IndexExpr upper, Span span = {});
   void endFor();
+  /// Opens `role name (warpgroup first .. last) registers R {` (R = 0: none).
+  void beginRole(std::string name, int64_t firstWarpgroup, int64_t lastWarpgroup,
+                 int64_t registers = 0, Span span = {});
+  void endRole();
   void beginIf(IndexExpr cond, Span span = {});
   /// Switches the insertion point from the then-region to the else-region.
   void beginElse();
@@ -88,7 +109,7 @@ private:
 
   Kernel kernel_;
   struct Frame {
-    Op::Node node; // ForOp or IfOp under construction
+    Op::Node node; // ForOp, IfOp or RoleOp under construction
     Span span;
     bool inElse = false;
   };

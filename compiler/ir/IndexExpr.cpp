@@ -9,8 +9,8 @@ namespace kina::ir {
 
 struct IndexExpr::Node {
   Kind kind = Kind::Const;
-  int64_t value = 0;   // Const
-  unsigned index = 0;  // leaves
+  int64_t value = 0;  // Const
+  unsigned index = 0; // leaves
   std::shared_ptr<const Node> lhs, rhs;
 };
 
@@ -28,7 +28,6 @@ IndexExpr IndexExpr::constant(int64_t v) {
   return IndexExpr(std::move(n));
 }
 
-
 IndexExpr IndexExpr::dim(DimId d) {
   auto n = std::make_shared<Node>();
   n->kind = Kind::Dim;
@@ -45,6 +44,11 @@ IndexExpr IndexExpr::warpId(unsigned axis) {
   auto n = std::make_shared<Node>();
   n->kind = Kind::WarpId;
   n->index = axis;
+  return IndexExpr(std::move(n));
+}
+IndexExpr IndexExpr::warpgroupId() {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::WarpgroupId;
   return IndexExpr(std::move(n));
 }
 IndexExpr IndexExpr::var(VarId v) {
@@ -100,30 +104,46 @@ std::optional<int64_t> IndexExpr::asConstant() const {
   if (!r)
     return std::nullopt;
   switch (n.kind) {
-  case Kind::Add: return *l + *r;
-  case Kind::Sub: return *l - *r;
-  case Kind::Mul: return *l * *r;
+  case Kind::Add:
+    return *l + *r;
+  case Kind::Sub:
+    return *l - *r;
+  case Kind::Mul:
+    return *l * *r;
   case Kind::Div:
-    if (*r == 0) return std::nullopt;
+    if (*r == 0)
+      return std::nullopt;
     return *l / *r;
   case Kind::Mod:
-    if (*r == 0) return std::nullopt;
+    if (*r == 0)
+      return std::nullopt;
     return ((*l % *r) + *r) % *r;
   case Kind::FloorDiv:
-    if (*r <= 0) return std::nullopt;
+    if (*r <= 0)
+      return std::nullopt;
     return *l >= 0 ? *l / *r : -((-*l + *r - 1) / *r);
   case Kind::CeilDiv:
-    if (*r <= 0) return std::nullopt;
+    if (*r <= 0)
+      return std::nullopt;
     return *l >= 0 ? (*l + *r - 1) / *r : -((-*l) / *r);
-  case Kind::Eq: return *l == *r;
-  case Kind::Ne: return *l != *r;
-  case Kind::Lt: return *l < *r;
-  case Kind::Le: return *l <= *r;
-  case Kind::Gt: return *l > *r;
-  case Kind::Ge: return *l >= *r;
-  case Kind::And: return (*l != 0) && (*r != 0);
-  case Kind::Or: return (*l != 0) || (*r != 0);
-  default: return std::nullopt;
+  case Kind::Eq:
+    return *l == *r;
+  case Kind::Ne:
+    return *l != *r;
+  case Kind::Lt:
+    return *l < *r;
+  case Kind::Le:
+    return *l <= *r;
+  case Kind::Gt:
+    return *l > *r;
+  case Kind::Ge:
+    return *l >= *r;
+  case Kind::And:
+    return (*l != 0) && (*r != 0);
+  case Kind::Or:
+    return (*l != 0) || (*r != 0);
+  default:
+    return std::nullopt;
   }
 }
 
@@ -141,12 +161,16 @@ bool IndexExpr::structurallyEqual(const IndexExpr &other) const {
   if (kind() != other.kind())
     return false;
   switch (kind()) {
-  case Kind::Const: return value() == other.value();
+  case Kind::Const:
+    return value() == other.value();
   case Kind::Dim:
   case Kind::BlockId:
   case Kind::WarpId:
-  case Kind::Var: return index() == other.index();
-  case Kind::Not: return lhs().structurallyEqual(other.lhs());
+  case Kind::WarpgroupId:
+  case Kind::Var:
+    return index() == other.index();
+  case Kind::Not:
+    return lhs().structurallyEqual(other.lhs());
   default:
     return lhs().structurallyEqual(other.lhs()) && rhs().structurallyEqual(other.rhs());
   }
@@ -179,27 +203,50 @@ IndexExpr ceilDiv(IndexExpr a, int64_t divisor) {
 
 const char *indexKindSpelling(IndexExpr::Kind k) {
   switch (k) {
-  case Kind::FloorDiv: return "floor_div";
-  case Kind::CeilDiv: return "ceil_div";
-  case Kind::Add: return "+";
-  case Kind::Sub: return "-";
-  case Kind::Mul: return "*";
-  case Kind::Div: return "/";
-  case Kind::Mod: return "mod";
-  case Kind::Eq: return "=";
-  case Kind::Ne: return "!=";
-  case Kind::Lt: return "<";
-  case Kind::Le: return "<=";
-  case Kind::Gt: return ">";
-  case Kind::Ge: return ">=";
-  case Kind::And: return "and";
-  case Kind::Or: return "or";
-  case Kind::Not: return "not";
-  case Kind::Const: return "const";
-  case Kind::Dim: return "dim";
-  case Kind::BlockId: return "block_id";
-  case Kind::WarpId: return "warp_id";
-  case Kind::Var: return "var";
+  case Kind::FloorDiv:
+    return "floor_div";
+  case Kind::CeilDiv:
+    return "ceil_div";
+  case Kind::Add:
+    return "+";
+  case Kind::Sub:
+    return "-";
+  case Kind::Mul:
+    return "*";
+  case Kind::Div:
+    return "/";
+  case Kind::Mod:
+    return "mod";
+  case Kind::Eq:
+    return "=";
+  case Kind::Ne:
+    return "!=";
+  case Kind::Lt:
+    return "<";
+  case Kind::Le:
+    return "<=";
+  case Kind::Gt:
+    return ">";
+  case Kind::Ge:
+    return ">=";
+  case Kind::And:
+    return "and";
+  case Kind::Or:
+    return "or";
+  case Kind::Not:
+    return "not";
+  case Kind::Const:
+    return "const";
+  case Kind::Dim:
+    return "dim";
+  case Kind::BlockId:
+    return "block_id";
+  case Kind::WarpId:
+    return "warp_id";
+  case Kind::WarpgroupId:
+    return "warpgroup_id";
+  case Kind::Var:
+    return "var";
   }
   return "?";
 }

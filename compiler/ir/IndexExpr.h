@@ -19,26 +19,36 @@
 
 namespace kina::ir {
 
-using DimId = uint32_t;   ///< index into Kernel::dims
-using VarId = uint32_t;   ///< index into Kernel::vars (loop variables, lets)
+using DimId = uint32_t; ///< index into Kernel::dims
+using VarId = uint32_t; ///< index into Kernel::vars (loop variables, lets)
 
 class IndexExpr {
 public:
   enum class Kind : uint8_t {
     // leaves
-    Const,   ///< integer literal (value())
-    Dim,     ///< dimension parameter (index() = DimId)
-    BlockId, ///< block id along axis index() (0 = x, 1 = y)
-    WarpId,  ///< warp coordinate along warp-grid axis index()
-    Var,     ///< loop variable or let binding (index() = VarId)
+    Const,       ///< integer literal (value())
+    Dim,         ///< dimension parameter (index() = DimId)
+    BlockId,     ///< block id along axis index() (0 = x, 1 = y)
+    WarpId,      ///< warp coordinate along warp-grid axis index()
+    WarpgroupId, ///< the warpgroup's index in the warpgroup grid (0 .. G-1)
+    Var,         ///< loop variable or let binding (index() = VarId)
     // integer binary operators
-    Add, Sub, Mul,
-    Div, ///< exact division by a positive constant
-    Mod, ///< remainder by a positive constant
+    Add,
+    Sub,
+    Mul,
+    Div,      ///< exact division by a positive constant
+    Mod,      ///< remainder by a positive constant
     FloorDiv, ///< floor division by a positive constant (`floor_div e n`)
     CeilDiv,  ///< ceiling division by a positive constant (`ceil_div e n`)
     // boolean operators (conditions and `requires` facts)
-    Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
     Not, ///< unary: lhs() only
   };
 
@@ -48,15 +58,16 @@ public:
   static IndexExpr dim(DimId d);
   static IndexExpr blockId(unsigned axis);
   static IndexExpr warpId(unsigned axis);
+  static IndexExpr warpgroupId();
   static IndexExpr var(VarId v);
   static IndexExpr binary(Kind k, IndexExpr lhs, IndexExpr rhs);
   static IndexExpr logicalNot(IndexExpr e);
 
   Kind kind() const;
   bool isLeaf() const;
-  bool isBoolean() const; ///< Eq..Not
-  int64_t value() const;    ///< Const only
-  unsigned index() const;   ///< Dim, BlockId, WarpId, Var
+  bool isBoolean() const;       ///< Eq..Not
+  int64_t value() const;        ///< Const only
+  unsigned index() const;       ///< Dim, BlockId, WarpId, Var (0 for WarpgroupId)
   const IndexExpr &lhs() const; ///< operators only
   const IndexExpr &rhs() const; ///< binary operators only
 

@@ -18,14 +18,28 @@ using Kind = IndexExpr::Kind;
 
 int precedence(Kind k) {
   switch (k) {
-  case Kind::Or: return 1;
-  case Kind::And: return 2;
-  case Kind::Not: return 3;
-  case Kind::Eq: case Kind::Ne: case Kind::Lt: case Kind::Le: case Kind::Gt: case Kind::Ge:
+  case Kind::Or:
+    return 1;
+  case Kind::And:
+    return 2;
+  case Kind::Not:
+    return 3;
+  case Kind::Eq:
+  case Kind::Ne:
+  case Kind::Lt:
+  case Kind::Le:
+  case Kind::Gt:
+  case Kind::Ge:
     return 4;
-  case Kind::Add: case Kind::Sub: return 5;
-  case Kind::Mul: case Kind::Div: case Kind::Mod: return 6;
-  default: return 7;
+  case Kind::Add:
+  case Kind::Sub:
+    return 5;
+  case Kind::Mul:
+  case Kind::Div:
+  case Kind::Mod:
+    return 6;
+  default:
+    return 7;
   }
 }
 
@@ -45,13 +59,22 @@ public:
   std::string index(const IndexExpr &e, int parentPrec = 0) const {
     std::string s;
     switch (e.kind()) {
-    case Kind::Const: return std::to_string(e.value());
+    case Kind::Const:
+      return std::to_string(e.value());
     case Kind::Dim:
-      return e.index() < k_.dims.size() ? k_.dims[e.index()].name : "?dim" + std::to_string(e.index());
-    case Kind::BlockId: return "block_id " + std::to_string(e.index());
-    case Kind::WarpId: return "warp_id " + std::to_string(e.index());
-    case Kind::Var: return varName(e.index());
-    case Kind::Not: s = "not " + index(e.lhs(), precedence(Kind::Not)); break;
+      return e.index() < k_.dims.size() ? k_.dims[e.index()].name
+                                        : "?dim" + std::to_string(e.index());
+    case Kind::BlockId:
+      return "block_id " + std::to_string(e.index());
+    case Kind::WarpId:
+      return "warp_id " + std::to_string(e.index());
+    case Kind::WarpgroupId:
+      return "warpgroup_id";
+    case Kind::Var:
+      return varName(e.index());
+    case Kind::Not:
+      s = "not " + index(e.lhs(), precedence(Kind::Not));
+      break;
     case Kind::FloorDiv:
     case Kind::CeilDiv:
       s = std::string(indexKindSpelling(e.kind())) + " " + index(e.lhs(), 8) + " " +
@@ -91,6 +114,10 @@ public:
     return s + "]";
   }
 
+  std::string barrierName(BarrierId b) const {
+    return b < k_.barriers.size() ? "%" + k_.barriers[b].name : "%?barrier" + std::to_string(b);
+  }
+
   std::string scalarName(ScalarId p) const {
     return p < k_.scalars.size() ? "%" + k_.scalars[p].name : "%?scalar" + std::to_string(p);
   }
@@ -99,13 +126,16 @@ public:
   std::string scalar(const ScalarExpr &e) const {
     using K = ScalarExpr::Kind;
     switch (e.kind()) {
-    case K::Const: return formatDouble(e.value());
-    case K::Param: return scalarName(e.param());
+    case K::Const:
+      return formatDouble(e.value());
+    case K::Param:
+      return scalarName(e.param());
     case K::Index:
       return "convert " + std::string(dtypeName(e.dtype())) + " (" + index(e.index()) + ")";
     case K::Convert:
       return "convert " + std::string(dtypeName(e.dtype())) + " " + scalar(e.operand());
-    case K::Neg: return "(-" + scalar(e.operand()) + ")";
+    case K::Neg:
+      return "(-" + scalar(e.operand()) + ")";
     default:
       return "(" + scalar(e.lhs()) + " " + scalarKindSpelling(e.kind()) + " " + scalar(e.rhs()) +
              ")";
@@ -159,8 +189,8 @@ public:
     out_ << tileName(o.dst) << " <- load " << access(o.src) << "\n";
   }
   void emit(const StoreOp &o, int, const std::string &) {
-    out_ << "store " << access(o.dst) << " <- " << (o.convert ? "convert " : "")
-         << tileName(o.src) << "\n";
+    out_ << "store " << access(o.dst) << " <- " << (o.convert ? "convert " : "") << tileName(o.src)
+         << "\n";
   }
   void emit(const UnaryOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << " <- " << unaryKindName(o.kind) << " " << operand(o.src) << "\n";
@@ -191,6 +221,44 @@ public:
     out_ << ind << "}\n";
   }
 
+  void emit(const RoleOp &o, int depth, const std::string &ind) {
+    out_ << "role " << o.name << " (warpgroup " << o.firstWarpgroup;
+    if (o.lastWarpgroup != o.firstWarpgroup)
+      out_ << " .. " << o.lastWarpgroup;
+    out_ << ")";
+    if (o.registers)
+      out_ << " registers " << o.registers;
+    out_ << " {\n";
+    block(o.body, depth + 1);
+    out_ << ind << "}\n";
+  }
+  void emit(const BarrierArriveOp &o, int, const std::string &) {
+    out_ << "arrive " << barrierName(o.barrier) << "[" << index(o.stage) << "]";
+    if (o.expectTxBytes)
+      out_ << " expect_tx " << o.expectTxBytes;
+    out_ << "\n";
+  }
+  void emit(const BarrierWaitOp &o, int, const std::string &) {
+    out_ << "wait " << barrierName(o.barrier) << "[" << index(o.stage) << "] round "
+         << index(o.round, 8) << "\n";
+  }
+  void emit(const TmaLoadOp &o, int, const std::string &) {
+    out_ << "tma_load " << access(o.dst) << " <- " << access(o.src) << " completes "
+         << barrierName(o.barrier) << "[" << index(o.stage) << "]\n";
+  }
+  void emit(const WgmmaOp &o, int, const std::string &) {
+    out_ << tileName(o.acc) << " <- wgmma " << tileName(o.acc) << ", " << access(o.a) << ", "
+         << access(o.b);
+    if (o.zeroWhen.asConstant() != std::optional<int64_t>(0))
+      out_ << " zero_when " << index(o.zeroWhen, 8);
+    out_ << "\n";
+  }
+  void emit(const WgmmaCommitOp &, int, const std::string &) { out_ << "wgmma_commit\n"; }
+  void emit(const WgmmaWaitOp &o, int, const std::string &) {
+    out_ << "wgmma_wait " << o.pending << "\n";
+  }
+  void emit(const FenceProxyAsyncOp &, int, const std::string &) { out_ << "fence_proxy_async\n"; }
+
   std::string kernel() {
     out_ << "kernel @" << k_.name << " [";
     for (size_t i = 0; i < k_.dims.size(); ++i)
@@ -213,14 +281,25 @@ public:
     if (k_.blockGrid[2].asConstant() != std::optional<int64_t>(1))
       out_ << ", " << index(k_.blockGrid[2]);
     out_ << "]\n";
-    out_ << "  warp_grid [" << k_.warpGrid[0] << ", " << k_.warpGrid[1] << "]\n";
+    if (k_.warpgroups > 0)
+      out_ << "  warpgroup_grid [" << k_.warpgroups << "]\n";
+    else
+      out_ << "  warp_grid [" << k_.warpGrid[0] << ", " << k_.warpGrid[1] << "]\n";
     for (const auto &t : k_.tiles) {
       out_ << "  " << (t.space == MemSpace::Shared ? "shared" : "register") << " %" << t.name
            << " : tile<" << dtypeName(t.dtype) << ", [";
       for (size_t i = 0; i < t.shape.size(); ++i)
         out_ << (i ? ", " : "") << t.shape[i];
-      out_ << "], " << memSpaceName(t.space) << ">\n";
+      out_ << "], " << memSpaceName(t.space);
+      if (t.layout == SharedLayout::Swizzle128B)
+        out_ << ", swizzle_128b";
+      if (t.scope == RegisterScope::Warpgroup)
+        out_ << ", warpgroup";
+      out_ << ">\n";
     }
+    for (const auto &b : k_.barriers)
+      out_ << "  shared %" << b.name << " : barrier<" << b.stages << ", arrivals=" << b.arrivals
+           << ">\n";
     out_ << "{\n";
     block(k_.body, 1);
     out_ << "}\n";

@@ -26,9 +26,10 @@
 
 namespace kina::ir {
 
-using ParamId = uint32_t; ///< index into Kernel::params
-using TileId = uint32_t;  ///< index into Kernel::tiles
-using TokenId = uint32_t; ///< an async-copy group, 0 .. Kernel::numTokens-1
+using ParamId = uint32_t;   ///< index into Kernel::params
+using TileId = uint32_t;    ///< index into Kernel::tiles
+using TokenId = uint32_t;   ///< an async-copy group, 0 .. Kernel::numTokens-1
+using BarrierId = uint32_t; ///< index into Kernel::barriers
 
 /// A dimension parameter `[M, N, K]`: a positive integer known at launch.
 struct Dim {
@@ -56,6 +57,18 @@ struct ScalarParam {
   Span span;
 };
 
+/// How a shared tile's rows are laid out. None: codegen's own XOR layout
+/// (codegen/Layout.h). Swizzle128B: the 128-byte swizzle that TMA writes
+/// and wgmma descriptors read (PTX ISA 9.7.9.3 "Tensor" swizzling modes;
+/// rows of exactly 128 bytes, each stage 1024-byte aligned).
+enum class SharedLayout : uint8_t { None, Swizzle128B };
+
+/// Who owns a register tile's elements. Warp: each warp holds its own copy
+/// of the tile, spread over its 32 lanes. Warpgroup: one tile per warpgroup
+/// of 4 consecutive warps, spread over its 128 threads in the wgmma
+/// accumulator layout ([64, N] F32 costs N/2 registers per thread).
+enum class RegisterScope : uint8_t { Warp, Warpgroup };
+
 /// A shared (per block) or register (per warp) tile with a static shape.
 /// Shared tiles may carry leading stage dimensions, e.g. [3, 128, 32].
 /// Register tiles are 2-D (use [R, 1] for a column of row values; a 1-D
@@ -65,6 +78,19 @@ struct TileDecl {
   DType dtype = DType::F32;
   MemSpace space = MemSpace::Register;
   std::vector<int64_t> shape;
+  Span span;
+  SharedLayout layout = SharedLayout::None;  ///< shared tiles only
+  RegisterScope scope = RegisterScope::Warp; ///< register tiles only
+};
+
+/// `shared NAME : Barrier[S, arrivals=A]`: S mbarriers (one per stage) in
+/// shared memory; each completes a phase when A arrivals and all expected
+/// transaction bytes of the phase happened. Codegen initialises them before
+/// the body.
+struct BarrierDecl {
+  std::string name;
+  int64_t stages = 1;
+  int64_t arrivals = 1;
   Span span;
 };
 
@@ -225,10 +251,67 @@ struct IfOp {
   Block elseBody;
 };
 
+/// `role NAME (warpgroup first .. last) registers R { body }`: a region run
+/// only by warpgroups first..last (inclusive) of the warpgroup grid; with
+/// registers != 0 those warpgroups first set their per-thread register
+/// budget to R (setmaxnreg). Roles sit at the top level of the kernel body.
+struct RoleOp {
+  std::string name;
+  int64_t firstWarpgroup = 0;
+  int64_t lastWarpgroup = 0;
+  int64_t registers = 0; ///< 0 = keep the launch's allocation
+  Block body;
+};
+/// `arrive B[stage]` (expectTxBytes = 0) or `arrive B[stage] expect_tx E`:
+/// one arrival per warpgroup executing it, made by one elected thread after
+/// the warpgroup's earlier work.
+struct BarrierArriveOp {
+  BarrierId barrier = 0;
+  IndexExpr stage;
+  int64_t expectTxBytes = 0;
+};
+/// `wait B[stage] round R`: waits until round R of the stage completed
+/// (round r = the (r+1)-th phase completion; parity = floor(R) mod 2). A
+/// negative round is satisfied at once.
+struct BarrierWaitOp {
+  BarrierId barrier = 0;
+  IndexExpr stage;
+  IndexExpr round;
+};
+/// `tma_load dst <- src completes B[stage]`: bulk tensor copy of a 2-D box
+/// global -> shared issued by one elected thread of the warpgroup; its
+/// bytes are transaction bytes of B[stage].
+struct TmaLoadOp {
+  Access dst; ///< Swizzle128B shared tile: point stage index, rows/cols whole or sliced
+  Access src; ///< 2-D global tensor slice of the same shape
+  BarrierId barrier = 0;
+  IndexExpr stage;
+};
+/// `acc <- wgmma acc a b zero_when (cond)`: asynchronous warpgroup MMA,
+/// acc[64, N] (+)= a[64, K] * transpose(b[N, K]) with a, b slices of
+/// Swizzle128B shared tiles (F16 or BF16), acc a warpgroup F32 tile. When
+/// zeroWhen holds, acc is overwritten (scale-d = 0). Joins the open group.
+struct WgmmaOp {
+  TileId acc = 0;
+  Access a;
+  Access b;
+  IndexExpr zeroWhen; ///< boolean; constant false when absent
+};
+/// `wgmma_commit`: closes the open wgmma group.
+struct WgmmaCommitOp {};
+/// `wgmma_wait N`: waits until at most N committed groups are in flight.
+struct WgmmaWaitOp {
+  unsigned pending = 0;
+};
+/// `fence_proxy_async`: fence.proxy.async.shared::cta (orders generic-proxy
+/// shared-memory writes before later async-proxy reads: wgmma, TMA).
+struct FenceProxyAsyncOp {};
+
 struct Op {
-  using Node = std::variant<LetOp, FillOp, CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp,
-                            BlockSyncOp, MmaOp, LoadOp, StoreOp, UnaryOp, BinaryOp,
-                            ReduceOp, TransposeOp, ForOp, IfOp>;
+  using Node = std::variant<LetOp, FillOp, CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, BlockSyncOp,
+                            MmaOp, LoadOp, StoreOp, UnaryOp, BinaryOp, ReduceOp, TransposeOp, ForOp,
+                            IfOp, RoleOp, BarrierArriveOp, BarrierWaitOp, TmaLoadOp, WgmmaOp,
+                            WgmmaCommitOp, WgmmaWaitOp, FenceProxyAsyncOp>;
   Node node;
   Span span;
 
@@ -241,7 +324,7 @@ struct Kernel {
   std::string name;
   Span span;
   std::vector<Dim> dims;
-  std::vector<TensorParam> params; ///< inputs in order, then the result
+  std::vector<TensorParam> params;  ///< inputs in order, then the result
   std::vector<ScalarParam> scalars; ///< scalar parameters in declaration order
   std::vector<Requirement> requirements;
   std::vector<std::string> capabilities; ///< capability names from `requires capability(...)`
@@ -251,12 +334,18 @@ struct Kernel {
                                      IndexExpr::constant(1)};
   /// `warp_grid [W0, W1]`: W0 * W1 warps per block, warp = id0 * W1 + id1.
   std::array<int64_t, 2> warpGrid{1, 1};
+  /// `warpgroup_grid [G]`: G warpgroups of 4 consecutive warps; 0 = none
+  /// (a kernel has a warp grid or a warpgroup grid, not both).
+  int64_t warpgroups = 0;
   std::vector<TileDecl> tiles;
+  std::vector<BarrierDecl> barriers;
   std::vector<Var> vars;
   uint32_t numTokens = 0;
   Block body;
 
   unsigned threadsPerBlock() const {
+    if (warpgroups > 0)
+      return static_cast<unsigned>(warpgroups * 128);
     return static_cast<unsigned>(warpGrid[0] * warpGrid[1] * 32);
   }
 };

@@ -11,14 +11,22 @@ namespace kina::ir {
 
 std::string_view dtypeName(DType t) {
   switch (t) {
-  case DType::F16: return "F16";
-  case DType::BF16: return "BF16";
-  case DType::F32: return "F32";
-  case DType::F64: return "F64";
-  case DType::I8: return "I8";
-  case DType::I32: return "I32";
-  case DType::I64: return "I64";
-  case DType::U8: return "U8";
+  case DType::F16:
+    return "F16";
+  case DType::BF16:
+    return "BF16";
+  case DType::F32:
+    return "F32";
+  case DType::F64:
+    return "F64";
+  case DType::I8:
+    return "I8";
+  case DType::I32:
+    return "I32";
+  case DType::I64:
+    return "I64";
+  case DType::U8:
+    return "U8";
   }
   return "?";
 }
@@ -34,13 +42,17 @@ std::optional<DType> parseDType(std::string_view name) {
 unsigned dtypeBytes(DType t) {
   switch (t) {
   case DType::I8:
-  case DType::U8: return 1;
+  case DType::U8:
+    return 1;
   case DType::F16:
-  case DType::BF16: return 2;
+  case DType::BF16:
+    return 2;
   case DType::F32:
-  case DType::I32: return 4;
+  case DType::I32:
+    return 4;
   case DType::F64:
-  case DType::I64: return 8;
+  case DType::I64:
+    return 8;
   }
   return 0;
 }
@@ -51,32 +63,46 @@ bool isFloat(DType t) {
 
 std::string_view memSpaceName(MemSpace s) {
   switch (s) {
-  case MemSpace::Global: return "cuda:global";
-  case MemSpace::Shared: return "cuda:shared";
-  case MemSpace::Register: return "cuda:register";
+  case MemSpace::Global:
+    return "cuda:global";
+  case MemSpace::Shared:
+    return "cuda:shared";
+  case MemSpace::Register:
+    return "cuda:register";
   }
   return "?";
 }
 
 std::string_view unaryKindName(UnaryKind k) {
   switch (k) {
-  case UnaryKind::Copy: return "copy";
-  case UnaryKind::Neg: return "neg";
-  case UnaryKind::Relu: return "relu";
-  case UnaryKind::Exp: return "exp";
-  case UnaryKind::Convert: return "convert";
+  case UnaryKind::Copy:
+    return "copy";
+  case UnaryKind::Neg:
+    return "neg";
+  case UnaryKind::Relu:
+    return "relu";
+  case UnaryKind::Exp:
+    return "exp";
+  case UnaryKind::Convert:
+    return "convert";
   }
   return "?";
 }
 
 std::string_view binaryKindName(BinaryKind k) {
   switch (k) {
-  case BinaryKind::Add: return "add";
-  case BinaryKind::Sub: return "sub";
-  case BinaryKind::Mul: return "mul";
-  case BinaryKind::Div: return "div";
-  case BinaryKind::Max: return "max";
-  case BinaryKind::Min: return "min";
+  case BinaryKind::Add:
+    return "add";
+  case BinaryKind::Sub:
+    return "sub";
+  case BinaryKind::Mul:
+    return "mul";
+  case BinaryKind::Div:
+    return "div";
+  case BinaryKind::Max:
+    return "max";
+  case BinaryKind::Min:
+    return "min";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 
 #include "ir/Printer.h"
 
+#include <algorithm>
 #include <set>
 
 namespace kina::ir {
@@ -24,12 +25,44 @@ std::string shapeString(const std::vector<int64_t> &s) {
   return r + "]";
 }
 
+/// The largest power-of-two-free multiple the verifier can see without the
+/// solver: constants, products and sums of leaves; 1 when unknown. Used for
+/// alignment facts that codegen relies on (swizzle rows, wgmma k offsets).
+int64_t knownMultipleOf(const IndexExpr &e) {
+  auto gcd = [](int64_t a, int64_t b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+      int64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  };
+  switch (e.kind()) {
+  case Kind::Const:
+    return e.value() == 0 ? int64_t(1) << 30 : (e.value() < 0 ? -e.value() : e.value());
+  case Kind::Add:
+  case Kind::Sub:
+    return gcd(knownMultipleOf(e.lhs()), knownMultipleOf(e.rhs()));
+  case Kind::Mul: {
+    int64_t l = knownMultipleOf(e.lhs()), r = knownMultipleOf(e.rhs());
+    return l > (int64_t(1) << 30) / r ? int64_t(1) << 30 : l * r;
+  }
+  default:
+    return 1;
+  }
+}
+
+bool isMultiple(const IndexExpr &e, int64_t m) { return knownMultipleOf(e) % m == 0; }
+
 class Verifier {
 public:
   Verifier(const Kernel &k, DiagnosticSink &sink) : k_(k), sink_(sink) {}
 
   bool run() {
     checkSignature();
+    checkHopperSignature();
     std::vector<VarId> scope;
     for (TokenId t : checkBlock(k_.body, scope))
       error(DiagId::TileIRAsyncGroup, k_.body.ops.empty() ? k_.span : k_.body.ops.back().span,
@@ -48,8 +81,8 @@ private:
   enum class Context { Signature, Body };
 
   /// Checks e; wantBool selects integer or boolean context.
-  void checkIndex(const IndexExpr &e, bool wantBool, Context ctx,
-                  const std::vector<VarId> &scope, Span span, const char *what) {
+  void checkIndex(const IndexExpr &e, bool wantBool, Context ctx, const std::vector<VarId> &scope,
+                  Span span, const char *what) {
     if (e.isBoolean() != wantBool) {
       error(DiagId::TileIRBadIndex, span,
             std::string(what) + ": expected " + (wantBool ? "a condition" : "an integer") +
@@ -62,11 +95,20 @@ private:
   void checkNode(const IndexExpr &e, Context ctx, const std::vector<VarId> &scope, Span span,
                  const char *what) {
     switch (e.kind()) {
-    case Kind::Const: return;
+    case Kind::Const:
+      return;
     case Kind::Dim:
       if (e.index() >= k_.dims.size())
         error(DiagId::TileIRMalformed, span,
               std::string(what) + ": dimension #" + std::to_string(e.index()) + " is not declared");
+      return;
+    case Kind::WarpgroupId:
+      if (ctx == Context::Signature)
+        error(DiagId::TileIRBadIndex, span,
+              std::string(what) + ": `warpgroup_id` may only appear in the kernel body");
+      else if (k_.warpgroups <= 0)
+        error(DiagId::TileIRWarpgroup, span,
+              std::string(what) + ": `warpgroup_id` needs a warpgroup grid");
       return;
     case Kind::BlockId:
     case Kind::WarpId:
@@ -92,7 +134,8 @@ private:
         if (v == e.index())
           return;
       error(DiagId::TileIRMalformed, span,
-            std::string(what) + ": variable `" + k_.vars[e.index()].name + "` is used out of scope");
+            std::string(what) + ": variable `" + k_.vars[e.index()].name +
+                "` is used out of scope");
       return;
     case Kind::Not:
       if (!e.lhs().isBoolean())
@@ -129,7 +172,8 @@ private:
                    const char *what) {
     using SK = ScalarExpr::Kind;
     switch (e.kind()) {
-    case SK::Const: return;
+    case SK::Const:
+      return;
     case SK::Param:
       if (e.param() >= k_.scalars.size())
         error(DiagId::TileIRMalformed, span,
@@ -140,9 +184,13 @@ private:
               std::string(what) + ": scalar parameter '" + k_.scalars[e.param()].name +
                   "' is used as " + std::string(dtypeName(e.dtype())));
       return;
-    case SK::Index: checkIndex(e.index(), false, Context::Body, scope, span, what); return;
+    case SK::Index:
+      checkIndex(e.index(), false, Context::Body, scope, span, what);
+      return;
     case SK::Convert:
-    case SK::Neg: checkScalar(e.operand(), scope, span, what); return;
+    case SK::Neg:
+      checkScalar(e.operand(), scope, span, what);
+      return;
     default:
       checkScalar(e.lhs(), scope, span, what);
       checkScalar(e.rhs(), scope, span, what);
@@ -174,8 +222,8 @@ private:
       checkIndex(g, false, Context::Signature, none, k_.span, "block_grid");
     if (k_.warpGrid[0] < 1 || k_.warpGrid[1] < 1 || k_.warpGrid[0] * k_.warpGrid[1] > 32)
       error(DiagId::TileIRMalformed, k_.span,
-            "warp_grid [" + std::to_string(k_.warpGrid[0]) + ", " +
-                std::to_string(k_.warpGrid[1]) + "] must have 1 to 32 warps (1024 threads)");
+            "warp_grid [" + std::to_string(k_.warpGrid[0]) + ", " + std::to_string(k_.warpGrid[1]) +
+                "] must have 1 to 32 warps (1024 threads)");
     for (const auto &t : k_.tiles) {
       bool bad = t.shape.empty();
       for (int64_t s : t.shape)
@@ -224,8 +272,8 @@ private:
     bool writable;
   };
 
-  std::optional<AccessInfo> checkAccess(const Access &a, const std::vector<VarId> &scope,
-                                        Span span, const char *what) {
+  std::optional<AccessInfo> checkAccess(const Access &a, const std::vector<VarId> &scope, Span span,
+                                        const char *what) {
     AccessInfo info;
     std::vector<std::optional<int64_t>> extents;
     if (a.kind == Access::Kind::Tensor) {
@@ -316,14 +364,16 @@ private:
       if (auto *o = op.as<LetOp>()) {
         checkIndex(o->value, false, Context::Body, scope, sp, "let");
         if (o->var >= k_.vars.size())
-          error(DiagId::TileIRMalformed, sp, "let binds undeclared variable #" + std::to_string(o->var));
+          error(DiagId::TileIRMalformed, sp,
+                "let binds undeclared variable #" + std::to_string(o->var));
         else
           scope.push_back(o->var);
       } else if (auto *o = op.as<FillOp>()) {
         checkScalar(o->value, scope, sp, "fill");
         if (const TileDecl *t = tile(o->dst, sp, "fill"); t && t->space == MemSpace::Shared)
           error(DiagId::TileIRTypeMismatch, sp,
-                "fill: '" + t->name + "' must be a register tile (shared tiles are filled by stores)");
+                "fill: '" + t->name +
+                    "' must be a register tile (shared tiles are filled by stores)");
       } else if (auto *o = op.as<CpAsyncOp>()) {
         auto dst = checkAccess(o->dst, scope, sp, "cp_async destination");
         auto src = checkAccess(o->src, scope, sp, "cp_async source");
@@ -344,7 +394,8 @@ private:
           expectShape(src->shape, dst->shape, sp, "cp_async source");
         }
         if (o->group >= k_.numTokens)
-          error(DiagId::TileIRMalformed, sp, "cp_async: group #" + std::to_string(o->group) + " is not declared");
+          error(DiagId::TileIRMalformed, sp,
+                "cp_async: group #" + std::to_string(o->group) + " is not declared");
         else if (committed_.count(o->group))
           error(DiagId::TileIRAsyncGroup, sp,
                 "cp_async: group #" + std::to_string(o->group) + " was already committed");
@@ -352,7 +403,8 @@ private:
           open.insert(o->group);
       } else if (auto *o = op.as<CpAsyncCommitOp>()) {
         if (o->group >= k_.numTokens)
-          error(DiagId::TileIRMalformed, sp, "cp_async_commit: group #" + std::to_string(o->group) + " is not declared");
+          error(DiagId::TileIRMalformed, sp,
+                "cp_async_commit: group #" + std::to_string(o->group) + " is not declared");
         else if (!committed_.insert(o->group).second)
           error(DiagId::TileIRAsyncGroup, sp,
                 "cp_async_commit: group #" + std::to_string(o->group) + " is committed twice");
@@ -474,37 +526,387 @@ private:
           if (s->dtype != d->dtype)
             error(DiagId::TileIRTypeMismatch, sp, "transpose: dtypes differ");
         }
+      } else if (auto *o = op.as<RoleOp>()) {
+        checkRole(*o, b, sp);
+        auto left = checkNested(o->body, scope, o);
+        open.insert(left.begin(), left.end());
+      } else if (auto *o = op.as<BarrierArriveOp>()) {
+        checkBarrierRef(o->barrier, o->stage, scope, sp, "arrive");
+        if (o->expectTxBytes < 0 || o->expectTxBytes >= (int64_t(1) << 20))
+          error(DiagId::TileIRBarrier, sp,
+                "arrive: expect_tx " + std::to_string(o->expectTxBytes) +
+                    " is outside the transaction count range 0 .. 2^20-1 (PTX ISA 9.7.13.15.1)");
+      } else if (auto *o = op.as<BarrierWaitOp>()) {
+        checkBarrierRef(o->barrier, o->stage, scope, sp, "wait");
+        checkIndex(o->round, false, Context::Body, scope, sp, "wait round");
+      } else if (auto *o = op.as<TmaLoadOp>()) {
+        checkTmaLoad(*o, scope, sp);
+      } else if (auto *o = op.as<WgmmaOp>()) {
+        checkWgmma(*o, scope, sp);
+      } else if (op.as<WgmmaCommitOp>() || op.as<WgmmaWaitOp>() || op.as<FenceProxyAsyncOp>()) {
+        if (k_.warpgroups <= 0 && !op.as<FenceProxyAsyncOp>())
+          error(DiagId::TileIRWarpgroup, sp, "wgmma_commit/wgmma_wait need a warpgroup grid");
       } else if (auto *o = op.as<ForOp>()) {
         checkIndex(o->lower, false, Context::Body, scope, sp, "for lower bound");
         checkIndex(o->upper, false, Context::Body, scope, sp, "for upper bound");
         if (o->var >= k_.vars.size()) {
-          error(DiagId::TileIRMalformed, sp, "for binds undeclared variable #" + std::to_string(o->var));
+          error(DiagId::TileIRMalformed, sp,
+                "for binds undeclared variable #" + std::to_string(o->var));
           continue;
         }
         auto inner = scope;
         inner.push_back(o->var);
-        auto left = checkBlock(o->body, inner);
+        auto left = checkNested(o->body, inner, nullptr);
         open.insert(left.begin(), left.end());
       } else if (auto *o = op.as<IfOp>()) {
         checkIndex(o->cond, true, Context::Body, scope, sp, "if condition");
-        auto left = checkBlock(o->thenBody, scope);
+        auto left = checkNested(o->thenBody, scope, nullptr);
         open.insert(left.begin(), left.end());
-        left = checkBlock(o->elseBody, scope);
+        left = checkNested(o->elseBody, scope, nullptr);
         open.insert(left.begin(), left.end());
       }
+      checkWarpgroupTileUse(op, sp);
     }
     return open;
+  }
+
+  // ---- Hopper: warpgroups, roles, barriers, TMA, wgmma ----
+
+  /// A nested region: tracks the depth (roles sit at the top level) and the
+  /// enclosing role.
+  std::set<TokenId> checkNested(const Block &b, std::vector<VarId> scope, const RoleOp *role) {
+    ++depth_;
+    const RoleOp *outer = role_;
+    if (role)
+      role_ = role;
+    auto left = checkBlock(b, std::move(scope));
+    role_ = outer;
+    --depth_;
+    return left;
+  }
+
+  void checkHopperSignature() {
+    if (k_.warpgroups != 0) {
+      if (k_.warpgroups < 1 || k_.warpgroups > 8)
+        error(DiagId::TileIRWarpgroup, k_.span,
+              "warpgroup_grid [" + std::to_string(k_.warpgroups) +
+                  "] must have 1 to 8 warpgroups (1024 threads)");
+      if (k_.warpGrid[0] != 1 || k_.warpGrid[1] != 1)
+        error(DiagId::TileIRWarpgroup, k_.span,
+              "a kernel has a warp_grid or a warpgroup_grid, not both");
+    }
+    for (const auto &t : k_.tiles) {
+      if (t.layout == SharedLayout::Swizzle128B) {
+        if (t.space != MemSpace::Shared) {
+          error(DiagId::TileIRTypeMismatch, t.span,
+                "tile '" + t.name + "': swizzle_128b is a layout of shared tiles");
+        } else if (dtypeBytes(t.dtype) != 2 || t.shape.size() < 2 || t.shape.back() * 2 != 128 ||
+                   t.shape[t.shape.size() - 2] % 8 != 0) {
+          error(DiagId::TileIRTmaCopy, t.span,
+                "swizzle_128b tile '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " " +
+                    shapeString(t.shape) +
+                    " must hold a 16-bit type with rows of 64 elements (128 bytes) and a "
+                    "multiple of 8 rows per stage");
+        }
+      }
+      if (t.scope == RegisterScope::Warpgroup) {
+        if (t.space != MemSpace::Register)
+          error(DiagId::TileIRWarpgroup, t.span,
+                "tile '" + t.name + "': only register tiles are warpgroup-distributed");
+        else if (k_.warpgroups <= 0)
+          error(DiagId::TileIRWarpgroup, t.span,
+                "warpgroup tile '" + t.name + "' needs a warpgroup grid");
+        else if (t.dtype != DType::F32 || t.shape.size() != 2 || t.shape[0] != 64 ||
+                 t.shape[1] % 8 != 0 || t.shape[1] < 8 || t.shape[1] > 256)
+          error(DiagId::TileIRWarpgroup, t.span,
+                "warpgroup tile '" + t.name + "' is " + std::string(dtypeName(t.dtype)) + " " +
+                    shapeString(t.shape) +
+                    "; this version supports the wgmma accumulator F32 [64, N], N a multiple "
+                    "of 8 in 8..256");
+      }
+    }
+    for (const auto &b : k_.barriers) {
+      if (k_.warpgroups <= 0)
+        error(DiagId::TileIRBarrier, b.span, "barrier '" + b.name + "' needs a warpgroup grid");
+      if (b.stages < 1 || b.stages > 64)
+        error(DiagId::TileIRBarrier, b.span,
+              "barrier '" + b.name + "' has " + std::to_string(b.stages) +
+                  " stages (1 to 64 are supported)");
+      if (b.arrivals < 1 || b.arrivals >= (int64_t(1) << 20))
+        error(DiagId::TileIRBarrier, b.span,
+              "barrier '" + b.name + "' expects " + std::to_string(b.arrivals) +
+                  " arrivals; mbarrier counts are 1 .. 2^20-1 (PTX ISA 9.7.13.15.9)");
+    }
+    // Register budgets: every warpgroup keeps the launch's allocation unless
+    // a role sets its own; setmaxnreg.inc would block forever if the total
+    // exceeds the SM's register file.
+    checkRegisterBudget();
+  }
+
+  void checkRegisterBudget() {
+    if (k_.warpgroups <= 0)
+      return;
+    std::vector<int64_t> budget(static_cast<size_t>(std::max<int64_t>(k_.warpgroups, 0)), 0);
+    bool any = false;
+    for (const Op &op : k_.body.ops)
+      if (auto *r = op.as<RoleOp>(); r && r->registers > 0)
+        for (int64_t w = r->firstWarpgroup; w <= r->lastWarpgroup; ++w)
+          if (w >= 0 && w < k_.warpgroups) {
+            budget[w] = r->registers;
+            any = true;
+          }
+    if (!any)
+      return;
+    int64_t launch = launchRegisters(k_.threadsPerBlock());
+    int64_t total = 0;
+    for (int64_t r : budget)
+      total += 128 * (r ? r : launch);
+    if (total > 65536)
+      error(DiagId::TileIRWarpgroup, k_.span,
+            "the roles' register budgets need " + std::to_string(total) +
+                " registers per block, the SM has 65536 (setmaxnreg.inc would wait forever)");
+  }
+
+  void checkRole(const RoleOp &o, const Block &, Span sp) {
+    if (k_.warpgroups <= 0) {
+      error(DiagId::TileIRWarpgroup, sp, "role '" + o.name + "' needs a warpgroup grid");
+      return;
+    }
+    if (depth_ != 0)
+      error(DiagId::TileIRWarpgroup, sp,
+            "role '" + o.name + "' must be at the top level of the kernel body");
+    if (o.firstWarpgroup < 0 || o.lastWarpgroup < o.firstWarpgroup ||
+        o.lastWarpgroup >= k_.warpgroups)
+      error(DiagId::TileIRWarpgroup, sp,
+            "role '" + o.name + "' covers warpgroups " + std::to_string(o.firstWarpgroup) + " .. " +
+                std::to_string(o.lastWarpgroup) + " of a grid of " + std::to_string(k_.warpgroups));
+    if (o.registers != 0 && (o.registers < 24 || o.registers > 256 || o.registers % 8 != 0))
+      error(DiagId::TileIRWarpgroup, sp,
+            "role '" + o.name + "': registers " + std::to_string(o.registers) +
+                " must be a multiple of 8 in [24, 256] (setmaxnreg)");
+    for (const auto &[first, last] : roleRanges_)
+      if (o.firstWarpgroup <= last && first <= o.lastWarpgroup)
+        error(DiagId::TileIRWarpgroup, sp,
+              "role '" + o.name + "' overlaps another role's warpgroups " + std::to_string(first) +
+                  " .. " + std::to_string(last));
+    roleRanges_.emplace_back(o.firstWarpgroup, o.lastWarpgroup);
+  }
+
+  void checkBarrierRef(BarrierId b, const IndexExpr &stage, const std::vector<VarId> &scope,
+                       Span sp, const char *what) {
+    checkIndex(stage, false, Context::Body, scope, sp, what);
+    if (k_.warpgroups <= 0)
+      error(DiagId::TileIRBarrier, sp, std::string(what) + ": barriers need a warpgroup grid");
+    if (b >= k_.barriers.size()) {
+      error(DiagId::TileIRBarrier, sp,
+            std::string(what) + ": barrier #" + std::to_string(b) + " is not declared");
+      return;
+    }
+    if (auto c = stage.asConstant(); c && (*c < 0 || *c >= k_.barriers[b].stages))
+      error(DiagId::TileIRBarrier, sp,
+            std::string(what) + ": stage " + std::to_string(*c) + " of barrier '" +
+                k_.barriers[b].name + "' (" + std::to_string(k_.barriers[b].stages) +
+                " stages) is out of range");
+  }
+
+  /// The stage dims of a staged swizzle_128b access must be points and the
+  /// rows start on a multiple of 8 (the 1024-byte swizzle atom); returns the
+  /// first sliced row offset.
+  bool checkSwizzledAccess(const Access &a, DiagId id, Span sp, const std::string &what) {
+    if (a.kind != Access::Kind::Tile || a.id >= k_.tiles.size() ||
+        k_.tiles[a.id].layout != SharedLayout::Swizzle128B) {
+      error(id, sp, what + " must be a swizzle_128b shared tile");
+      return false;
+    }
+    const TileDecl &t = k_.tiles[a.id];
+    size_t rank = t.shape.size();
+    if (a.slice.empty()) {
+      if (rank > 2) {
+        error(id, sp, what + ": staged tile '" + t.name + "' must be indexed by its stage");
+        return false;
+      }
+      return true;
+    }
+    if (a.slice.size() != rank)
+      return false; // checkAccess reported it
+    for (size_t i = 0; i + 2 < rank; ++i)
+      if (!a.slice[i].point) {
+        error(id, sp, what + ": the stage dimensions of '" + t.name + "' take a point index");
+        return false;
+      }
+    const SliceDim &rows = a.slice[rank - 2], &cols = a.slice[rank - 1];
+    if (rows.point || cols.point) {
+      error(id, sp, what + ": the last two dimensions of '" + t.name + "' must be ranges");
+      return false;
+    }
+    if (!isMultiple(rows.offset, 8)) {
+      error(id, sp,
+            what + ": the rows of '" + t.name + "' start at `" + printIndex(k_, rows.offset) +
+                "`, which is not known to be a multiple of 8 (the 128-byte swizzle repeats "
+                "every 8 rows)");
+      return false;
+    }
+    return true;
+  }
+
+  void checkTmaLoad(const TmaLoadOp &o, const std::vector<VarId> &scope, Span sp) {
+    checkBarrierRef(o.barrier, o.stage, scope, sp, "tma_load");
+    auto dst = checkAccess(o.dst, scope, sp, "tma_load destination");
+    auto src = checkAccess(o.src, scope, sp, "tma_load source");
+    if (!dst || !src)
+      return;
+    if (!checkSwizzledAccess(o.dst, DiagId::TileIRTmaCopy, sp, "tma_load destination"))
+      return;
+    const TileDecl &t = k_.tiles[o.dst.id];
+    if (src->space != MemSpace::Global || k_.params[o.src.id].shape.size() != 2) {
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load: the source '" + src->name + "' must be a rank-2 global tensor");
+      return;
+    }
+    if (o.src.slice.empty() || o.src.slice[0].point || o.src.slice[1].point) {
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load: the source must be a 2-D slice `r ..+ R, c ..+ C` of '" + src->name + "'");
+      return;
+    }
+    if (src->dtype != dst->dtype)
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load: dtypes differ (" + std::string(dtypeName(src->dtype)) + " -> " +
+                std::string(dtypeName(dst->dtype)) + ")");
+    if (dst->shape.size() != 2 || src->shape != dst->shape) {
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load: source " + shapeString(src->shape) + " and destination " +
+                shapeString(dst->shape) + " must be the same 2-D box");
+      return;
+    }
+    if (dst->shape[0] > 256)
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load: a box has at most 256 rows, this one " + std::to_string(dst->shape[0]));
+    if (dst->shape[1] != t.shape.back())
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load: the box must cover whole 128-byte rows of '" + t.name + "' (" +
+                std::to_string(t.shape.back()) + " elements), not " +
+                std::to_string(dst->shape[1]));
+  }
+
+  void checkWgmma(const WgmmaOp &o, const std::vector<VarId> &scope, Span sp) {
+    checkIndex(o.zeroWhen, true, Context::Body, scope, sp, "wgmma zero_when");
+    const TileDecl *acc = registerTile(o.acc, sp, "wgmma accumulator");
+    auto a = checkAccess(o.a, scope, sp, "wgmma A");
+    auto b = checkAccess(o.b, scope, sp, "wgmma B");
+    if (k_.warpgroups <= 0)
+      error(DiagId::TileIRWarpgroup, sp, "wgmma needs a warpgroup grid");
+    if (acc && acc->scope != RegisterScope::Warpgroup) {
+      error(DiagId::TileIRWgmmaOperands, sp,
+            "wgmma: the accumulator '" + acc->name + "' must be a warpgroup tile");
+      acc = nullptr;
+    }
+    if (!acc || !a || !b)
+      return;
+    bool okA = checkSwizzledAccess(o.a, DiagId::TileIRWgmmaOperands, sp, "wgmma A");
+    bool okB = checkSwizzledAccess(o.b, DiagId::TileIRWgmmaOperands, sp, "wgmma B");
+    if (!okA || !okB)
+      return;
+    if ((a->dtype != DType::F16 && a->dtype != DType::BF16) || a->dtype != b->dtype)
+      error(DiagId::TileIRWgmmaOperands, sp,
+            "wgmma: A and B must both be F16 or both BF16, they are " +
+                std::string(dtypeName(a->dtype)) + " and " + std::string(dtypeName(b->dtype)));
+    if (a->shape.size() != 2 || b->shape.size() != 2)
+      return;
+    int64_t n = acc->shape[1], kk = a->shape[1];
+    if (a->shape[0] != 64 || kk % 16 != 0 || b->shape[0] != n || b->shape[1] != kk) {
+      error(DiagId::TileIRWgmmaOperands, sp,
+            "wgmma: acc " + shapeString(acc->shape) + ", A " + shapeString(a->shape) + ", B " +
+                shapeString(b->shape) +
+                " must be [64, N], [64, K], [N, K] with K a multiple of 16");
+      return;
+    }
+    for (const Access *x : {&o.a, &o.b}) {
+      if (x->slice.empty())
+        continue;
+      const IndexExpr &col = x->slice.back().offset;
+      auto c = col.asConstant();
+      if (!c || *c % 16 != 0)
+        error(DiagId::TileIRWgmmaOperands, sp,
+              "wgmma: the K offset `" + printIndex(k_, col) +
+                  "` must be a constant multiple of 16 (descriptor start address + 32 bytes per "
+                  "k16)");
+    }
+  }
+
+  /// Warpgroup tiles are only read or written by wgmma and stores to global
+  /// memory in this version; every other op is a K1220.
+  void checkWarpgroupTileUse(const Op &op, Span sp) {
+    auto isWg = [&](TileId t) {
+      return t < k_.tiles.size() && k_.tiles[t].scope == RegisterScope::Warpgroup &&
+             k_.tiles[t].space == MemSpace::Register;
+    };
+    auto isWgAccess = [&](const Access &a) { return a.kind == Access::Kind::Tile && isWg(a.id); };
+    auto reject = [&](const char *what, TileId t) {
+      error(DiagId::TileIRWarpgroup, sp,
+            std::string(what) + " of warpgroup tile '" + k_.tiles[t].name +
+                "' is not supported in this version (wgmma and stores to global memory are)");
+    };
+    if (auto *o = op.as<StoreOp>()) {
+      if (isWg(o->src) && o->dst.kind != Access::Kind::Tensor)
+        reject("a store to shared memory", o->src);
+      if (isWgAccess(o->dst))
+        reject("a store into", o->dst.id);
+    } else if (auto *o = op.as<LoadOp>()) {
+      if (isWg(o->dst))
+        reject("a load into", o->dst);
+    } else if (auto *o = op.as<FillOp>()) {
+      if (isWg(o->dst))
+        reject("fill", o->dst);
+    } else if (auto *o = op.as<MmaOp>()) {
+      for (TileId t : {o->dst, o->acc})
+        if (isWg(t))
+          reject("mma.sync", t);
+    } else if (auto *o = op.as<UnaryOp>()) {
+      if (isWg(o->dst))
+        reject("an elementwise op", o->dst);
+      if (o->src.kind == Operand::Kind::Tile && isWg(o->src.tile))
+        reject("an elementwise op", o->src.tile);
+    } else if (auto *o = op.as<BinaryOp>()) {
+      if (isWg(o->dst))
+        reject("an elementwise op", o->dst);
+      for (const Operand *x : {&o->lhs, &o->rhs})
+        if (x->kind == Operand::Kind::Tile && isWg(x->tile))
+          reject("an elementwise op", x->tile);
+    } else if (auto *o = op.as<ReduceOp>()) {
+      for (TileId t : {o->dst, o->src})
+        if (isWg(t))
+          reject("a reduction", t);
+    } else if (auto *o = op.as<TransposeOp>()) {
+      for (TileId t : {o->dst, o->src})
+        if (isWg(t))
+          reject("transpose", t);
+    } else if (auto *o = op.as<CpAsyncOp>()) {
+      if (isWgAccess(o->dst))
+        reject("cp_async into", o->dst.id);
+    }
   }
 
   const Kernel &k_;
   DiagnosticSink &sink_;
   unsigned errors_ = 0;
   std::set<TokenId> committed_;
+  int depth_ = 0;                // nesting of for/if/role regions
+  const RoleOp *role_ = nullptr; // the enclosing role
+  std::vector<std::pair<int64_t, int64_t>> roleRanges_;
 };
 
 } // namespace
 
 bool verify(const Kernel &kernel, DiagnosticSink &sink) { return Verifier(kernel, sink).run(); }
+
+int64_t launchRegisters(unsigned threadsPerBlock) {
+  if (threadsPerBlock == 0)
+    return 255;
+  // One block per SM: the register file split evenly, rounded down to the
+  // allocation granularity of 8, at most 255 per thread.
+  int64_t r = (65536 / threadsPerBlock) / 8 * 8;
+  return r > 255 ? 248 : r;
+}
 
 std::vector<int64_t> accessShape(const Kernel &kernel, const Access &access) {
   std::vector<int64_t> shape;

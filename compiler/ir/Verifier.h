@@ -19,6 +19,12 @@ namespace kina::ir {
 /// Appends one diagnostic per problem found; returns true when none was.
 bool verify(const Kernel &kernel, DiagnosticSink &sink);
 
+/// The per-thread register allocation of a launch of one block of
+/// threadsPerBlock threads per SM (65536 / threads, a multiple of 8, at
+/// most 248): what warpgroups outside a `registers` role keep. Codegen sets
+/// it as the kernel's maxnreg when roles set budgets.
+int64_t launchRegisters(unsigned threadsPerBlock);
+
 /// The shape of an Access after point dimensions are dropped (static extents;
 /// the whole object when the slice is empty and its shape is static). Empty
 /// when the referenced object does not exist.

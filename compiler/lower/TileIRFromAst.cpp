@@ -88,11 +88,12 @@ private:
 
   /// What a name stands for.
   struct Value {
-    enum Kind { Index, Scalar, Tile, View } kind = Index;
-    ir::IndexExpr index;   ///< Index
-    ir::ScalarExpr scalar; ///< Scalar
-    ir::TileId tile = 0;   ///< Tile: a whole register or shared tile
-    ir::Access access;     ///< View: a tensor or shared tile, maybe sliced
+    enum Kind { Index, Scalar, Tile, View, Barrier } kind = Index;
+    ir::IndexExpr index;     ///< Index
+    ir::ScalarExpr scalar;   ///< Scalar
+    ir::TileId tile = 0;     ///< Tile: a whole register or shared tile
+    ir::Access access;       ///< View: a tensor or shared tile, maybe sliced
+    ir::BarrierId barrier = 0; ///< Barrier: a `shared` barrier ring
   };
   static Value indexValue(ir::IndexExpr e) { return Value{Value::Index, std::move(e)}; }
   static Value scalarValue(ir::ScalarExpr e) {
@@ -299,6 +300,8 @@ private:
         auto n = positiveConstant(e.children[1], "the divisor");
         if (!n)
           return ir::IndexExpr::constant(0);
+        if (e.op == BinaryOp::Div && floorDivision_) // `wait ... round (k / 3)`
+          return ir::floorDiv(a, *n);
         return e.op == BinaryOp::Div ? ir::exactDiv(a, *n) : ir::mod(a, *n);
       }
       default:
@@ -941,16 +944,118 @@ private:
     case StmtKind::Shared:
     case StmtKind::Register: {
       const TypeRef &t = m_.type(s.type);
+      if (t.kind == TypeKind::Barrier) {
+        auto stages = positiveConstant(t.stages, "the barrier's stages");
+        auto arrivals = positiveConstant(t.arrivals, "the barrier's arrivals");
+        if (!stages || !arrivals)
+          return;
+        Value v;
+        v.kind = Value::Barrier;
+        v.barrier = b_.addBarrier(s.name.name, *stages, *arrivals, s.span);
+        bind(s.name.name, std::move(v));
+        return;
+      }
       bool reg = s.kind == StmtKind::Register;
       auto shape = tileShape(t, reg);
       auto dt = irDType(t.dtype);
       if (!shape || !dt)
         return;
-      ir::TileId tile = reg ? b_.addRegisterTile(s.name.name, *dt, *shape, s.span)
-                            : b_.addSharedTile(s.name.name, *dt, *shape, s.span);
+      ir::SharedLayout layout =
+          t.layout.valid() ? ir::SharedLayout::Swizzle128B : ir::SharedLayout::None;
+      ir::TileId tile =
+          reg ? b_.addRegisterTile(s.name.name, *dt, *shape, s.span,
+                                   inWarpgroupGrid_ ? ir::RegisterScope::Warpgroup
+                                                    : ir::RegisterScope::Warp)
+              : b_.addSharedTile(s.name.name, *dt, *shape, s.span, layout);
       bind(s.name.name, tileValue(tile));
       return;
     }
+    case StmtKind::WarpgroupGrid: {
+      auto g = s.shape.size() == 1 ? index(s.shape[0]).asConstant() : std::nullopt;
+      if (!g || *g <= 0) {
+        fail(s.shapeSpan, "warpgroup_grid extent is not a positive constant");
+        return;
+      }
+      b_.setWarpgroups(*g);
+      env_.emplace_back();
+      bind("warpgroup_id", indexValue(ir::IndexExpr::warpgroupId()));
+      bool saved = inWarpgroupGrid_;
+      inWarpgroupGrid_ = true;
+      for (StmtId c : s.body)
+        stmt(c);
+      inWarpgroupGrid_ = saved;
+      env_.pop_back();
+      return;
+    }
+    case StmtKind::Role: {
+      auto first = index(s.first).asConstant();
+      auto last = s.last != kNone ? index(s.last).asConstant() : first;
+      if (!first || !last) {
+        fail(s.span, "role warpgroups are not constants");
+        return;
+      }
+      b_.beginRole(s.name.name, *first, *last, s.count, s.span);
+      body(s.body);
+      b_.endRole();
+      return;
+    }
+    case StmtKind::Arrive: {
+      auto bar = barrierStage(s.barrier);
+      if (!bar)
+        return;
+      int64_t bytes = 0;
+      if (s.expectTx != kNone) {
+        auto c = positiveConstant(s.expectTx, "the expect_tx byte count");
+        if (!c)
+          return;
+        bytes = *c;
+      }
+      b_.barrierArrive(bar->first, bar->second, bytes, s.span);
+      return;
+    }
+    case StmtKind::Wait: {
+      auto bar = barrierStage(s.barrier);
+      if (!bar)
+        return;
+      floorDivision_ = true;
+      ir::IndexExpr round = index(s.round);
+      floorDivision_ = false;
+      b_.barrierWait(bar->first, bar->second, round, s.span);
+      return;
+    }
+    case StmtKind::TmaLoad: {
+      auto dst = stagedView(s.target);
+      auto src = stagedView(s.value);
+      auto bar = barrierStage(s.barrier);
+      if (!dst || !src || !bar)
+        return;
+      b_.tmaLoad(*dst, *src, bar->first, bar->second, s.span);
+      return;
+    }
+    case StmtKind::Wgmma: {
+      auto acc = registerName(s.target);
+      if (!acc) {
+        fail(m_.expr(s.target).span, "the wgmma accumulator is not a register tile");
+        return;
+      }
+      auto a = stagedView(s.operandA);
+      auto b = stagedView(s.operandB);
+      if (!a || !b)
+        return;
+      ir::IndexExpr zero = s.zeroWhen != kNone ? index(s.zeroWhen)
+                                               : ir::KernelBuilder::falseCondition();
+      b_.wgmma(*acc, *a, *b, zero, s.span);
+      return;
+    }
+    case StmtKind::WgmmaCommit:
+      b_.wgmmaCommit(s.span);
+      return;
+    case StmtKind::WgmmaWait:
+      b_.wgmmaWait(static_cast<unsigned>(s.count), s.span);
+      return;
+    case StmtKind::FenceProxyAsync:
+      b_.fenceProxyAsync(s.span);
+      return;
     case StmtKind::For: {
       ir::VarId v = b_.beginFor(s.name.name, index(s.value), index(s.end), s.span);
       env_.emplace_back();
@@ -1043,7 +1148,58 @@ private:
     b_.store(*dst, *t, convert, s.span);
   }
 
+  /// `B[s]`: the barrier and the stage index.
+  std::optional<std::pair<ir::BarrierId, ir::IndexExpr>> barrierStage(ExprId id) {
+    const Expr &e = m_.expr(id);
+    if (e.kind != ExprKind::Index || e.children.size() != 2 ||
+        m_.expr(e.children[0]).kind != ExprKind::Name) {
+      fail(e.span, "a barrier stage `B[s]` was expected (the checker rejects this, K0127)");
+      return std::nullopt;
+    }
+    const Value *v = lookup(m_.expr(e.children[0]).name.name);
+    if (!v || v->kind != Value::Barrier) {
+      fail(e.span, "not a barrier (the checker rejects this, K0412)");
+      return std::nullopt;
+    }
+    return std::make_pair(v->barrier, index(e.children[1]));
+  }
+
+  /// A tma_load destination or wgmma operand: a shared tile indexed by fewer
+  /// indices than its rank keeps its trailing dimensions whole (`a_s[s]`).
+  std::optional<ir::Access> stagedView(ExprId id) {
+    const Expr &e = m_.expr(id);
+    if (e.kind != ExprKind::Index)
+      return view(id);
+    auto base = view(e.children[0]);
+    if (!base)
+      return std::nullopt;
+    size_t count = e.children.size() - 1;
+    if (base->kind != ir::Access::Kind::Tile || !base->slice.empty() ||
+        count >= b_.tileDecl(base->id).shape.size())
+      return compose(*base, e);
+    std::vector<int64_t> shape = b_.tileDecl(base->id).shape;
+    ir::Access out = *base;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (i >= count) {
+        out.slice.push_back(ir::SliceDim::range(ir::IndexExpr::constant(0), shape[i]));
+        continue;
+      }
+      const Expr &ix = m_.expr(e.children[i + 1]);
+      if (ix.kind == ExprKind::Slice) {
+        auto n = positiveConstant(ix.children[1], "the slice length");
+        if (!n)
+          return std::nullopt;
+        out.slice.push_back(ir::SliceDim::range(index(ix.children[0]), *n));
+      } else {
+        out.slice.push_back(ir::SliceDim::at(index(e.children[i + 1])));
+      }
+    }
+    return out;
+  }
+
   bool inGrid_ = false; ///< inside `block_grid`, where ops may be emitted
+  bool inWarpgroupGrid_ = false; ///< register tiles declared here are warpgroup tiles
+  bool floorDivision_ = false;   ///< lowering a `wait` round: `/` is floor division
 };
 
 } // namespace

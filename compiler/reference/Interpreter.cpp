@@ -141,6 +141,7 @@ private:
     case K::Dim: return dims_[e.index()];
     case K::BlockId: return e.index() < 3 ? blockId_[e.index()] : 0;
     case K::WarpId: return warpCoord(warp, e.index());
+    case K::WarpgroupId: return warp / 4;
     case K::Var: return vars_[warp][e.index()];
     case K::Not: return !eval(e.lhs(), warp);
     default: break;

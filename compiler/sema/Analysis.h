@@ -27,13 +27,17 @@ public:
   FactScope(const FactScope &) = delete;
   FactScope &operator=(const FactScope &) = delete;
 
-  /// `block_id d` / `warp_id d` in [0, extent).
+  /// `block_id d` / `warp_id d` in [0, extent); `warpgroup_id` in a
+  /// warpgroup grid or the range of a role.
   void grid(StmtId id) {
     auto g = c_.gridOf.find(id);
     if (g == c_.gridOf.end())
       return;
     for (size_t i = 0; i < g->second.ids.size(); ++i)
-      c_.prover.assumeRange(g->second.ids[i], DimExpr::constant(0), g->second.extents[i]);
+      c_.prover.assumeRange(g->second.ids[i],
+                            i < g->second.starts.size() ? g->second.starts[i]
+                                                        : DimExpr::constant(0),
+                            g->second.extents[i]);
   }
   /// `start <= k < end` for `for k in (start .. end)`.
   void loop(StmtId id) {

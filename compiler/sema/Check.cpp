@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "sema/Checker.h"
 
+#include "diag/Spelling.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -197,6 +199,31 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
   if (id == syntax::kNone)
     return std::nullopt;
   const syntax::TypeRef &t = m.type(id);
+  if (t.kind == syntax::TypeKind::Barrier) {
+    Type bt;
+    bt.kind = Type::Barrier;
+    bool ok = true;
+    auto count = [&](ExprId e, const char *what, int64_t lo, int64_t hi, int64_t &out) {
+      auto c = constantIndex(e, what);
+      if (!c) {
+        ok = false;
+        return;
+      }
+      if (*c < lo || *c > hi) {
+        error(DiagId::BarrierShape, m.expr(e).span,
+              std::string(what) + " is " + std::to_string(*c) + "; it must be " +
+                  std::to_string(lo) + " to " + std::to_string(hi));
+        ok = false;
+        return;
+      }
+      out = *c;
+    };
+    count(t.stages, "the number of barrier stages", 1, 64, bt.barrier.stages);
+    count(t.arrivals, "the barrier's arrival count", 1, 1024, bt.barrier.arrivals);
+    if (!ok)
+      return std::nullopt;
+    return bt;
+  }
   if (t.kind == syntax::TypeKind::Error || !t.dtype.valid())
     return std::nullopt;
   auto dtype = parseDType(t.dtype.name);
@@ -258,6 +285,32 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
   }
   if (t.placement.device != syntax::kNone)
     (void)indexValue(t.placement.device);
+  if (t.layout.valid()) {
+    auto layout = parseSharedLayout(t.layout.name);
+    if (!layout) {
+      auto &d = error(DiagId::SharedLayoutMismatch, t.layout.span,
+                      "unknown shared layout `" + t.layout.name + "`; the known layout is "
+                      "`swizzle_128b`");
+      if (editDistance(t.layout.name, "swizzle_128b") <= 3)
+        d.fix(t.layout.span, "swizzle_128b", "replace with `swizzle_128b`");
+      ok = false;
+    } else if (!tt.isTile || tt.space != Space::Shared) {
+      error(DiagId::SharedLayoutMismatch, t.layout.span,
+            "`layout=" + t.layout.name + "` is a layout of shared tiles; this type is on " +
+                spaceName(tt.space));
+      ok = false;
+    } else {
+      tt.layout = *layout;
+      // The 128-byte swizzle: rows of 64 16-bit elements, whole 8-row atoms.
+      int64_t cols = tt.shape.empty() ? 0 : tt.shape.back().constantValue().value_or(0);
+      int64_t rows = tt.shape.size() < 2 ? 0 : tt.shape[tt.shape.size() - 2].constantValue().value_or(0);
+      if (ok && (dtypeBytes(tt.dtype) != 2 || tt.shape.size() < 2 || cols != 64 || rows % 8 != 0))
+        error(DiagId::SharedLayoutMismatch, t.span,
+              std::string("a swizzle_128b tile holds rows of 128 bytes (64 elements of a 16-bit "
+                          "type) in whole 8-row atoms; this one is ") +
+                  dtypeName(tt.dtype) + " " + printShape(tt.shape, symbols));
+    }
+  }
   if (!ok)
     return std::nullopt;
   return Type::tensorOf(std::move(tt));
@@ -306,6 +359,12 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
   for (const syntax::Param &p : item.params) {
     auto type = resolveType(p.type, device);
     Type t = type.value_or(Type::error());
+    if (t.kind == Type::Barrier) {
+      error(DiagId::BarrierPlacement, m.type(p.type).span,
+            "parameter `" + p.name.name + "`: a `Barrier` is declared in a kernel with `shared`, "
+            "it is not passed in");
+      t = Type::error();
+    }
     if (t.isTensor()) {
       t.tensor.writable = p.isMutable;
       if (item.kind == syntax::ItemKind::Kernel && t.tensor.space != Space::Global &&
@@ -326,6 +385,11 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
   if (item.result != syntax::kNone) {
     auto type = resolveType(item.result, device);
     Type t = type.value_or(Type::error());
+    if (t.kind == Type::Barrier) {
+      error(DiagId::BarrierPlacement, m.type(item.result).span,
+            "a `Barrier` cannot be a result: declare it in the body with `shared`");
+      t = Type::error();
+    }
     if (t.isTensor())
       t.tensor.writable = true;
     if (item.kind == syntax::ItemKind::Kernel) {
@@ -416,6 +480,7 @@ void Checker::checkStmt(StmtId id) {
     }
     pushScope();
     grid.inBlockGrid = true;
+    grid.warpLevelGrid = Span{};
     grid.blockGrid.clear();
     grid.blockIds.clear();
     for (size_t axis = 0; axis < s.shape.size() && axis < 3; ++axis) {
@@ -441,6 +506,14 @@ void Checker::checkStmt(StmtId id) {
       return notHere("`warp_grid` must be inside a `block_grid`");
     if (grid.inWarpGrid)
       return notHere("`warp_grid` cannot nest inside another `warp_grid`");
+    if (grid.inWarpgroupGrid || (!grid.warpLevelGrid.empty() && grid.warpLevelIsWarpgroup)) {
+      error(DiagId::WarpgroupContext, s.keywordSpan,
+            "a block has either a `warp_grid` or a `warpgroup_grid`, not both")
+          .label(grid.warpLevelGrid, "the block's `warpgroup_grid`");
+      return;
+    }
+    grid.warpLevelGrid = s.keywordSpan;
+    grid.warpLevelIsWarpgroup = false;
     if (s.shape.empty() || s.shape.size() > 2)
       error(DiagId::BadGrid, s.shapeSpan.empty() ? s.keywordSpan : s.shapeSpan,
             "`warp_grid` takes 1 or 2 extents, got " + std::to_string(s.shape.size()));
@@ -511,14 +584,40 @@ void Checker::checkStmt(StmtId id) {
     bool shared = s.kind == StmtKind::Shared;
     auto type = resolveType(s.type, true);
     Type t = type.value_or(Type::error());
+    if (t.kind == Type::Barrier || (s.type != syntax::kNone &&
+                                    m.type(s.type).kind == syntax::TypeKind::Barrier)) {
+      if (!inKernel)
+        notHere("barriers belong in a kernel");
+      else if (!shared)
+        error(DiagId::BarrierPlacement, s.keywordSpan,
+              "a `Barrier` lives in shared memory: declare it with `shared`")
+            .fix(s.keywordSpan, "shared", "declare it `shared`");
+      else if (!grid.inBlockGrid)
+        error(DiagId::ScopePlacement, s.keywordSpan, "barriers are declared inside `block_grid`");
+      if (t.kind == Type::Barrier && shared && inKernel) {
+        useCapability("mbarrier", s.keywordSpan);
+        uint64_t bytes = 8 * static_cast<uint64_t>(t.barrier.stages);
+        current->sharedBytes += bytes;
+        current->tileCosts.push_back({s.name.name, s.name.span,
+                                      "Barrier[" + std::to_string(t.barrier.stages) + "]", bytes,
+                                      true});
+      }
+      Binding b{BindingKind::Shared,
+                defineSymbol(s.name, SymbolKind::Shared, symbolType(t)), t};
+      bind(s.name, std::move(b));
+      annotate(s.name.span, t, false);
+      return;
+    }
+    bool warpgroupTile = !shared && grid.inWarpgroupGrid;
     if (!inKernel)
       notHere(shared ? "`shared` declarations belong in a kernel"
                      : "`register` declarations belong in a kernel");
     else if (shared && !grid.inBlockGrid)
       error(DiagId::ScopePlacement, s.keywordSpan, "`shared` tiles are declared inside `block_grid`");
-    else if (!shared && !grid.inWarpGrid)
+    else if (!shared && !grid.inWarpGrid && !grid.inWarpgroupGrid)
       error(DiagId::ScopePlacement, s.keywordSpan,
-            "`register` tiles are per-warp: declare them inside `warp_grid`");
+            "`register` tiles are per-warp: declare them inside `warp_grid` (or, spread over "
+            "a warpgroup, inside `warpgroup_grid`)");
     if (t.isTensor()) {
       Space want = shared ? Space::Shared : Space::Register;
       const syntax::TypeRef &tr = m.type(s.type);
@@ -536,11 +635,25 @@ void Checker::checkStmt(StmtId id) {
       }
       t.tensor.space = want;
       t.tensor.writable = true;
+      t.tensor.warpgroup = warpgroupTile;
+      if (warpgroupTile) {
+        // Spread over 128 threads as a wgmma accumulator (K0120).
+        const auto &sh = t.tensor.shape;
+        int64_t n = sh.size() == 2 ? sh[1].constantValue().value_or(0) : 0;
+        if (sh.size() != 2 || sh[0].constantValue().value_or(0) != 64 || n < 8 || n > 256 ||
+            n % 8 != 0 || t.tensor.dtype != DType::F32)
+          error(DiagId::WarpgroupTileShape, tr.shapeSpan.empty() ? tr.span : tr.shapeSpan,
+                "warpgroup tile `" + s.name.name + "` is " + dtypeName(t.tensor.dtype) + " " +
+                    printShape(sh, symbols) +
+                    "; a register tile inside `warpgroup_grid` is a wgmma accumulator: F32 "
+                    "[64, N] with N a multiple of 8 from 8 to 256");
+      }
       uint64_t elements = 1;
       for (const DimExpr &d : t.tensor.shape)
         elements *= static_cast<uint64_t>(d.constantValue().value_or(1));
       uint64_t bytes = elements * dtypeBytes(t.tensor.dtype);
-      uint64_t cost = shared ? bytes : (bytes + 31) / 32;
+      uint64_t threads = warpgroupTile ? 128 : 32;
+      uint64_t cost = shared ? bytes : (bytes + threads - 1) / threads;
       (shared ? current->sharedBytes : current->registerBytesPerThread) += cost;
       current->tileCosts.push_back(
           {s.name.name, s.name.span,
@@ -594,6 +707,12 @@ void Checker::checkStmt(StmtId id) {
   case StmtKind::CpAsync:
     if (!inKernel)
       return notHere("`cp_async` is only allowed in a kernel");
+    if (grid.inWarpgroupGrid) {
+      error(DiagId::WarpgroupContext, s.keywordSpan,
+            "`cp_async` is split over the threads of a `warp_grid`; inside `warpgroup_grid` "
+            "copy with `tma_load`");
+      return;
+    }
     checkCpAsync(s);
     return;
   case StmtKind::Commit:
@@ -614,6 +733,10 @@ void Checker::checkStmt(StmtId id) {
       return notHere("`block_sync` is only allowed in a kernel");
     if (!grid.inBlockGrid)
       notHere("`block_sync` synchronizes a block: use it inside `block_grid`");
+    else if (grid.inWarpgroupGrid)
+      error(DiagId::WarpgroupContext, s.keywordSpan,
+            "`block_sync` is not available inside `warpgroup_grid` (roles run different code: "
+            "synchronize them with barriers, `arrive` and `wait`)");
     return;
   case StmtKind::Assign:
     checkAssign(s);
@@ -631,7 +754,9 @@ void Checker::checkStmt(StmtId id) {
     return;
   }
   case StmtKind::WarpgroupGrid:
+    return checkWarpgroupGrid(id, s);
   case StmtKind::Role:
+    return checkRole(id, s);
   case StmtKind::Arrive:
   case StmtKind::Wait:
   case StmtKind::TmaLoad:
@@ -639,8 +764,9 @@ void Checker::checkStmt(StmtId id) {
   case StmtKind::WgmmaCommit:
   case StmtKind::WgmmaWait:
   case StmtKind::FenceProxyAsync:
-    // TODO(hlang): the Hopper typing replaces this in the next commit.
-    return notHere("Hopper constructs are not checked yet");
+    if (!inKernel)
+      return notHere("warpgroup, barrier, TMA and wgmma statements are only allowed in a kernel");
+    return checkHopperStmt(s);
   case StmtKind::Error:
     return;
   }
@@ -679,10 +805,29 @@ void Checker::checkCpAsync(const Stmt &s) {
 
 void Checker::checkAssign(const Stmt &s) {
   const Expr &target = m.expr(s.target);
+  // A warpgroup tile may be the whole value of a store (`c[...] <- acc`,
+  // `<- convert BF16 acc`); the target must then be a global tensor.
+  ExprId wgValue = s.value;
+  if (const Expr &v = m.expr(wgValue);
+      v.kind == ExprKind::Application && v.name.name == "convert" && v.children.size() == 2)
+    wgValue = v.children[1];
+  const Binding *wg = m.expr(wgValue).kind == ExprKind::Name ? lookup(m.expr(wgValue).name.name)
+                                                             : nullptr;
+  bool storesWarpgroupTile = wg && wg->type.isTensor() && wg->type.tensor.warpgroup;
+  bool saved = allowWarpgroupTile;
+  allowWarpgroupTile = storesWarpgroupTile;
   Type value = checkExpr(s.value);
+  allowWarpgroupTile = saved;
   Type dst = checkExpr(s.target);
   if (dst.isError() || value.isError())
     return;
+  if (storesWarpgroupTile && (!dst.isTensor() || dst.tensor.space != Space::Global)) {
+    error(DiagId::WarpgroupTileUse, s.span,
+          "warpgroup tile `" + m.expr(wgValue).name.name +
+              "` can only be stored into a global tensor in this version, not into " +
+              typeStr(dst));
+    return;
+  }
   // What is being assigned?
   ExprId baseId = s.target;
   while (m.expr(baseId).kind == ExprKind::Index || m.expr(baseId).kind == ExprKind::Paren)

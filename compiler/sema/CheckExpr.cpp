@@ -214,6 +214,26 @@ Type Checker::checkExpr(ExprId id) {
   switch (e.kind) {
   case ExprKind::Name: {
     const Binding *b = lookup(e.name.name);
+    if (!b && e.name.name == "warpgroup_id")
+      return checkWarpgroupId(id, e);
+    if (b && b->type.kind == Type::Barrier) {
+      program.exprSymbol[id] = b->symbol;
+      addReference(b->symbol, e.span);
+      error(DiagId::BarrierPlacement, e.span,
+            "`" + e.name.name + "` is a barrier: it is used by `arrive`, `wait` and "
+            "`tma_load ... completes`, not as a value");
+      return record(id, Type::error());
+    }
+    if (b && b->type.isTensor() && b->type.tensor.warpgroup && !allowWarpgroupTile) {
+      program.exprSymbol[id] = b->symbol;
+      addReference(b->symbol, e.span);
+      error(DiagId::WarpgroupTileUse, e.span,
+            "warpgroup tile `" + e.name.name + "` can only be a wgmma accumulator or the value "
+            "of a store into a global tensor in this version")
+          .note("e.g. `c[...] <- " + e.name.name + "` or `c[...] <- convert BF16 " + e.name.name +
+                "`");
+      return record(id, Type::error());
+    }
     if (!b) {
       if (parseDType(e.name.name)) {
         Type t;
@@ -298,6 +318,8 @@ Type Checker::checkBinary(ExprId id, const Expr &e) {
       }
       if (e.op == BinaryOp::Mod)
         return Type::indexValue(symbols.mod(a.index, *n));
+      if (floorDivision) // `wait ... round (k / 3)`: rounds count whole phases
+        return Type::indexValue(symbols.floorDiv(a.index, *n));
       if (!requireExactDivision(a.index, *n, e.span, "`" + syntax::printExpr(m, id) + "`") &&
           a.index.isConstant())
         return Type::error();
@@ -381,6 +403,8 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
   view.space = t.space;
   view.isTile = t.isTile;
   view.writable = t.writable;
+  view.layout = t.layout;
+  view.warpgroup = t.warpgroup;
   view.shape.reserve(count);
   bool ok = true;
   for (size_t i = 0; i < count; ++i) {

@@ -109,6 +109,8 @@ private:
     switch (s.kind) {
     case StmtKind::BlockGrid:
     case StmtKind::WarpGrid:
+    case StmtKind::WarpgroupGrid:
+    case StmtKind::Role:
       for (ExprId e : s.shape)
         expr(e);
       block(s.body, false);
@@ -136,7 +138,7 @@ private:
                      syntax::printExpr(m(), tr.shape[0]) + "]` and index row 0");
         return;
       }
-      if (s.kind == StmtKind::Register) {
+      if (s.kind == StmtKind::Register && tr.kind != syntax::TypeKind::Barrier) {
         TensorType t;
         bool ok = true;
         for (ExprId e : tr.shape) {

@@ -44,6 +44,17 @@ struct GridContext {
   std::vector<DimExpr> blockIds;
   std::vector<int64_t> warpGrid;
   std::vector<DimExpr> warpIds;
+  /// `warpgroup_grid [G]` (warpgroups = G) and its `warpgroup_id` symbol.
+  bool inWarpgroupGrid = false;
+  int64_t warpgroups = 0;
+  DimExpr warpgroupId;
+  /// The role being checked (kNone outside one) and the warpgroup ranges
+  /// of the roles of the current warpgroup grid so far.
+  syntax::StmtId role = syntax::kNone;
+  std::vector<std::pair<int64_t, int64_t>> roleRanges;
+  /// A block holds a warp grid or a warpgroup grid: the first one seen.
+  Span warpLevelGrid;
+  bool warpLevelIsWarpgroup = false;
 };
 
 /// Per-item state while checking one kernel, tile function or host function.
@@ -138,6 +149,26 @@ public:
   void checkAssign(const Stmt &s);
   void checkCpAsync(const Stmt &s);
   void checkResources(const Item &item, ItemState &state);
+
+  // ---- Hopper: warpgroups, roles, barriers, TMA, wgmma (CheckHopper.cpp) ----
+  void checkWarpgroupGrid(StmtId id, const Stmt &s);
+  void checkRole(StmtId id, const Stmt &s);
+  /// arrive, wait, tma_load, wgmma, wgmma_commit, wgmma_wait, fence_proxy_async.
+  void checkHopperStmt(const Stmt &s);
+  /// `B[s]`: the barrier's type when `id` names a stage of a barrier ring
+  /// provably in range (errors reported otherwise).
+  std::optional<BarrierType> checkBarrierStage(ExprId id, const char *what);
+  /// A tma_load destination or wgmma operand: like checkExpr, but a shared
+  /// tile indexed by fewer indices than its rank keeps the trailing
+  /// dimensions whole (`a_s[s]` is stage s of `a_s`).
+  Type checkStagedOperand(ExprId id);
+  /// `warpgroup_id` inside `warpgroup_grid`.
+  Type checkWarpgroupId(ExprId id, const Expr &e);
+  /// Register tiles declared inside `warpgroup_grid` may appear only where
+  /// this is set (a wgmma accumulator, the value of a store to global).
+  bool allowWarpgroupTile = false;
+  /// Inside `wait ... round R`, `/` rounds toward minus infinity.
+  bool floorDivision = false;
   void checkCapabilities(const Item &item, ItemState &state);
 
   /// What a tile function's body needs of its own dims beyond its `requires`
@@ -164,6 +195,9 @@ public:
     std::vector<DimExpr> ids;
     std::vector<DimExpr> extents;
     bool warps = false;
+    /// First values of the ids (0 when empty): a `role` narrows
+    /// `warpgroup_id` to [first, last + 1).
+    std::vector<DimExpr> starts;
   };
   std::unordered_map<StmtId, GridIds> gridOf;
 

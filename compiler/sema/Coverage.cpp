@@ -198,8 +198,26 @@ private:
       }
       case StmtKind::BlockGrid:
       case StmtKind::WarpGrid:
+      case StmtKind::WarpgroupGrid:
+      case StmtKind::Role:
         flowBlock(st.body, control, changed);
         break;
+      case StmtKind::Wgmma: {
+        // The accumulator depends on itself and on the operands' slices.
+        const Expr &t = m_.expr(st.target);
+        int sym = t.kind == ExprKind::Name ? c_.program.exprSymbol[st.target] : -1;
+        if (sym < 0)
+          break;
+        std::vector<solver::AtomId> d = control;
+        for (ExprId x : {st.value, st.operandA, st.operandB, st.zeroWhen})
+          if (x != syntax::kNone)
+            valueDeps(x, d);
+        std::vector<solver::AtomId> &cur = deps_[sym];
+        size_t before = cur.size();
+        addAll(cur, d);
+        changed = changed || cur.size() != before;
+        break;
+      }
       case StmtKind::Assign: {
         ExprId base = st.target;
         while (m_.expr(base).kind == ExprKind::Index || m_.expr(base).kind == ExprKind::Paren)
@@ -231,8 +249,26 @@ private:
   void collectStmt(StmtId id) {
     const Stmt &st = m_.stmt(id);
     switch (st.kind) {
+    case StmtKind::Role: {
+      // A role narrows `warpgroup_id` (a variable of its warpgroup grid).
+      auto g = c_.gridOf.find(id);
+      std::vector<std::pair<size_t, Var>> saved;
+      if (g != c_.gridOf.end() && !g->second.ids.empty() && !g->second.starts.empty())
+        if (auto a = g->second.ids[0].asAtom())
+          for (size_t i = 0; i < vars_.size(); ++i)
+            if (vars_[i].atom == *a) {
+              saved.push_back({i, vars_[i]});
+              vars_[i].lo = g->second.starts[0];
+              vars_[i].hi = g->second.extents[0];
+            }
+      collect(st.body);
+      for (auto &[i, v] : saved)
+        vars_[i] = v;
+      return;
+    }
     case StmtKind::BlockGrid:
-    case StmtKind::WarpGrid: {
+    case StmtKind::WarpGrid:
+    case StmtKind::WarpgroupGrid: {
       size_t n = vars_.size();
       inputs_.push_back(st.keywordSpan);
       if (!st.shapeSpan.empty())
@@ -241,7 +277,7 @@ private:
         for (size_t i = 0; i < g->second.ids.size(); ++i)
           if (auto a = g->second.ids[i].asAtom())
             vars_.push_back(Var{*a, DimExpr::constant(0), g->second.extents[i],
-                                st.kind == StmtKind::WarpGrid ? VarKind::Warp : VarKind::Block,
+                                st.kind != StmtKind::BlockGrid ? VarKind::Warp : VarKind::Block,
                                 st.keywordSpan});
       collect(st.body);
       vars_.resize(n);

@@ -57,6 +57,8 @@ private:
   Path path_; ///< the branch conditions around the current statement
   std::set<uint32_t> reported_;
   size_t walked_ = 0;
+  int warpgroupGridDepth_ = 0;
+  std::set<std::string> warpgroupTiles_; ///< register tiles declared in a warpgroup grid
   static constexpr size_t kBudget = 20000;
 
   bool holdsHere(const Condition &k) {
@@ -94,6 +96,10 @@ private:
     if (somewhere)
       d.note("it is assigned only on some paths before this read (a branch, or a loop that may "
              "not run)");
+    else if (warpgroupTiles_.count(name))
+      // A warpgroup tile is not filled (K0413): the first wgmma overwrites it.
+      d.note("write `zero_when (k = 0)` (k the loop variable) on the wgmma that accumulates "
+             "into `" + name + "` first: it overwrites the accumulator there");
     else
       d.fix(Span{decl.span.end, decl.span.end},
             "\n" + indentOf(decl.span) + name + " <- fill 0.0",
@@ -137,6 +143,10 @@ private:
     switch (st.kind) {
     case StmtKind::Register:
       declared_[st.name.name] = id;
+      if (warpgroupGridDepth_ > 0)
+        warpgroupTiles_.insert(st.name.name);
+      else
+        warpgroupTiles_.erase(st.name.name);
       assigned_.erase(st.name.name);
       everAssigned_.erase(st.name.name);
       return;
@@ -157,10 +167,29 @@ private:
       reads(st.value);
       return;
     case StmtKind::BlockGrid:
-    case StmtKind::WarpGrid: {
+    case StmtKind::WarpGrid:
+    case StmtKind::WarpgroupGrid:
+    case StmtKind::Role: {
       FactScope facts(c_);
       facts.grid(id);
+      int depth = st.kind == StmtKind::WarpgroupGrid;
+      warpgroupGridDepth_ += depth;
       walkBlock(st.body);
+      warpgroupGridDepth_ -= depth;
+      return;
+    }
+    case StmtKind::Wgmma: {
+      // `zero_when (c)` overwrites the accumulator where c provably holds
+      // (the first iteration of `zero_when (k = 0)`); elsewhere wgmma adds
+      // to what the accumulator holds.
+      bool overwrites = st.zeroWhen != syntax::kNone && provableCondition(c_, st.zeroWhen, true);
+      if (!overwrites)
+        reads(st.value);
+      reads(st.operandA);
+      reads(st.operandB);
+      const Expr &target = m_.expr(st.target);
+      if (target.kind == ExprKind::Name && declared_.count(target.name.name))
+        assign(target.name.name);
       return;
     }
     case StmtKind::If:

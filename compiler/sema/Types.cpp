@@ -50,6 +50,20 @@ const char *spaceName(Space s) {
   return "?";
 }
 
+const char *sharedLayoutName(SharedLayout l) {
+  switch (l) {
+  case SharedLayout::None: return "none";
+  case SharedLayout::Swizzle128B: return "swizzle_128b";
+  }
+  return "?";
+}
+
+std::optional<SharedLayout> parseSharedLayout(std::string_view name) {
+  if (name == "swizzle_128b")
+    return SharedLayout::Swizzle128B;
+  return std::nullopt;
+}
+
 std::string printShape(const std::vector<DimExpr> &shape, const SymbolTable &symbols) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -72,8 +86,14 @@ std::string printType(const Type &type, const SymbolTable &symbols) {
   case Type::Tensor: {
     const TensorType &t = type.tensor;
     return std::string(t.isTile ? "Tile[" : "Tensor[") + dtypeName(t.dtype) + ", " +
-           printShape(t.shape, symbols) + ", on=" + spaceName(t.space) + "]";
+           printShape(t.shape, symbols) + ", on=" + spaceName(t.space) +
+           (t.layout != SharedLayout::None ? std::string(", layout=") + sharedLayoutName(t.layout)
+                                           : std::string()) +
+           "]";
   }
+  case Type::Barrier:
+    return "Barrier[" + std::to_string(type.barrier.stages) +
+           ", arrivals=" + std::to_string(type.barrier.arrivals) + "]";
   }
   return "?";
 }

@@ -34,12 +34,30 @@ enum class Space : uint8_t { Host, Global, Shared, Register };
 
 const char *spaceName(Space s); ///< `host`, `cuda:global`, ...
 
+/// The layout of a shared tile, part of its type (`layout=swizzle_128b`):
+/// TMA writes and wgmma reads it in that layout, so a mismatch is a type
+/// error rather than a wrong descriptor.
+enum class SharedLayout : uint8_t { None, Swizzle128B };
+
+const char *sharedLayoutName(SharedLayout l); ///< `swizzle_128b`
+std::optional<SharedLayout> parseSharedLayout(std::string_view name);
+
 struct TensorType {
   DType dtype = DType::F32;
   std::vector<DimExpr> shape;
   Space space = Space::Global;
   bool isTile = false;
   bool writable = false; ///< kernel parameters declared `mut`, results, local tiles
+  SharedLayout layout = SharedLayout::None; ///< shared tiles (and their views)
+  /// A register tile declared inside `warpgroup_grid`: its elements are
+  /// spread over the 128 threads of a warpgroup (not over one warp's 32).
+  bool warpgroup = false;
+};
+
+/// `Barrier[stages, arrivals=A]`: one mbarrier per stage in shared memory.
+struct BarrierType {
+  int64_t stages = 1;
+  int64_t arrivals = 1;
 };
 
 struct Type {
@@ -52,11 +70,13 @@ struct Type {
     Bool,   ///< comparisons
     Tensor, ///< tensors and tiles (and views of them)
     DTypeName, ///< `F16` used as an argument of `convert`
+    Barrier,   ///< a `shared` mbarrier ring (`barrier`)
   };
   Kind kind = Error;
   TensorType tensor;
   DimExpr index;
   DType scalar = DType::F32;
+  BarrierType barrier;
 
   static Type error() { return {}; }
   static Type unit() { Type t; t.kind = Unit; return t; }

@@ -212,6 +212,7 @@ Value Emitter::index(const IndexExpr &e) {
   case K::Dim: return dims_[e.index()];
   case K::BlockId: return blockId_[e.index()];
   case K::WarpId: return warpId_[e.index()];
+  case K::WarpgroupId: return divu(tid_, 128);
   case K::Var: return vars_[e.index()];
   case K::Not: {
     Value t = arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true));
@@ -922,6 +923,10 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
       return failure();
     b_.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     return block(o->elseBody, error);
+  } else {
+    // Never drop an op silently: an op this emitter does not know is an error.
+    error = "op at offset " + std::to_string(op.span.begin) + " is not lowered yet";
+    return failure();
   }
   return success();
 }

@@ -1,0 +1,525 @@
+//===- CheckHopper.cpp - Typing of warpgroups, barriers, TMA and wgmma ----===//
+//
+// The statement and type rules of the Hopper constructs (docs/language.md,
+// "Warpgroups, barriers, TMA and wgmma"): `warpgroup_grid [G]` and its
+// `warpgroup_id`, roles bound to warpgroup ranges, `Barrier[S, arrivals=A]`
+// rings, `arrive` / `wait ... round`, `tma_load ... completes`, and
+// `acc <- wgmma acc a b`. What is checked here is what each statement needs
+// on its own (shapes, element types, layouts, placement, stage bounds,
+// capabilities); the protocol between statements (rounds, expect_tx bytes,
+// arrivals, deadlock, groups in flight, register budgets of the roles) is
+// proved by the protocol pass over the same AST.
+//
+//===----------------------------------------------------------------------===//
+#include "sema/Checker.h"
+
+namespace kina::sema {
+
+namespace {
+
+/// The base name of `x`, `x[...]`, `(x)`, or nullptr.
+const Expr *baseName(const Module &m, ExprId id) {
+  while (id != syntax::kNone) {
+    const Expr &e = m.expr(id);
+    if (e.kind == ExprKind::Name)
+      return &e;
+    if ((e.kind != ExprKind::Index && e.kind != ExprKind::Paren) || e.children.empty())
+      return nullptr;
+    id = e.children[0];
+  }
+  return nullptr;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- grids
+
+void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
+  auto notHere = [&](const std::string &what) {
+    error(DiagId::WarpgroupContext, s.keywordSpan, what);
+  };
+  bool inKernel = current && current->item->kind == syntax::ItemKind::Kernel;
+  if (!inKernel)
+    return notHere("`warpgroup_grid` is only allowed in a kernel body");
+  if (!grid.inBlockGrid)
+    return notHere("`warpgroup_grid` must be inside a `block_grid`");
+  if (grid.inWarpGrid || grid.inWarpgroupGrid)
+    return notHere(std::string("`warpgroup_grid` cannot nest inside a `") +
+                   (grid.inWarpGrid ? "warp_grid" : "warpgroup_grid") + "`");
+  // Reported, and the body still checked (its errors are independent).
+  if (!grid.warpLevelGrid.empty() && !grid.warpLevelIsWarpgroup)
+    error(DiagId::WarpgroupContext, s.keywordSpan,
+          "a block has either a `warp_grid` or a `warpgroup_grid`, not both")
+        .label(grid.warpLevelGrid, "the block's `warp_grid`");
+  grid.warpLevelGrid = s.keywordSpan;
+  grid.warpLevelIsWarpgroup = true;
+  int64_t g = 1;
+  if (s.shape.size() != 1) {
+    error(DiagId::BadWarpgroupGrid, s.shapeSpan.empty() ? s.keywordSpan : s.shapeSpan,
+          "`warpgroup_grid` takes one extent (the number of warpgroups), got " +
+              std::to_string(s.shape.size()));
+  } else if (auto c = constantIndex(s.shape[0], "the warpgroup_grid extent")) {
+    if (*c < 1 || *c > 8)
+      error(DiagId::BadWarpgroupGrid, m.expr(s.shape[0]).span,
+            "`warpgroup_grid [" + std::to_string(*c) +
+                "]`: a block holds 1 to 8 warpgroups (128 threads each, at most 1024 threads)");
+    if (*c >= 1)
+      g = std::min<int64_t>(*c, 1 << 20); // the roles are checked against what is written
+  }
+  pushScope();
+  grid.inWarpgroupGrid = true;
+  grid.warpgroups = g;
+  grid.roleRanges.clear();
+  grid.warpgroupId = symbols.newSymbolExpr("warpgroup_id", solver::SymbolKind::WarpId);
+  prover.assumeRange(grid.warpgroupId, DimExpr::constant(0), DimExpr::constant(g));
+  gridOf[id] = GridIds{{grid.warpgroupId}, {DimExpr::constant(g)}, true, {}};
+  current->threadsPerBlock = static_cast<unsigned>(128 * g);
+  for (StmtId c : s.body)
+    checkStmt(c);
+  grid.inWarpgroupGrid = false;
+  grid.role = syntax::kNone;
+  popScope();
+}
+
+void Checker::checkRole(StmtId id, const Stmt &s) {
+  if (!grid.inWarpgroupGrid || grid.role != syntax::kNone) {
+    error(DiagId::WarpgroupContext, s.keywordSpan,
+          grid.role != syntax::kNone ? "a `role` cannot nest inside another `role`"
+                                     : "a `role` stands directly inside `warpgroup_grid`");
+    return;
+  }
+  if (!loopVars.empty()) {
+    error(DiagId::WarpgroupContext, s.keywordSpan,
+          "a `role` stands directly inside `warpgroup_grid`, not inside a loop");
+    return;
+  }
+  auto first = constantIndex(s.first, "the role's first warpgroup");
+  std::optional<int64_t> last = first;
+  if (s.last != syntax::kNone)
+    last = constantIndex(s.last, "the role's last warpgroup");
+  bool ok = first && last;
+  Span range{m.expr(s.first).span.begin,
+             m.expr(s.last != syntax::kNone ? s.last : s.first).span.end};
+  if (ok && (*first < 0 || *last < *first || *last >= grid.warpgroups)) {
+    error(DiagId::BadRole, range,
+          "role `" + s.name.name + "` names warpgroups " + std::to_string(*first) + " .. " +
+              std::to_string(*last) + ", but the warpgroup grid has warpgroups 0 .. " +
+              std::to_string(grid.warpgroups - 1))
+        .note("`(warpgroup i .. j)` is inclusive and needs 0 <= i <= j < G");
+    ok = false;
+  }
+  if (ok)
+    for (const auto &[a, b] : grid.roleRanges)
+      if (*first <= b && a <= *last) {
+        error(DiagId::BadRole, range,
+              "role `" + s.name.name + "` overlaps the warpgroups " + std::to_string(a) + " .. " +
+                  std::to_string(b) + " of an earlier role: each warpgroup runs one role");
+        ok = false;
+        break;
+      }
+  if (ok)
+    grid.roleRanges.push_back({*first, *last});
+  if (s.count > 0)
+    useCapability("setmaxnreg", s.countSpan);
+  pushScope();
+  grid.role = id;
+  // The range as written when it is one (so the body's errors are its own).
+  bool written = first && last && *first <= *last;
+  int64_t lo = written ? *first : 0, hi = written ? *last + 1 : grid.warpgroups;
+  prover.assumeRange(grid.warpgroupId, DimExpr::constant(lo), DimExpr::constant(hi));
+  gridOf[id] = GridIds{{grid.warpgroupId}, {DimExpr::constant(hi)}, true, {DimExpr::constant(lo)}};
+  for (StmtId c : s.body)
+    checkStmt(c);
+  grid.role = syntax::kNone;
+  popScope();
+}
+
+Type Checker::checkWarpgroupId(ExprId id, const Expr &e) {
+  if (!grid.inWarpgroupGrid) {
+    error(DiagId::BadGridId, e.span, "`warpgroup_id` is only meaningful inside `warpgroup_grid`");
+    return record(id, Type::error());
+  }
+  return record(id, Type::indexValue(grid.warpgroupId));
+}
+
+// ------------------------------------------------------------- operands
+
+std::optional<BarrierType> Checker::checkBarrierStage(ExprId id, const char *what) {
+  const Expr &e = m.expr(id);
+  if (e.kind == ExprKind::Error)
+    return std::nullopt;
+  const Expr *base = baseName(m, id);
+  const Binding *b = base ? lookup(base->name.name) : nullptr;
+  if (!b || b->type.kind != Type::Barrier) {
+    Type t = checkExpr(id);
+    if (!t.isError())
+      error(DiagId::BarrierPlacement, e.span,
+            std::string("`") + what + "` names a stage of a barrier, `B[s]`; `" +
+                syntax::printExpr(m, id) + "` is " + typeStr(t));
+    return std::nullopt;
+  }
+  {
+    // The barrier's name: a reference (hover, rename), typed as the barrier.
+    ExprId baseId = base == &e ? id : e.children[0];
+    program.exprSymbol[baseId] = b->symbol;
+    addReference(b->symbol, base->span);
+    record(baseId, b->type);
+  }
+  const BarrierType &bt = b->type.barrier;
+  if (e.kind != ExprKind::Index || e.children.size() != 2 ||
+      m.expr(e.children[1]).kind == ExprKind::Slice) {
+    auto &d = error(DiagId::BarrierStage, e.span,
+                    std::string("`") + what + "` names one stage of `" + base->name.name +
+                        "` (" + std::to_string(bt.stages) + " stages): write `" +
+                        base->name.name + "[s]`");
+    if (e.kind == ExprKind::Name && bt.stages == 1)
+      d.fix(Span{e.span.end, e.span.end}, "[0]", "use stage 0");
+    return std::nullopt;
+  }
+  auto stage = indexValue(e.children[1]);
+  if (!stage)
+    return std::nullopt;
+  solver::Proof lo = prover.proveNonNegative(*stage);
+  solver::Proof hi = prover.proveLess(*stage, DimExpr::constant(bt.stages));
+  if (!lo.proved() || !hi.proved())
+    error(DiagId::BarrierStage, m.expr(e.children[1]).span,
+          "stage `" + str(*stage) + "` of `" + base->name.name +
+              "` may be out of range: cannot prove 0 <= " + str(*stage) + " < " +
+              std::to_string(bt.stages))
+        .note("a ring of S stages is usually indexed `k mod S`");
+  annotate(e.span, b->type, false);
+  return bt;
+}
+
+Type Checker::checkStagedOperand(ExprId id) {
+  const Expr &e = m.expr(id);
+  if (e.kind != ExprKind::Index || e.children.empty())
+    return checkExpr(id);
+  const Expr &baseExpr = m.expr(e.children[0]);
+  const Binding *b = baseExpr.kind == ExprKind::Name ? lookup(baseExpr.name.name) : nullptr;
+  size_t count = e.children.size() - 1;
+  if (!b || !b->type.isTensor() || b->type.tensor.space != Space::Shared ||
+      count >= b->type.tensor.shape.size())
+    return checkExpr(id);
+  // Fewer indices than dimensions: the leading ones are given, the trailing
+  // ones whole (`a_s[s]` is the [128, 64] stage s of a [3, 128, 64] tile).
+  Type base = checkExpr(e.children[0]);
+  if (base.isError())
+    return record(id, Type::error());
+  const TensorType &t = base.tensor;
+  TensorType view = t;
+  view.shape.clear();
+  bool ok = true;
+  for (size_t i = 0; i < count; ++i) {
+    ExprId ix = e.children[i + 1];
+    const Expr &x = m.expr(ix);
+    const DimExpr &extent = t.shape[i];
+    if (x.kind == ExprKind::Slice) {
+      record(ix, Type::unit());
+      auto start = indexValue(x.children[0]);
+      auto len = constantIndex(x.children[1], "the slice length");
+      if (!start || !len) {
+        ok = false;
+        continue;
+      }
+      DimExpr end = *start + DimExpr::constant(*len);
+      if (*len <= 0 || !prover.proveNonNegative(*start).proved() ||
+          !prover.proveLessEqual(end, extent).proved())
+        error(DiagId::SliceOutOfBounds, x.span,
+              "slice `" + syntax::printExpr(m, ix) + "` may be out of bounds of dimension " +
+                  std::to_string(i + 1) + " of `" + baseExpr.name.name + "` (extent " +
+                  str(extent) + ")");
+      view.shape.push_back(DimExpr::constant(*len));
+      continue;
+    }
+    auto v = indexValue(ix);
+    if (!v) {
+      ok = false;
+      continue;
+    }
+    if (!prover.proveNonNegative(*v).proved() || !prover.proveLess(*v, extent).proved())
+      error(DiagId::IndexOutOfBounds, x.span,
+            "index `" + str(*v) + "` may be out of bounds of dimension " + std::to_string(i + 1) +
+                " of `" + baseExpr.name.name + "`: cannot prove 0 <= " + str(*v) + " < " +
+                str(extent));
+  }
+  for (size_t i = count; i < t.shape.size(); ++i)
+    view.shape.push_back(t.shape[i]);
+  if (!ok)
+    return record(id, Type::error());
+  Type result = Type::tensorOf(view);
+  annotate(e.span, result, true);
+  return record(id, result);
+}
+
+// ----------------------------------------------------------- statements
+
+void Checker::checkHopperStmt(const Stmt &s) {
+  const char *keyword = s.kind == StmtKind::Arrive            ? "arrive"
+                        : s.kind == StmtKind::Wait            ? "wait"
+                        : s.kind == StmtKind::TmaLoad         ? "tma_load"
+                        : s.kind == StmtKind::Wgmma           ? "wgmma"
+                        : s.kind == StmtKind::WgmmaCommit     ? "wgmma_commit"
+                        : s.kind == StmtKind::WgmmaWait       ? "wgmma_wait"
+                                                              : "fence_proxy_async";
+  if (!grid.inWarpgroupGrid) {
+    error(DiagId::WarpgroupContext, s.keywordSpan,
+          std::string("`") + keyword +
+              "` is executed per warpgroup: use it inside `warpgroup_grid`")
+        .note("a block's warpgroups are declared with `warpgroup_grid [G]` in place of "
+              "`warp_grid`");
+    // Type the operands anyway, for hover and independent errors.
+    for (ExprId x : {s.barrier, s.round, s.expectTx, s.target, s.value, s.operandA, s.operandB})
+      if (x != syntax::kNone)
+        (void)checkExpr(x);
+    return;
+  }
+  switch (s.kind) {
+  case StmtKind::Arrive: {
+    (void)checkBarrierStage(s.barrier, "arrive");
+    if (s.expectTx != syntax::kNone) {
+      useCapability("mbarrier_try_wait", s.keywordSpan);
+      if (auto v = indexValue(s.expectTx)) {
+        auto c = v->constantValue();
+        if (!c)
+          error(DiagId::ExpectTxNotConstant, m.expr(s.expectTx).span,
+                "`expect_tx " + str(*v) + "` must fold to a constant byte count");
+        else if (*c < 1 || *c >= (int64_t(1) << 20))
+          error(DiagId::ExpectTxNotConstant, m.expr(s.expectTx).span,
+                "`expect_tx " + std::to_string(*c) +
+                    "`: an mbarrier phase counts 1 to 1048575 transaction bytes");
+      }
+    }
+    return;
+  }
+  case StmtKind::Wait: {
+    useCapability("mbarrier_try_wait", s.keywordSpan);
+    (void)checkBarrierStage(s.barrier, "wait");
+    bool saved = floorDivision;
+    floorDivision = true;
+    Type r = checkExpr(s.round);
+    floorDivision = saved;
+    if (!r.isError() && r.kind != Type::Index)
+      error(DiagId::ExpectedIndex, m.expr(s.round).span,
+            "the round of a `wait` is an index expression (round r = the (r+1)-th completion "
+            "of the stage), found " + typeStr(r));
+    return;
+  }
+  case StmtKind::TmaLoad: {
+    useCapability("tma", s.keywordSpan);
+    Type dst = checkStagedOperand(s.target);
+    Type src = checkStagedOperand(s.value);
+    (void)checkBarrierStage(s.barrier, "tma_load");
+    if (dst.isError() || src.isError())
+      return;
+    if (!dst.isTensor() || dst.tensor.space != Space::Shared) {
+      error(DiagId::CopyPlacement, m.expr(s.target).span,
+            "`tma_load` writes a stage of a cuda:shared tile, but the destination is " +
+                typeStr(dst));
+      return;
+    }
+    if (!src.isTensor() || src.tensor.space != Space::Global || src.tensor.isTile) {
+      error(DiagId::CopyPlacement, m.expr(s.value).span,
+            "`tma_load` reads a slice of a cuda:global tensor, but the source is " +
+                typeStr(src));
+      return;
+    }
+    if (dst.tensor.layout != SharedLayout::Swizzle128B) {
+      const Expr *base = baseName(m, s.target);
+      error(DiagId::SharedLayoutMismatch, m.expr(s.target).span,
+            "`tma_load` writes in the 128-byte swizzled layout, but `" +
+                (base ? base->name.name : syntax::printExpr(m, s.target)) +
+                "` has no layout: declare it `layout=swizzle_128b`");
+      return;
+    }
+    if (dst.tensor.dtype != src.tensor.dtype || dtypeBytes(dst.tensor.dtype) != 2) {
+      error(DiagId::TmaDType, s.span,
+            std::string("`tma_load` copies bytes unchanged between tiles of one 16-bit type: "
+                        "destination is ") +
+                dtypeName(dst.tensor.dtype) + ", source is " + dtypeName(src.tensor.dtype));
+      return;
+    }
+    // The source: a 2-D slice of a 2-D tensor, both dimensions ranges.
+    const Expr &se = m.expr(s.value);
+    bool sliced = se.kind == ExprKind::Index && se.children.size() == 3 &&
+                  m.expr(se.children[1]).kind == ExprKind::Slice &&
+                  m.expr(se.children[2]).kind == ExprKind::Slice;
+    if (!sliced) {
+      error(DiagId::TmaShape, se.span,
+            "`tma_load` reads a 2-D box of a 2-D global tensor: write `t[r ..+ R, c ..+ C]`");
+      return;
+    }
+    const std::vector<DimExpr> &d = dst.tensor.shape;
+    if (d.size() != 2 || d != src.tensor.shape) {
+      error(DiagId::TmaShape, s.span,
+            "`tma_load` copies a 2-D box: destination " + printShape(d, symbols) + ", source " +
+                printShape(src.tensor.shape, symbols))
+          .label(m.expr(s.target).span, "destination " + printShape(d, symbols))
+          .label(m.expr(s.value).span, "source " + printShape(src.tensor.shape, symbols));
+      return;
+    }
+    int64_t rows = d[0].constantValue().value_or(0), cols = d[1].constantValue().value_or(0);
+    // The destination covers whole 128-byte rows of its tile.
+    const Expr *base = baseName(m, s.target);
+    const Binding *b = base ? lookup(base->name.name) : nullptr;
+    int64_t tileCols = b && b->type.isTensor() && !b->type.tensor.shape.empty()
+                           ? b->type.tensor.shape.back().constantValue().value_or(0)
+                           : 0;
+    if (cols != 64 || tileCols != 64)
+      error(DiagId::TmaShape, m.expr(s.target).span,
+            "`tma_load` boxes are whole 128-byte rows: the inner extent is 64 elements of " +
+                std::string(dtypeName(dst.tensor.dtype)) + ", this box is " +
+                printShape(d, symbols));
+    else if (rows > 256)
+      error(DiagId::TmaShape, m.expr(s.target).span,
+            "`tma_load` boxes have at most 256 rows, this one has " + std::to_string(rows));
+    // The tensor map's row stride is the tensor's inner extent in bytes,
+    // which TMA needs to be a multiple of 16.
+    ExprId srcBase = se.children[0];
+    const Type &whole = typeOf(srcBase);
+    if (whole.isTensor() && whole.tensor.shape.size() == 2) {
+      DimExpr inner = whole.tensor.shape[1];
+      if (!prover.proveDivisible(inner, 8).proved()) {
+        auto &diag = error(DiagId::MisalignedCopy, se.span,
+                           "`tma_load` needs the rows of `" + syntax::printExpr(m, srcBase) +
+                               "` to be a multiple of 16 bytes: cannot prove " + str(inner) +
+                               " mod 8 = 0");
+        if (!inner.isConstant())
+          addRequiresFix(diag, str(inner) + " mod 8 = 0");
+      }
+    }
+    return;
+  }
+  case StmtKind::Wgmma: {
+    const Expr *accName = baseName(m, s.target);
+    const Binding *accBinding = accName ? lookup(accName->name.name) : nullptr;
+    bool saved = allowWarpgroupTile;
+    allowWarpgroupTile = true;
+    Type acc = checkExpr(s.target);
+    Type accIn = checkExpr(s.value);
+    allowWarpgroupTile = saved;
+    Type a = checkStagedOperand(s.operandA);
+    Type b = checkStagedOperand(s.operandB);
+    if (s.zeroWhen != syntax::kNone) {
+      Type z = checkExpr(s.zeroWhen);
+      if (!z.isError() && z.kind != Type::Bool)
+        error(DiagId::TypeMismatch, m.expr(s.zeroWhen).span,
+              "`zero_when` takes a comparison of index values, found " + typeStr(z));
+    }
+    if (acc.isError() || accIn.isError() || a.isError() || b.isError())
+      return;
+    const Expr &target = m.expr(s.target);
+    const Expr &in = m.expr(s.value);
+    if (target.kind != ExprKind::Name || !accBinding ||
+        accBinding->kind != BindingKind::Register || !acc.isTensor() ||
+        !acc.tensor.warpgroup) {
+      error(DiagId::WgmmaShape, target.span,
+            "`wgmma` accumulates into a warpgroup tile (a `register` tile declared inside "
+            "`warpgroup_grid`), assigned whole; `" +
+                syntax::printExpr(m, s.target) + "` is " + typeStr(acc));
+      return;
+    }
+    if (in.kind != ExprKind::Name || in.name.name != target.name.name) {
+      error(DiagId::WgmmaShape, in.span,
+            "`wgmma` updates its accumulator in place: write `" + target.name.name +
+                " <- wgmma " + target.name.name + " a b`")
+          .fix(in.span, target.name.name, "accumulate into `" + target.name.name + "`");
+      return;
+    }
+    const char *names[2] = {"a", "b"};
+    ExprId ops[2] = {s.operandA, s.operandB};
+    Type *types[2] = {&a, &b};
+    for (int i = 0; i < 2; ++i) {
+      const Type &t = *types[i];
+      if (!t.isTensor() || t.tensor.space != Space::Shared) {
+        error(DiagId::OperandPlacement, m.expr(ops[i]).span,
+              std::string("`wgmma` reads its ") + names[i] +
+                  " operand from a cuda:shared tile in this version; it is " + typeStr(t));
+        return;
+      }
+      if (t.tensor.layout != SharedLayout::Swizzle128B) {
+        const Expr *base = baseName(m, ops[i]);
+        error(DiagId::SharedLayoutMismatch, m.expr(ops[i]).span,
+              std::string("`wgmma` reads its ") + names[i] +
+                  " operand through a 128-byte swizzle descriptor, but `" +
+                  (base ? base->name.name : syntax::printExpr(m, ops[i])) +
+                  "` has no layout: declare it `layout=swizzle_128b`");
+        return;
+      }
+    }
+    DType da = a.tensor.dtype, db = b.tensor.dtype;
+    if ((da != DType::BF16 && da != DType::F16) || da != db || acc.tensor.dtype != DType::F32) {
+      error(DiagId::WgmmaDTypes, s.span,
+            std::string("`wgmma` takes a and b of one 16-bit type (BF16 or F16) and an F32 "
+                        "accumulator; here a is ") +
+                dtypeName(da) + ", b is " + dtypeName(db) + ", the accumulator " +
+                dtypeName(acc.tensor.dtype));
+      return;
+    }
+    useCapability(da == DType::BF16 ? "wgmma_bf16" : "wgmma_f16", s.keywordSpan);
+    const auto &sa = a.tensor.shape, &sb = b.tensor.shape, &sc = acc.tensor.shape;
+    auto cst = [](const DimExpr &d) { return d.constantValue().value_or(-1); };
+    if (sa.size() != 2 || sb.size() != 2 || sc.size() != 2 || cst(sa[0]) != 64 ||
+        cst(sc[0]) != 64 || cst(sb[0]) != cst(sc[1]) || cst(sa[1]) != cst(sb[1]) ||
+        cst(sa[1]) % 16 != 0) {
+      error(DiagId::WgmmaShape, s.span,
+            "`wgmma` computes acc[64, N] += a[64, K] * transpose(b[N, K]) with K a multiple of "
+            "16; here acc is " +
+                printShape(sc, symbols) + ", a " + printShape(sa, symbols) + ", b " +
+                printShape(sb, symbols))
+          .label(m.expr(s.operandA).span, "a " + printShape(sa, symbols))
+          .label(m.expr(s.operandB).span, "b " + printShape(sb, symbols));
+      return;
+    }
+    // The descriptors: rows start on a 1024-byte swizzle atom (8 rows), the
+    // K offset is a constant multiple of 16 elements.
+    for (int i = 0; i < 2; ++i) {
+      const Expr &x = m.expr(ops[i]);
+      if (x.kind != ExprKind::Index)
+        continue;
+      const Expr *base = baseName(m, ops[i]);
+      const Binding *bb = base ? lookup(base->name.name) : nullptr;
+      size_t rank = bb && bb->type.isTensor() ? bb->type.tensor.shape.size() : 0;
+      size_t count = x.children.size() - 1;
+      if (rank < 2 || count < rank - 1)
+        continue; // the rows (and columns) are whole
+      ExprId rowIx = x.children[rank - 1];
+      const Expr &row = m.expr(rowIx);
+      if (row.kind == ExprKind::Slice) {
+        if (auto start = exprValueOrNull(row.children[0]);
+            start && !prover.proveDivisible(*start, 8).proved())
+          error(DiagId::WgmmaShape, row.span,
+                std::string("the rows of the ") + names[i] + " operand start at `" + str(*start) +
+                    "`, not provably a multiple of 8 (the 128-byte swizzle repeats every 8 rows)");
+      }
+      if (count == rank) {
+        const Expr &col = m.expr(x.children[rank]);
+        if (col.kind == ExprKind::Slice) {
+          auto start = exprValueOrNull(col.children[0]);
+          auto c = start ? start->constantValue() : std::nullopt;
+          if (!c || *c % 16 != 0)
+            error(DiagId::WgmmaShape, col.span,
+                  std::string("the K offset of the ") + names[i] +
+                      " operand must be a constant multiple of 16");
+        }
+      }
+    }
+    return;
+  }
+  case StmtKind::WgmmaCommit:
+    return;
+  case StmtKind::WgmmaWait:
+    if (s.count > 7)
+      error(DiagId::WgmmaWaitCount, s.countSpan.empty() ? s.keywordSpan : s.countSpan,
+            "`wgmma_wait " + std::to_string(s.count) +
+                "`: at most 7 committed wgmma groups can be left in flight");
+    return;
+  case StmtKind::FenceProxyAsync:
+    useCapability("fence_proxy_async", s.keywordSpan);
+    return;
+  default:
+    return;
+  }
+}
+
+} // namespace kina::sema
