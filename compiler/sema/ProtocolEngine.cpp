@@ -147,6 +147,7 @@ struct CRegion {
 struct CEvent {
   const Event *ev = nullptr;
   int64_t iter = 0;     ///< the innermost loop variable's value
+  uint32_t serial = 0;  ///< which loop iteration of the trace (0: outside loops)
   std::string iterName; ///< its name; empty outside loops
   int bs = -1;          ///< barrier stage (index into the flat stage list)
   int64_t stage = 0;
@@ -248,14 +249,20 @@ private:
     }
     findings_.clear();
   }
-  void cannotProve(Span span, std::string what) {
+  /// `expression`: the construct is an index expression outside the model.
+  void cannotProve(Span span, std::string what, bool expression = false) {
+    stop_ = true;
     if (seen(DiagId::ProtocolCannotProve, span))
       return;
-    report(DiagId::ProtocolCannotProve, span, "cannot prove the barrier protocol: " + what)
-        .notes.push_back("the protocol proofs cover stage, round and loop expressions built from "
-                         "constants, loop variables, `warpgroup_id` and one symbolic trip count, "
-                         "with +, -, * by a constant, / and mod by a constant (docs/checks.md)");
-    stop_ = true;
+    Finding &f =
+        report(DiagId::ProtocolCannotProve, span, "cannot prove the barrier protocol: " + what);
+    if (expression)
+      f.notes.push_back("the protocol proofs cover stage, round and loop expressions built from "
+                        "constants, loop variables, `warpgroup_id` and one symbolic trip count, "
+                        "with +, -, * by a constant, / and mod by a constant (docs/checks.md)");
+    else
+      f.notes.push_back("docs/checks.md, \"Hopper protocol proofs\", lists what the model "
+                        "covers");
   }
 
   std::string when(const CEvent &e, int trace) const {
@@ -279,7 +286,8 @@ private:
 
   bool unroll();
   bool unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace &t, int64_t iter,
-                   const std::string &iterName);
+                   const std::string &iterName, uint32_t serial);
+  uint32_t serials_ = 0;
   std::optional<int64_t> evalAt(Evaluator &ev, XId id, Span where);
   void attribute();
   void simulate();
@@ -306,13 +314,13 @@ std::optional<int64_t> Engine::evalAt(Evaluator &ev, XId id, Span where) {
     std::string why = ev.error ? ev.error->why : "an expression outside the model";
     if (ev.error && ev.error->at != kNoX && p_.exprs[ev.error->at].span.end > 0)
       s = p_.exprs[ev.error->at].span;
-    cannotProve(s, "it depends on " + why);
+    cannotProve(s, "it depends on " + why, true);
   }
   return v;
 }
 
 bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace &t, int64_t iter,
-                         const std::string &iterName) {
+                         const std::string &iterName, uint32_t serial) {
   for (uint32_t id : body) {
     if (stop_)
       return false;
@@ -338,7 +346,7 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       for (int64_t k = *lo; k < *hi; ++k) {
         ev.slots[node.slot] = k;
         ev.set[node.slot] = true;
-        if (!unrollBlock(node.body, ev, t, k, node.varName))
+        if (!unrollBlock(node.body, ev, t, k, node.varName, ++serials_))
           return false;
       }
       ev.set[node.slot] = false;
@@ -348,7 +356,7 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       auto c = evalAt(ev, node.cond, node.span);
       if (!c)
         return false;
-      if (!unrollBlock(*c ? node.body : node.elseBody, ev, t, iter, iterName))
+      if (!unrollBlock(*c ? node.body : node.elseBody, ev, t, iter, iterName, serial))
         return false;
       break;
     }
@@ -363,6 +371,7 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       c.ev = &e;
       c.iter = iter;
       c.iterName = iterName;
+      c.serial = serial;
       if (e.barrier >= 0) {
         auto s = evalAt(ev, e.stage, e.span);
         if (!s)
@@ -431,7 +440,7 @@ bool Engine::unroll() {
         ev.slots[p_.warpgroupSlot] = wg;
         ev.set[p_.warpgroupSlot] = true;
       }
-      if (!unrollBlock(role.body, ev, traces_.back(), 0, ""))
+      if (!unrollBlock(role.body, ev, traces_.back(), 0, "", 0))
         return false;
     }
   }
@@ -448,16 +457,52 @@ void Engine::attribute() {
   };
   for (size_t ti = 0; ti < traces_.size(); ++ti) {
     std::vector<int64_t> arrives(stageCount_, 0);
+    // The warpgroup's waits before its last arrive on each stage, and that
+    // arrive's loop iteration.
+    std::vector<int64_t> waitsAtArrive(stageCount_, -1);
+    std::vector<uint32_t> serialAtArrive(stageCount_, 0);
+    int64_t waits = 0;
     for (size_t i = 0; i < traces_[ti].events.size(); ++i) {
       CEvent &c = traces_[ti].events[i];
       EventRef ref{int(ti), int(i)};
+      if (c.ev->kind == EvKind::Wait)
+        ++waits;
       if (c.ev->kind == EvKind::Arrive) {
+        if (waitsAtArrive[c.bs] == waits && serialAtArrive[c.bs] == c.serial) {
+          cannotProve(c.ev->span,
+                      "warpgroup " + std::to_string(traces_[ti].wg) + " arrives twice on " +
+                          barrierStage(c.ev->barrier, c.stage) +
+                          " with no wait in between; the model counts a warpgroup's m-th "
+                          "arrive on a stage toward round m, so it covers one arrival per "
+                          "warpgroup and phase (announce all the phase's bytes in one `arrive "
+                          "... expect_tx`)");
+          return;
+        }
+        waitsAtArrive[c.bs] = waits;
+        serialAtArrive[c.bs] = c.serial;
         c.round = arrives[c.bs]++;
         Round &r = roundOf(c.bs, c.round);
         r.arrivals.push_back(ref);
         r.txExpected += c.ev->hasTx ? c.ev->txBytes : 0;
       } else if (c.ev->kind == EvKind::TmaLoad) {
         if (arrives[c.bs] == 0) {
+          bool announces = false;
+          for (const CEvent &a : traces_[ti].events)
+            announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx &&
+                                      a.ev->barrier == c.ev->barrier);
+          if (!announces) {
+            const BarrierInfo &bar = p_.barriers[c.ev->barrier];
+            report(DiagId::ProtocolExpectTxMismatch, c.ev->span,
+                   "this copy completes on " + barrierStage(c.ev->barrier, c.stage) +
+                       ", but no `arrive " + bar.name + "[...] expect_tx` of warpgroup " +
+                       std::to_string(traces_[ti].wg) + " announces its " +
+                       std::to_string(c.ev->bytes) + " bytes (" + when(c, int(ti)) + ")")
+                .notes.push_back("a phase completes when its arrivals are in and the announced "
+                                 "transaction bytes landed; unannounced bytes count toward "
+                                 "whatever phase is current");
+            stop_ = true;
+            return;
+          }
           cannotProve(c.ev->span,
                       "this `tma_load` completes on " + barrierStage(c.ev->barrier, c.stage) +
                           " before its warpgroup's `arrive ... expect_tx` on that stage, so the "

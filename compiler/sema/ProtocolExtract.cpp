@@ -636,8 +636,9 @@ private:
   };
 
   void grid(const Stmt &g) {
-    if (errorWithin(c_, g.span))
-      return;
+    // After an error inside the grid only the register budgets are checked:
+    // the protocol model would rest on wrong facts.
+    bool prove = !errorWithin(c_, g.span);
     Program p;
     p.gridSpan = g.keywordSpan;
     p_ = &p;
@@ -701,7 +702,8 @@ private:
     }
     scopes_.pop_back();
     checkBudgets(budgets, warpgroups);
-    proveProtocol(p, *c_.active);
+    if (prove)
+      proveProtocol(p, *c_.active);
     p_ = nullptr;
   }
 

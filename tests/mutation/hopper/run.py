@@ -61,7 +61,7 @@ def expected_line(entry, text):
     count = text.count(anchor)
     if count != 1:
         raise ValueError(f"{entry['name']}: anchor `{anchor[:60]}` occurs {count} times")
-    return text.count("\n", 0, text.index(anchor) + len(anchor)) + 1
+    return text.count("\n", 0, text.index(anchor) + len(anchor.rstrip("\n"))) + 1
 
 
 def check(kina, text, name, workdir, target):
