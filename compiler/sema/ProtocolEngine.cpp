@@ -239,7 +239,15 @@ private:
     return false;
   }
   void flush() {
+    // A write that overruns a read is reported as that (K0624), not also as
+    // unordered with the earlier write of the stage (K0633).
+    std::set<uint32_t> overruns;
+    for (const Finding &f : findings_)
+      if (f.id == DiagId::ProtocolStageRefilled)
+        overruns.insert(f.span.begin);
     for (Finding &f : findings_) {
+      if (f.id == DiagId::ProtocolWritesUnordered && overruns.count(f.span.begin))
+        continue;
       if (!reported_.insert({f.id, f.span.begin}).second)
         continue;
       Diagnostic &d = sink_.report(f.id, f.span, std::move(f.message));
@@ -839,6 +847,34 @@ void Engine::checkRegions() {
     EventRef xe = x.async ? ends(x) : x.ref;
     return hb(xe, y.ref) && knownAt(x, y.ref);
   };
+  // Every read follows a write of its stage whose data is known landed
+  // (copies: their phase known complete), or it reads what nothing filled.
+  for (const Access &x : acc) {
+    if (x.write)
+      continue;
+    bool covered = false;
+    for (const Access &w : acc)
+      covered = covered || (w.write && w.region.overlaps(x.region) && before(w, x));
+    const CEvent &xe = at(x.ref);
+    if (!covered && !seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+      const Access *pending = nullptr;
+      for (const Access &w : acc)
+        if (w.write && w.region.overlaps(x.region) && hb(w.ref, x.ref))
+          pending = &w;
+      Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                          "this read of " + regionText(x.region) +
+                              (pending ? " is not covered by a wait on the phase its copy "
+                                         "completes"
+                                       : " happens before any copy into it is known complete: "
+                                         "no wait covers a copy that fills it") +
+                              " (" + when(xe, x.ref.trace) + ")");
+      if (pending && pending->copy)
+        f.labels.push_back({at(pending->ref).ev->span,
+                            "the copy completes on " +
+                                barrierStage(at(pending->ref).ev->barrier, at(pending->ref).stage) +
+                                " round " + std::to_string(pending->round)});
+    }
+  }
   for (size_t i = 0; i < acc.size(); ++i) {
     const Access &w = acc[i];
     if (!w.write)
