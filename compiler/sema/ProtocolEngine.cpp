@@ -239,14 +239,16 @@ private:
     return false;
   }
   void flush() {
-    // A write that overruns a read is reported as that (K0624), not also as
-    // unordered with the earlier write of the stage (K0633).
-    std::set<uint32_t> overruns;
+    // Two unordered writes of a stage are a consequence of the missing wait
+    // a K0620 or K0624 already names: report them only on their own.
+    bool racy = false;
     for (const Finding &f : findings_)
-      if (f.id == DiagId::ProtocolStageRefilled)
-        overruns.insert(f.span.begin);
+      racy =
+          racy || f.id == DiagId::ProtocolStageRefilled || f.id == DiagId::ProtocolReadNotCovered;
+    for (const auto &[id, at] : reported_)
+      racy = racy || id == DiagId::ProtocolStageRefilled || id == DiagId::ProtocolReadNotCovered;
     for (Finding &f : findings_) {
-      if (f.id == DiagId::ProtocolWritesUnordered && overruns.count(f.span.begin))
+      if (f.id == DiagId::ProtocolWritesUnordered && racy)
         continue;
       if (!reported_.insert({f.id, f.span.begin}).second)
         continue;

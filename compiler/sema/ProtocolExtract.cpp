@@ -284,6 +284,30 @@ private:
       return unknown(e.span, "`" + text(id) + "`");
     }
   }
+  /// A loop's end: constant, the symbolic trip count plus a constant, or
+  /// (outside the model) a second symbolic trip count.
+  XId tripCount(ExprId end) {
+    auto v = c_.exprValueOrNull(end);
+    if (v && v->isValid() && !v->isConstant() && param_ && !(*v - *param_).isConstant() &&
+        !mentionsLoopOrRole(end))
+      return unknown(c_.m.expr(end).span, "a second symbolic trip count `" + text(end) +
+                                              "` (the proofs handle one, `" + p_->paramText + "`)");
+    return convert(end);
+  }
+  /// Does the expression read a loop variable or a let of the roles?
+  bool mentionsLoopOrRole(ExprId id) const {
+    if (id == syntax::kNone)
+      return false;
+    const Expr &e = c_.m.expr(id);
+    if (e.kind == ExprKind::Name) {
+      const Sym *s = lookup(e.name.name);
+      return (s && s->kind == Sym::Expr && s->expr != kNoX) || e.name.name == "warpgroup_id";
+    }
+    for (ExprId ch : e.children)
+      if (mentionsLoopOrRole(ch))
+        return true;
+    return false;
+  }
   XId wgVar(Span span) {
     XNode x;
     x.op = XOp::Var;
@@ -445,7 +469,7 @@ private:
         n.slot = p_->slots++;
         n.varName = s.name.name;
         n.start = convert(s.value);
-        n.end = convert(s.end);
+        n.end = tripCount(s.end);
         XNode v;
         v.op = XOp::Var;
         v.value = n.slot;

@@ -292,4 +292,44 @@ TEST(ProtocolEngine, UnknownStageIsCannotProve) {
   ASSERT_TRUE(has(ds, "K0650", Span{900, 905})) << dump(ds);
 }
 
+/// One warpgroup stores into a shared tile and runs wgmma on it each
+/// iteration (no barriers); `fence` puts fence_proxy_async between.
+std::vector<Diagnostic> storeThenWgmma(bool fence, Span &read) {
+  Gemm g;
+  Program &p = g.p;
+  p.tiles = {SharedTileInfo{"a_s", 0, g.span()}};
+  p.accs = {"acc"};
+  p.warpgroupSlot = p.slots++;
+  p.hasParam = true;
+  p.paramText = "K / 64";
+  p.paramMin = 1;
+  int k = p.slots++;
+  std::vector<uint32_t> body;
+  Event w = g.ev(EvKind::SharedWrite, "store");
+  w.dst = RegionRef{0, kNoX};
+  body.push_back(g.node(w));
+  if (fence)
+    body.push_back(g.node(g.ev(EvKind::FenceProxy, "fence_proxy_async")));
+  Event m = g.ev(EvKind::Wgmma, "wgmma");
+  m.acc = 0;
+  m.reads = {RegionRef{0, kNoX}};
+  read = m.span;
+  body.push_back(g.node(m));
+  body.push_back(g.node(g.ev(EvKind::Commit, "wgmma_commit")));
+  Event ww = g.ev(EvKind::WgmmaWait, "wgmma_wait 0");
+  body.push_back(g.node(ww));
+  p.roles.push_back(RoleInfo{"mma", 0, 0, {g.loop(k, g.c(0), g.param(0), body)}, g.span()});
+  DiagnosticSink sink;
+  proveProtocol(p, sink);
+  return sink.take();
+}
+
+TEST(ProtocolEngine, GenericStoreThenWgmmaNeedsTheProxyFence) {
+  Span read;
+  auto ds = storeThenWgmma(false, read);
+  EXPECT_TRUE(has(ds, "K0628", read)) << dump(ds);
+  auto fenced = storeThenWgmma(true, read);
+  EXPECT_TRUE(fenced.empty()) << dump(fenced);
+}
+
 } // namespace
