@@ -45,6 +45,7 @@ public:
   Extractor(Checker &c) : c_(c) {}
 
   void walkKernel(const Item &item) {
+    itemError_ = errorWithin(c_, item.span);
     scopes_.emplace_back();
     walkOuter(item.body);
     scopes_.pop_back();
@@ -57,7 +58,8 @@ private:
   std::vector<BarrierInfo> barriers_;
   std::vector<SharedTileInfo> tiles_;
   std::vector<TileShape> tileShapes_;
-  Program *p_ = nullptr; ///< the program being built (inside a grid)
+  Program *p_ = nullptr;   ///< the program being built (inside a grid)
+  bool itemError_ = false; ///< the checker already rejected something in the kernel
   std::optional<DimExpr> param_;
 
   const Sym *lookup(const std::string &name) const {
@@ -451,6 +453,7 @@ private:
   int64_t tileRegisters_ = 0;
   Span costliestTile_;
   int64_t costliestRegs_ = 0;
+  bool tileError_ = false; ///< the checker rejected one of the role's tiles
 
   void roleBody(const std::vector<StmtId> &body, std::vector<uint32_t> &out) {
     for (StmtId id : body) {
@@ -497,8 +500,10 @@ private:
       }
       case StmtKind::Wait: {
         Event ev = event(EvKind::Wait, s, "wait " + text(s.barrier) + " round " + text(s.round));
-        if (!barrierRef(s.barrier, ev))
+        if (!barrierRef(s.barrier, ev)) {
+          outside(s.span, "the statement does not name a barrier stage");
           break;
+        }
         ev.round = convert(s.round);
         push(out, std::move(ev));
         break;
@@ -508,8 +513,10 @@ private:
         if (s.expectTx != syntax::kNone)
           what += " expect_tx " + text(s.expectTx);
         Event ev = event(EvKind::Arrive, s, what);
-        if (!barrierRef(s.barrier, ev))
+        if (!barrierRef(s.barrier, ev)) {
+          outside(s.span, "the statement does not name a barrier stage");
           break;
+        }
         if (s.expectTx != syntax::kNone) {
           ev.hasTx = true;
           ev.txSpan = c_.m.expr(s.expectTx).span;
@@ -526,11 +533,15 @@ private:
       case StmtKind::TmaLoad: {
         Event ev = event(EvKind::TmaLoad, s,
                          "tma_load " + text(s.target) + " <- ... completes " + text(s.barrier));
-        if (!barrierRef(s.barrier, ev))
+        if (!barrierRef(s.barrier, ev)) {
+          outside(s.span, "the statement does not name a barrier stage");
           break;
+        }
         auto r = s.target != syntax::kNone ? region(s.target) : std::nullopt;
-        if (!r)
+        if (!r) {
+          outside(s.span, "the copy's destination is not a shared tile");
           break;
+        }
         ev.dst = r->first;
         ev.bytes = copyBytes(s.target, r->second);
         if (ev.bytes < 0) {
@@ -630,6 +641,7 @@ private:
   }
 
   void declareAcc(const Stmt &s) {
+    tileError_ = tileError_ || errorWithin(c_, s.span);
     scopes_.back()[s.name.name] = Sym{Sym::Acc, int(p_->accs.size()), kNoX};
     p_->accs.push_back(s.name.name);
     if (s.type == syntax::kNone)
@@ -657,12 +669,17 @@ private:
     int64_t registers; ///< 0: the launch's allocation
     int64_t tiles;
     Span costliest;
+    bool checkerError; ///< the checker rejected the role's range or a tile
   };
 
   void grid(const Stmt &g) {
     // After an error inside the grid only the register budgets are checked:
     // the protocol model would rest on wrong facts.
-    bool prove = !errorWithin(c_, g.span);
+    // Like the other proofs after the walk, the protocol is proved only in
+    // a kernel the checker accepted so far (no follow-on errors).
+    bool prove = !itemError_;
+    bool headerError =
+        errorWithin(c_, {g.span.begin, g.bodySpan.end ? g.bodySpan.begin : g.span.end});
     Program p;
     p.gridSpan = g.keywordSpan;
     p_ = &p;
@@ -688,14 +705,17 @@ private:
     std::vector<uint32_t> shared; // grid-level lets run in every role
     std::vector<RoleBudget> budgets;
     int64_t gridTiles = 0;
+    bool gridTileError = false;
     for (StmtId id : g.body) {
       const Stmt &s = c_.m.stmt(id);
       if (s.kind == StmtKind::Let) {
         scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, convert(s.value)};
       } else if (s.kind == StmtKind::Register) {
         tileRegisters_ = 0;
+        tileError_ = false;
         declareAcc(s);
         gridTiles += tileRegisters_;
+        gridTileError = gridTileError || tileError_;
       } else if (s.kind == StmtKind::Role) {
         RoleInfo role;
         role.name = s.name.name;
@@ -707,13 +727,19 @@ private:
           continue;
         }
         tileRegisters_ = gridTiles;
+        tileError_ = gridTileError;
         costliestRegs_ = 0;
         costliestTile_ = {};
         scopes_.emplace_back();
         roleBody(s.body, role.body);
         scopes_.pop_back();
+        // The checker's errors on the role's header (its range) or on a
+        // tile declaration make the budgets meaningless.
+        bool headerError =
+            errorWithin(c_, {s.span.begin, s.bodySpan.end ? s.bodySpan.begin : s.span.end}) ||
+            tileError_;
         budgets.push_back(
-            {&s, role.last - role.first + 1, s.count, tileRegisters_, costliestTile_});
+            {&s, role.last - role.first + 1, s.count, tileRegisters_, costliestTile_, headerError});
         p.roles.push_back(std::move(role));
       } else if (s.kind == StmtKind::Arrive || s.kind == StmtKind::Wait ||
                  s.kind == StmtKind::TmaLoad || s.kind == StmtKind::Wgmma ||
@@ -725,7 +751,8 @@ private:
       }
     }
     scopes_.pop_back();
-    checkBudgets(budgets, warpgroups);
+    if (!headerError)
+      checkBudgets(budgets, warpgroups);
     if (prove)
       proveProtocol(p, *c_.active);
     p_ = nullptr;
@@ -734,6 +761,9 @@ private:
   void checkBudgets(const std::vector<RoleBudget> &roles, int64_t warpgroups) {
     if (warpgroups <= 0)
       return;
+    for (const RoleBudget &r : roles)
+      if (r.checkerError)
+        return;
     // What a warpgroup without `registers` keeps: the launch's allocation.
     int64_t launch = std::min<int64_t>(kSmRegisters / (128 * warpgroups), 255) / 8 * 8;
     bool valid = true;
