@@ -33,6 +33,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <span>
 
 namespace kina::sema::protocol {
 namespace {
@@ -146,10 +147,10 @@ struct CRegion {
 
 struct CEvent {
   const Event *ev = nullptr;
-  int64_t iter = 0;     ///< the innermost loop variable's value
-  uint32_t serial = 0;  ///< which loop iteration of the trace (0: outside loops)
-  std::string iterName; ///< its name; empty outside loops
-  int bs = -1;          ///< barrier stage (index into the flat stage list)
+  int64_t iter = 0;                      ///< the innermost loop variable's value
+  uint32_t serial = 0;                   ///< which loop iteration of the trace (0: outside loops)
+  const std::string *iterName = nullptr; ///< its name (Node::varName); null outside loops
+  int bs = -1;                           ///< barrier stage (index into the flat stage list)
   int64_t stage = 0;
   int64_t round = 0; ///< Wait: the round waited; Arrive/TmaLoad: attributed
   CRegion dst;
@@ -172,6 +173,18 @@ struct Clock {
       done[i] = std::max(done[i], o.done[i]);
     for (size_t i = 0; i < complete.size(); ++i)
       complete[i] = std::max(complete[i], o.complete[i]);
+  }
+  /// `o`: a flat clock, done then complete.
+  void join(const int32_t *o) {
+    for (size_t i = 0; i < done.size(); ++i)
+      done[i] = std::max(done[i], o[i]);
+    o += done.size();
+    for (size_t i = 0; i < complete.size(); ++i)
+      complete[i] = std::max(complete[i], o[i]);
+  }
+  void appendTo(std::vector<int32_t> &flat) const {
+    flat.insert(flat.end(), done.begin(), done.end());
+    flat.insert(flat.end(), complete.begin(), complete.end());
   }
 };
 
@@ -220,7 +233,14 @@ private:
   // Per trip count.
   int64_t n_ = 0;
   std::vector<Trace> traces_;
-  std::vector<std::vector<Clock>> clocks_;     ///< after each executed event
+  /// The clock after each executed event, flat per trace (width_ entries:
+  /// done per trace, then complete per barrier stage).
+  std::vector<std::vector<int32_t>> clocks_;
+  size_t width_ = 0;
+  const int32_t *clockAt(EventRef e) const {
+    return clocks_[e.trace].data() + size_t(e.index) * width_;
+  }
+  int32_t completeAt(EventRef e, int bs) const { return clockAt(e)[traces_.size() + size_t(bs)]; }
   std::vector<std::vector<bool>> waitPhaseOk_; ///< W1 per wait event
   std::vector<int> pc_;
   std::vector<std::vector<Round>> rounds_; ///< by barrier stage
@@ -280,8 +300,8 @@ private:
     if (p_.hasParam)
       s += "with " + p_.paramText + " = " + std::to_string(n_) + ", ";
     s += "warpgroup " + std::to_string(traces_[trace].wg);
-    if (!e.iterName.empty())
-      s += " in iteration " + e.iterName + " = " + std::to_string(e.iter);
+    if (e.iterName)
+      s += " in iteration " + *e.iterName + " = " + std::to_string(e.iter);
     return s;
   }
   std::string barrierStage(int barrier, int64_t stage) const {
@@ -296,15 +316,15 @@ private:
 
   bool unroll();
   bool unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace &t, int64_t iter,
-                   const std::string &iterName, uint32_t serial);
+                   const std::string *iterName, uint32_t serial);
   uint32_t serials_ = 0;
   std::optional<int64_t> evalAt(Evaluator &ev, XId id, Span where);
   void attribute();
   void simulate();
   bool hb(EventRef a, EventRef b) const {
-    if (a.trace < 0 || b.trace < 0 || b.index >= int(clocks_[b.trace].size()))
+    if (a.trace < 0 || b.trace < 0 || b.index >= pc_[b.trace])
       return false;
-    return clocks_[b.trace][b.index].done[a.trace] >= a.index + 1;
+    return clockAt(b)[a.trace] >= a.index + 1;
   }
   bool executed(EventRef r) const { return r.index >= 0 && r.index < pc_[r.trace]; }
   const CEvent &at(EventRef r) const { return traces_[r.trace].events[r.index]; }
@@ -330,7 +350,7 @@ std::optional<int64_t> Engine::evalAt(Evaluator &ev, XId id, Span where) {
 }
 
 bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace &t, int64_t iter,
-                         const std::string &iterName, uint32_t serial) {
+                         const std::string *iterName, uint32_t serial) {
   for (uint32_t id : body) {
     if (stop_)
       return false;
@@ -356,7 +376,7 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       for (int64_t k = *lo; k < *hi; ++k) {
         ev.slots[node.slot] = k;
         ev.set[node.slot] = true;
-        if (!unrollBlock(node.body, ev, t, k, node.varName, ++serials_))
+        if (!unrollBlock(node.body, ev, t, k, &node.varName, ++serials_))
           return false;
       }
       ev.set[node.slot] = false;
@@ -450,7 +470,7 @@ bool Engine::unroll() {
         ev.slots[p_.warpgroupSlot] = wg;
         ev.set[p_.warpgroupSlot] = true;
       }
-      if (!unrollBlock(role.body, ev, traces_.back(), 0, "", 0))
+      if (!unrollBlock(role.body, ev, traces_.back(), 0, nullptr, 0))
         return false;
     }
   }
@@ -536,6 +556,7 @@ void Engine::simulate() {
   zero.complete.assign(stageCount_, -1);
   std::vector<Clock> cur(g, zero);
   clocks_.assign(g, {});
+  width_ = g + stageCount_;
   waitPhaseOk_.assign(g, {});
   pc_.assign(g, 0);
   // Rounds complete in order; a round completes when its arrivals and copies
@@ -553,9 +574,9 @@ void Engine::simulate() {
       if (r > 0)
         R.clock.join(v[r - 1].clock);
       for (EventRef e : R.arrivals)
-        R.clock.join(clocks_[e.trace][e.index]);
+        R.clock.join(clockAt(e));
       for (EventRef e : R.loads)
-        R.clock.join(clocks_[e.trace][e.index]);
+        R.clock.join(clockAt(e));
       R.clock.complete[bs] = std::max<int32_t>(R.clock.complete[bs], int32_t(r));
     }
   };
@@ -575,7 +596,7 @@ void Engine::simulate() {
           cur[t].join(v[c.round].clock);
         }
         cur[t].done[t] = pc_[t] + 1;
-        clocks_[t].push_back(cur[t]);
+        cur[t].appendTo(clocks_[t]);
         waitPhaseOk_[t].push_back(phaseOk);
         ++pc_[t];
         progress = true;
@@ -739,8 +760,7 @@ void Engine::checkPhaseOrder() {
       auto check = [&](EventRef e, bool copy) {
         if (!executed(e))
           return;
-        const Clock &c = clocks_[e.trace][e.index];
-        if (c.complete[bs] >= int32_t(r) - 1)
+        if (completeAt(e, int(bs)) >= int32_t(r) - 1)
           return;
         const CEvent &ce = at(e);
         if (seen(DiagId::ProtocolStageRefilled, ce.ev->span) ||
@@ -824,6 +844,43 @@ void Engine::checkRegions() {
       }
     }
   }
+  // Accesses grouped by tile and stage (the whole tile first): only those
+  // of one tile and stage, or of the whole tile, can overlap.
+  std::stable_sort(acc.begin(), acc.end(), [](const Access &a, const Access &b) {
+    return std::pair(a.region.tile, a.region.stage) < std::pair(b.region.tile, b.region.stage);
+  });
+  std::map<std::pair<int, int64_t>, std::pair<size_t, size_t>> groups;
+  for (size_t i = 0; i < acc.size();) {
+    size_t j = i;
+    while (j < acc.size() && acc[j].region.tile == acc[i].region.tile &&
+           acc[j].region.stage == acc[i].region.stage)
+      ++j;
+    groups[{acc[i].region.tile, acc[i].region.stage}] = {i, j};
+    i = j;
+  }
+  /// The index ranges of the accesses that may overlap `a`.
+  auto overlapping = [&](const Access &a) {
+    std::vector<std::pair<size_t, size_t>> out;
+    if (a.region.stage < 0) {
+      for (auto it = groups.lower_bound({a.region.tile, INT64_MIN});
+           it != groups.end() && it->first.first == a.region.tile; ++it)
+        out.push_back(it->second);
+      return out;
+    }
+    for (int64_t st : {int64_t(-1), a.region.stage}) {
+      auto it = groups.find({a.region.tile, st});
+      if (it != groups.end())
+        out.push_back(it->second);
+    }
+    return out;
+  };
+  auto anyWrite = [&](const Access &x, auto pred) {
+    for (auto [b, e] : overlapping(x))
+      for (size_t i = b; i < e; ++i)
+        if (acc[i].write && pred(acc[i]))
+          return static_cast<const Access *>(&acc[i]);
+    return static_cast<const Access *>(nullptr);
+  };
   // Tiles only read in the protocol are written outside it: not proved.
   std::set<int> written;
   for (const Access &a : acc)
@@ -839,7 +896,7 @@ void Engine::checkRegions() {
     }
   auto knownAt = [&](const Access &w, EventRef e) {
     // A copy's data is known landed at e when its phase is known complete.
-    return !w.copy || clocks_[e.trace][e.index].complete[w.bs] >= w.round;
+    return !w.copy || completeAt(e, w.bs) >= w.round;
   };
   auto ends = [&](const Access &x) { return EventRef{x.ref.trace, x.endIndex}; };
   auto before = [&](const Access &x, const Access &y) {
@@ -854,15 +911,14 @@ void Engine::checkRegions() {
   for (const Access &x : acc) {
     if (x.write)
       continue;
-    bool covered = false;
-    for (const Access &w : acc)
-      covered = covered || (w.write && w.region.overlaps(x.region) && before(w, x));
+    bool covered = anyWrite(x, [&](const Access &w) { return before(w, x); }) != nullptr;
     const CEvent &xe = at(x.ref);
     if (!covered && !seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
       const Access *pending = nullptr;
-      for (const Access &w : acc)
-        if (w.write && w.region.overlaps(x.region) && hb(w.ref, x.ref))
-          pending = &w;
+      for (auto [b, e] : overlapping(x))
+        for (size_t i = b; i < e; ++i)
+          if (acc[i].write && hb(acc[i].ref, x.ref))
+            pending = &acc[i];
       Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
                           "this read of " + regionText(x.region) +
                               (pending ? " is not covered by a wait on the phase its copy "
@@ -881,131 +937,131 @@ void Engine::checkRegions() {
     const Access &w = acc[i];
     if (!w.write)
       continue;
-    for (size_t j = 0; j < acc.size(); ++j) {
-      const Access &x = acc[j];
-      if (i == j || !w.region.overlaps(x.region) || (x.write && j < i))
-        continue;
-      if (x.ref.trace == w.ref.trace && x.ref.index == w.ref.index)
-        continue;
-      bool wFirst = before(w, x), xFirst = before(x, w);
-      if (wFirst && !w.copy && !x.write && x.async) {
-        // Generic write, then an async-proxy read: the writer's fence_proxy_async
-        // after the write must happen before the read.
-        bool fenced = false;
-        auto &evs = traces_[w.ref.trace].events;
-        for (int f = w.ref.index + 1; f < pc_[w.ref.trace] && !fenced; ++f)
-          fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
-        const CEvent &r = at(x.ref);
-        if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
-          Finding &f =
-              report(DiagId::ProtocolMissingProxyFence, r.ev->span,
-                     "`wgmma` reads " + regionText(x.region) +
-                         " through the async proxy after a generic store into it, " +
-                         "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
-          f.labels.push_back({at(w.ref).ev->span, "the generic store"});
-          if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
-            f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
-                                "insert `fence_proxy_async` before the wgmma"});
-        }
-      }
-      if (wFirst || xFirst)
-        continue;
-      const CEvent &we = at(w.ref);
-      const CEvent &xe = at(x.ref);
-      if (x.write) {
-        const Access &later =
-            (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x : w;
-        const Access &other = &later == &x ? w : x;
-        const CEvent &le = at(later.ref);
-        if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
-          Finding &f = report(DiagId::ProtocolWritesUnordered, le.ev->span,
-                              "this write of " + regionText(later.region) +
-                                  " is not ordered after the earlier write of it (" +
-                                  when(le, later.ref.trace) + ")");
-          f.labels.push_back({at(other.ref).ev->span, "the other write"});
-          if (other.copy)
-            f.notes.push_back("the earlier copy completes on " +
-                              barrierStage(at(other.ref).ev->barrier, at(other.ref).stage) +
-                              " round " + std::to_string(other.round) +
-                              ", which is not waited for before this write");
-        }
-        continue;
-      }
-      // A read x and a write w, unordered.
-      bool wIssuedBefore = hb(w.ref, x.ref);
-      bool xStartedBefore = hb(x.ref, w.ref);
-      if (wIssuedBefore) {
-        if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
-          Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                              "this read of " + regionText(x.region) + " is not covered by a " +
-                                  "wait on " + barrierStage(we.ev->barrier, we.stage) + " round " +
-                                  std::to_string(w.round) + ", the phase its copy " +
-                                  "completes (" + when(xe, x.ref.trace) + ")");
-          f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
-        }
-        continue;
-      }
-      if (xStartedBefore && x.async) {
-        // The read began before the write; it was still in flight. Blame the
-        // reader's arrive that released the stage before the retiring wait.
-        const CEvent *release = nullptr;
-        int64_t pendingNewer = 0;
-        auto &evs = traces_[x.ref.trace].events;
-        int stop = x.endIndex >= 0 ? x.endIndex : pc_[x.ref.trace];
-        int64_t groups = 0;
-        for (int k = x.ref.index + 1; k < stop; ++k) {
-          if (evs[k].ev->kind == EvKind::Commit)
-            ++groups;
-          if (evs[k].ev->kind == EvKind::Arrive && hb({x.ref.trace, k}, w.ref)) {
-            release = &evs[k];
-            pendingNewer = std::max<int64_t>(groups - 1, 0);
-            break;
+    for (auto [jBegin, jEnd] : overlapping(w))
+      for (size_t j = jBegin; j < jEnd; ++j) {
+        const Access &x = acc[j];
+        if (i == j || !w.region.overlaps(x.region) || (x.write && j < i))
+          continue;
+        if (x.ref.trace == w.ref.trace && x.ref.index == w.ref.index)
+          continue;
+        bool wFirst = before(w, x), xFirst = before(x, w);
+        if (wFirst && !w.copy && !x.write && x.async) {
+          // Generic write, then an async-proxy read: the writer's fence_proxy_async
+          // after the write must happen before the read.
+          bool fenced = false;
+          auto &evs = traces_[w.ref.trace].events;
+          for (int f = w.ref.index + 1; f < pc_[w.ref.trace] && !fenced; ++f)
+            fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
+          const CEvent &r = at(x.ref);
+          if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
+            Finding &f =
+                report(DiagId::ProtocolMissingProxyFence, r.ev->span,
+                       "`wgmma` reads " + regionText(x.region) +
+                           " through the async proxy after a generic store into it, " +
+                           "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
+            f.labels.push_back({at(w.ref).ev->span, "the generic store"});
+            if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
+              f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
+                                  "insert `fence_proxy_async` before the wgmma"});
           }
         }
-        if (release) {
-          if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
-            Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
-                                "`" + release->ev->what + "` releases " + regionText(x.region) +
-                                    " while the `wgmma` reading it " + "is still in flight (" +
-                                    when(*release, x.ref.trace) + ")");
-            f.labels.push_back({xe.ev->span, "the wgmma reading it"});
-            f.labels.push_back({we.ev->span, "refilled here"});
-            if (release->ev->insertAt.end)
-              f.fixits.push_back(
-                  {release->ev->insertAt,
-                   "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
-                   "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
-                       "`"});
+        if (wFirst || xFirst)
+          continue;
+        const CEvent &we = at(w.ref);
+        const CEvent &xe = at(x.ref);
+        if (x.write) {
+          const Access &later =
+              (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x
+                                                                                             : w;
+          const Access &other = &later == &x ? w : x;
+          const CEvent &le = at(later.ref);
+          if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
+            Finding &f = report(DiagId::ProtocolWritesUnordered, le.ev->span,
+                                "this write of " + regionText(later.region) +
+                                    " is not ordered after the earlier write of it (" +
+                                    when(le, later.ref.trace) + ")");
+            f.labels.push_back({at(other.ref).ev->span, "the other write"});
+            if (other.copy)
+              f.notes.push_back("the earlier copy completes on " +
+                                barrierStage(at(other.ref).ev->barrier, at(other.ref).stage) +
+                                " round " + std::to_string(other.round) +
+                                ", which is not waited for before this write");
           }
           continue;
         }
-      }
-      // Otherwise: the write overruns a read it is not ordered with.
-      bool covered = false;
-      for (const Access &w2 : acc)
-        covered = covered || (w2.write && w2.region.overlaps(x.region) && before(w2, x));
-      if (!covered) {
-        if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
-          Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                              "this read of " + regionText(x.region) +
-                                  " is not ordered after any write of it: no wait covers the " +
-                                  "copy that fills it (" + when(xe, x.ref.trace) + ")");
-          f.labels.push_back({we.ev->span, "a write it may race with"});
-          if (w.copy)
-            f.notes.push_back("wait on " + barrierStage(we.ev->barrier, we.stage) +
-                              " in the round of that copy before the read");
+        // A read x and a write w, unordered.
+        bool wIssuedBefore = hb(w.ref, x.ref);
+        bool xStartedBefore = hb(x.ref, w.ref);
+        if (wIssuedBefore) {
+          if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+            Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                                "this read of " + regionText(x.region) + " is not covered by a " +
+                                    "wait on " + barrierStage(we.ev->barrier, we.stage) +
+                                    " round " + std::to_string(w.round) + ", the phase its copy " +
+                                    "completes (" + when(xe, x.ref.trace) + ")");
+            f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
+          }
+          continue;
         }
-      } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
-        Finding &f =
-            report(DiagId::ProtocolStageRefilled, we.ev->span,
-                   "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
-                       std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
-                       when(we, w.ref.trace) + ")");
-        f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
-        f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
-                          "their read of the previous round (write-after-read across roles)");
+        if (xStartedBefore && x.async) {
+          // The read began before the write; it was still in flight. Blame the
+          // reader's arrive that released the stage before the retiring wait.
+          const CEvent *release = nullptr;
+          int64_t pendingNewer = 0;
+          auto &evs = traces_[x.ref.trace].events;
+          int stop = x.endIndex >= 0 ? x.endIndex : pc_[x.ref.trace];
+          int64_t groups = 0;
+          for (int k = x.ref.index + 1; k < stop; ++k) {
+            if (evs[k].ev->kind == EvKind::Commit)
+              ++groups;
+            if (evs[k].ev->kind == EvKind::Arrive && hb({x.ref.trace, k}, w.ref)) {
+              release = &evs[k];
+              pendingNewer = std::max<int64_t>(groups - 1, 0);
+              break;
+            }
+          }
+          if (release) {
+            if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
+              Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
+                                  "`" + release->ev->what + "` releases " + regionText(x.region) +
+                                      " while the `wgmma` reading it " + "is still in flight (" +
+                                      when(*release, x.ref.trace) + ")");
+              f.labels.push_back({xe.ev->span, "the wgmma reading it"});
+              f.labels.push_back({we.ev->span, "refilled here"});
+              if (release->ev->insertAt.end)
+                f.fixits.push_back(
+                    {release->ev->insertAt,
+                     "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
+                     "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
+                         "`"});
+            }
+            continue;
+          }
+        }
+        // Otherwise: the write overruns a read it is not ordered with.
+        bool covered = anyWrite(x, [&](const Access &w2) { return before(w2, x); }) != nullptr;
+        if (!covered) {
+          if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+            Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                                "this read of " + regionText(x.region) +
+                                    " is not ordered after any write of it: no wait covers the " +
+                                    "copy that fills it (" + when(xe, x.ref.trace) + ")");
+            f.labels.push_back({we.ev->span, "a write it may race with"});
+            if (w.copy)
+              f.notes.push_back("wait on " + barrierStage(we.ev->barrier, we.stage) +
+                                " in the round of that copy before the read");
+          }
+        } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
+          Finding &f =
+              report(DiagId::ProtocolStageRefilled, we.ev->span,
+                     "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
+                         std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
+                         when(we, w.ref.trace) + ")");
+          f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
+          f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
+                            "their read of the previous round (write-after-read across roles)");
+        }
       }
-    }
   }
 }
 
@@ -1111,7 +1167,7 @@ void Engine::checkDeadlock() {
         f.notes.push_back(
             "warpgroup " + std::to_string(traces_[u].wg) + " is blocked at `" + b.ev->what +
             "` (round " + std::to_string(b.round) + " of " + barrierStage(b.ev->barrier, b.stage) +
-            (b.iterName.empty() ? "" : ", " + b.iterName + " = " + std::to_string(b.iter)) + ")");
+            (b.iterName ? ", " + *b.iterName + " = " + std::to_string(b.iter) : "") + ")");
       }
   }
 }
