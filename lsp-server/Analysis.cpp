@@ -350,6 +350,8 @@ std::optional<HoverInfo> AnalysisSnapshot::semanticHover(const std::string &uri,
     if (spanHas(a.span, offset) && !a.type.empty() &&
         (!best || a.span.end - a.span.begin < best->span.end - best->span.begin))
       best = &a;
+  if (best && !best->markdown.empty())
+    return HoverInfo{best->span, best->markdown};
   if (best)
     return HoverInfo{best->span, "```kina\n" + best->type + "\n```"};
 #endif

@@ -89,10 +89,10 @@ private:
   /// What a name stands for.
   struct Value {
     enum Kind { Index, Scalar, Tile, View, Barrier } kind = Index;
-    ir::IndexExpr index;     ///< Index
-    ir::ScalarExpr scalar;   ///< Scalar
-    ir::TileId tile = 0;     ///< Tile: a whole register or shared tile
-    ir::Access access;       ///< View: a tensor or shared tile, maybe sliced
+    ir::IndexExpr index;       ///< Index
+    ir::ScalarExpr scalar;     ///< Scalar
+    ir::TileId tile = 0;       ///< Tile: a whole register or shared tile
+    ir::Access access;         ///< View: a tensor or shared tile, maybe sliced
     ir::BarrierId barrier = 0; ///< Barrier: a `shared` barrier ring
   };
   static Value indexValue(ir::IndexExpr e) { return Value{Value::Index, std::move(e)}; }
@@ -962,11 +962,10 @@ private:
         return;
       ir::SharedLayout layout =
           t.layout.valid() ? ir::SharedLayout::Swizzle128B : ir::SharedLayout::None;
-      ir::TileId tile =
-          reg ? b_.addRegisterTile(s.name.name, *dt, *shape, s.span,
-                                   inWarpgroupGrid_ ? ir::RegisterScope::Warpgroup
-                                                    : ir::RegisterScope::Warp)
-              : b_.addSharedTile(s.name.name, *dt, *shape, s.span, layout);
+      ir::TileId tile = reg ? b_.addRegisterTile(s.name.name, *dt, *shape, s.span,
+                                                 inWarpgroupGrid_ ? ir::RegisterScope::Warpgroup
+                                                                  : ir::RegisterScope::Warp)
+                            : b_.addSharedTile(s.name.name, *dt, *shape, s.span, layout);
       bind(s.name.name, tileValue(tile));
       return;
     }
@@ -1042,8 +1041,8 @@ private:
       auto b = stagedView(s.operandB);
       if (!a || !b)
         return;
-      ir::IndexExpr zero = s.zeroWhen != kNone ? index(s.zeroWhen)
-                                               : ir::KernelBuilder::falseCondition();
+      ir::IndexExpr zero =
+          s.zeroWhen != kNone ? index(s.zeroWhen) : ir::KernelBuilder::falseCondition();
       b_.wgmma(*acc, *a, *b, zero, s.span);
       return;
     }

@@ -8,6 +8,19 @@
 // rounded to the destination element type on every store, as the GPU does.
 // Blocks run on several host threads.
 //
+// A kernel with a warpgroup grid runs its warpgroups as coroutines instead:
+// each warpgroup executes its own op stream (its role, its loop iterations)
+// until it reaches a barrier wait that is not yet satisfied, then the next
+// warpgroup runs. Barriers count arrivals and transaction bytes per stage as
+// mbarriers do and complete a phase when both reach zero; a TMA load copies
+// at once and completes its bytes on its barrier; a wgmma computes at once
+// (commit and wait have nothing left to wait for). A wait for round R of a
+// stage proceeds once R + 1 phases completed (a round below 0 at once, on a
+// barrier that has completed no phase); if fewer than R had completed
+// when the wait began, or more than R + 1, the GPU's parity wait would not
+// mean round R, and the run fails with that message, as it does when every
+// remaining warpgroup waits (a deadlock).
+//
 //===----------------------------------------------------------------------===//
 #include "reference/Interpreter.h"
 
@@ -88,13 +101,22 @@ struct Tile {
   ir::DType dtype = ir::DType::F32;
 };
 
+/// One stage of a barrier ring, as an mbarrier counts.
+struct BarrierStage {
+  int64_t completed = 0; ///< phases completed so far
+  int64_t pending = 0;   ///< arrivals still missing in the current phase
+  int64_t tx = 0;        ///< transaction bytes expected and not yet delivered
+};
+
 /// Executes one block.
 class BlockRun {
 public:
   BlockRun(const ir::Kernel &k, const std::vector<int64_t> &dims, std::vector<Buffer> &params,
            const std::vector<double> &scalars, int64_t bx, int64_t by, int64_t bz)
       : k_(k), dims_(dims), params_(params), scalars_(scalars), blockId_{bx, by, bz} {
-    warps_ = static_cast<int>(k.warpGrid[0] * k.warpGrid[1]);
+    warpgroupMode_ = k.warpgroups > 0;
+    warps_ = warpgroupMode_ ? static_cast<int>(k.warpgroups)
+                            : static_cast<int>(k.warpGrid[0] * k.warpGrid[1]);
     vars_.assign(warps_, std::vector<int64_t>(k.vars.size(), 0));
     shared_.resize(k.tiles.size());
     regs_.assign(warps_, std::vector<Tile>(k.tiles.size()));
@@ -115,6 +137,8 @@ public:
   std::string error;
 
   void run() {
+    if (warpgroupMode_)
+      return runWarpgroups();
     std::vector<bool> all(warps_, true);
     block(k_.body, all);
   }
@@ -125,7 +149,8 @@ private:
   std::vector<Buffer> &params_;
   const std::vector<double> &scalars_;
   int64_t blockId_[3];
-  int warps_ = 1;
+  int warps_ = 1; ///< warps, or warpgroups in warpgroup mode
+  bool warpgroupMode_ = false;
   std::vector<std::vector<int64_t>> vars_; ///< per warp
   std::vector<Tile> shared_;
   std::vector<std::vector<Tile>> regs_; ///< per warp
@@ -141,7 +166,8 @@ private:
     case K::Dim: return dims_[e.index()];
     case K::BlockId: return e.index() < 3 ? blockId_[e.index()] : 0;
     case K::WarpId: return warpCoord(warp, e.index());
-    case K::WarpgroupId: return warp / 4;
+    case K::WarpgroupId:
+      return warpgroupMode_ ? warp : warp / 4;
     case K::Var: return vars_[warp][e.index()];
     case K::Not: return !eval(e.lhs(), warp);
     default: break;
@@ -250,6 +276,12 @@ private:
     if (error.empty())
       error = message;
   }
+
+  // Warpgroup mode (defined below the class).
+  void runWarpgroups();
+  BarrierStage *stage(ir::BarrierId b, const ir::IndexExpr &s, int w, const char *what);
+  void completeIfDone(ir::BarrierId b, BarrierStage &st);
+  std::vector<std::vector<BarrierStage>> barriers_;
 
   void copy(const View &dst, const View &src, bool convert) {
     for (int64_t r = 0; r < dst.rows; ++r)
@@ -478,6 +510,164 @@ private:
     }
   }
 };
+
+// ------------------------------------------------- warpgroups as coroutines
+
+void BlockRun::runWarpgroups() {
+  barriers_.clear();
+  for (const ir::BarrierDecl &b : k_.barriers)
+    barriers_.emplace_back(static_cast<size_t>(b.stages), BarrierStage{0, b.arrivals, 0});
+  struct Frame {
+    const ir::Block *block;
+    size_t pc = 0;
+    const ir::ForOp *loop = nullptr;
+    int64_t hi = 0;
+  };
+  std::vector<std::vector<Frame>> stacks(warps_);
+  for (auto &st : stacks)
+    st.push_back(Frame{&k_.body});
+  // Runs warpgroup w until it finishes or blocks; true when it made progress.
+  auto runUnit = [&](int w) {
+    std::vector<bool> only(warps_, false);
+    only[w] = true;
+    std::vector<Frame> &stack = stacks[w];
+    bool progress = false;
+    while (!stack.empty() && error.empty()) {
+      Frame &f = stack.back();
+      if (f.pc >= f.block->ops.size()) {
+        if (f.loop && ++vars_[w][f.loop->var] < f.hi) {
+          f.pc = 0;
+          continue;
+        }
+        stack.pop_back();
+        progress = true;
+        continue;
+      }
+      const ir::Op &op = f.block->ops[f.pc];
+      if (auto *role = op.as<ir::RoleOp>()) {
+        ++f.pc;
+        if (w >= role->firstWarpgroup && w <= role->lastWarpgroup)
+          stack.push_back(Frame{&role->body});
+      } else if (auto *loop = op.as<ir::ForOp>()) {
+        ++f.pc;
+        int64_t lo = eval(loop->lower, w), hi = eval(loop->upper, w);
+        if (lo < hi) {
+          vars_[w][loop->var] = lo;
+          stack.push_back(Frame{&loop->body, 0, loop, hi});
+        }
+      } else if (auto *iff = op.as<ir::IfOp>()) {
+        ++f.pc;
+        stack.push_back(Frame{eval(iff->cond, w) ? &iff->thenBody : &iff->elseBody});
+      } else if (auto *wait = op.as<ir::BarrierWaitOp>()) {
+        BarrierStage *b = stage(wait->barrier, wait->stage, w, "wait");
+        if (!b)
+          return progress;
+        int64_t round = eval(wait->round, w);
+        // A round below 0 is satisfied at once on a fresh barrier (codegen
+        // waits for parity 1, the phase before the first); round R >= 0
+        // completes with the (R+1)-th phase.
+        int64_t done = round < 0 ? 0 : round + 1;
+        if (round >= 0 && b->completed == round)
+          return progress; // blocked: another warpgroup runs
+        if (b->completed != done) {
+          fail("barrier `" + k_.barriers[wait->barrier].name + "` stage " +
+               std::to_string(eval(wait->stage, w)) + ": warpgroup " + std::to_string(w) +
+               " waits for round " + std::to_string(round) + " when " +
+               std::to_string(b->completed) +
+               " phases have completed; the GPU's parity wait cannot tell these rounds apart");
+          return progress;
+        }
+        ++f.pc;
+      } else if (auto *arrive = op.as<ir::BarrierArriveOp>()) {
+        ++f.pc;
+        if (BarrierStage *b = stage(arrive->barrier, arrive->stage, w, "arrive")) {
+          b->tx += arrive->expectTxBytes;
+          if (--b->pending < 0) {
+            fail("barrier `" + k_.barriers[arrive->barrier].name +
+                 "`: more arrivals in one phase "
+                 "than its count " +
+                 std::to_string(k_.barriers[arrive->barrier].arrivals));
+            return progress;
+          }
+          completeIfDone(arrive->barrier, *b);
+        }
+      } else if (auto *tma = op.as<ir::TmaLoadOp>()) {
+        ++f.pc;
+        View dst = view(tma->dst, w), src = view(tma->src, w);
+        copy(dst, src, false);
+        if (BarrierStage *b = stage(tma->barrier, tma->stage, w, "tma_load")) {
+          b->tx -= dst.rows * dst.cols * static_cast<int64_t>(ir::dtypeBytes(dst.dtype));
+          completeIfDone(tma->barrier, *b);
+        }
+      } else if (auto *mma = op.as<ir::WgmmaOp>()) {
+        ++f.pc;
+        View a = view(mma->a, w), bv = view(mma->b, w);
+        Tile &acc = reg(mma->acc, w);
+        int64_t M = a.rows, K = a.cols, N = bv.rows;
+        bool zero = eval(mma->zeroWhen, w) != 0;
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double sum = zero ? 0.0 : acc.data[i * N + j];
+            for (int64_t kk = 0; kk < K; ++kk)
+              sum += a.at(i, kk) * bv.at(j, kk);
+            acc.data[i * N + j] = roundTo(acc.dtype, sum);
+          }
+      } else if (op.as<ir::WgmmaCommitOp>() || op.as<ir::WgmmaWaitOp>() ||
+                 op.as<ir::FenceProxyAsyncOp>()) {
+        ++f.pc; // the wgmma above has completed; nothing is in flight
+      } else {
+        ++f.pc;
+        execute(op, only);
+      }
+      progress = true;
+    }
+    return progress;
+  };
+  for (;;) {
+    bool live = false, progress = false;
+    for (int w = 0; w < warps_ && error.empty(); ++w) {
+      if (stacks[w].empty())
+        continue;
+      progress = runUnit(w) || progress;
+      live = live || !stacks[w].empty();
+    }
+    if (!error.empty() || !live)
+      return;
+    if (!progress) {
+      std::string waiting;
+      for (int w = 0; w < warps_; ++w)
+        if (!stacks[w].empty()) {
+          const auto &f = stacks[w].back();
+          auto *wait = f.block->ops[f.pc].as<ir::BarrierWaitOp>();
+          if (!waiting.empty())
+            waiting += "; ";
+          waiting += "warpgroup " + std::to_string(w);
+          if (wait)
+            waiting += " waits for round " + std::to_string(eval(wait->round, w)) + " of `" +
+                       k_.barriers[wait->barrier].name + "`[" +
+                       std::to_string(eval(wait->stage, w)) + "]";
+        }
+      fail("deadlock in the reference execution: " + waiting);
+      return;
+    }
+  }
+}
+
+BarrierStage *BlockRun::stage(ir::BarrierId b, const ir::IndexExpr &s, int w, const char *what) {
+  int64_t i = eval(s, w);
+  if (b >= barriers_.size() || i < 0 || i >= static_cast<int64_t>(barriers_[b].size())) {
+    fail(std::string(what) + ": barrier stage out of range in the reference execution");
+    return nullptr;
+  }
+  return &barriers_[b][static_cast<size_t>(i)];
+}
+
+void BlockRun::completeIfDone(ir::BarrierId b, BarrierStage &st) {
+  if (st.pending == 0 && st.tx == 0) {
+    ++st.completed;
+    st.pending = k_.barriers[b].arrivals;
+  }
+}
 
 } // namespace
 

@@ -289,8 +289,9 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
     auto layout = parseSharedLayout(t.layout.name);
     if (!layout) {
       auto &d = error(DiagId::SharedLayoutMismatch, t.layout.span,
-                      "unknown shared layout `" + t.layout.name + "`; the known layout is "
-                      "`swizzle_128b`");
+                      "unknown shared layout `" + t.layout.name +
+                          "`; the known layout is "
+                          "`swizzle_128b`");
       if (editDistance(t.layout.name, "swizzle_128b") <= 3)
         d.fix(t.layout.span, "swizzle_128b", "replace with `swizzle_128b`");
       ok = false;
@@ -303,7 +304,8 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
       tt.layout = *layout;
       // The 128-byte swizzle: rows of 64 16-bit elements, whole 8-row atoms.
       int64_t cols = tt.shape.empty() ? 0 : tt.shape.back().constantValue().value_or(0);
-      int64_t rows = tt.shape.size() < 2 ? 0 : tt.shape[tt.shape.size() - 2].constantValue().value_or(0);
+      int64_t rows =
+          tt.shape.size() < 2 ? 0 : tt.shape[tt.shape.size() - 2].constantValue().value_or(0);
       if (ok && (dtypeBytes(tt.dtype) != 2 || tt.shape.size() < 2 || cols != 64 || rows % 8 != 0))
         error(DiagId::SharedLayoutMismatch, t.span,
               std::string("a swizzle_128b tile holds rows of 128 bytes (64 elements of a 16-bit "
@@ -361,8 +363,9 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
     Type t = type.value_or(Type::error());
     if (t.kind == Type::Barrier) {
       error(DiagId::BarrierPlacement, m.type(p.type).span,
-            "parameter `" + p.name.name + "`: a `Barrier` is declared in a kernel with `shared`, "
-            "it is not passed in");
+            "parameter `" + p.name.name +
+                "`: a `Barrier` is declared in a kernel with `shared`, "
+                "it is not passed in");
       t = Type::error();
     }
     if (t.isTensor()) {
@@ -584,8 +587,8 @@ void Checker::checkStmt(StmtId id) {
     bool shared = s.kind == StmtKind::Shared;
     auto type = resolveType(s.type, true);
     Type t = type.value_or(Type::error());
-    if (t.kind == Type::Barrier || (s.type != syntax::kNone &&
-                                    m.type(s.type).kind == syntax::TypeKind::Barrier)) {
+    if (t.kind == Type::Barrier ||
+        (s.type != syntax::kNone && m.type(s.type).kind == syntax::TypeKind::Barrier)) {
       if (!inKernel)
         notHere("barriers belong in a kernel");
       else if (!shared)
@@ -602,8 +605,7 @@ void Checker::checkStmt(StmtId id) {
                                       "Barrier[" + std::to_string(t.barrier.stages) + "]", bytes,
                                       true});
       }
-      Binding b{BindingKind::Shared,
-                defineSymbol(s.name, SymbolKind::Shared, symbolType(t)), t};
+      Binding b{BindingKind::Shared, defineSymbol(s.name, SymbolKind::Shared, symbolType(t)), t};
       bind(s.name, std::move(b));
       annotate(s.name.span, t, false);
       return;
@@ -811,8 +813,8 @@ void Checker::checkAssign(const Stmt &s) {
   if (const Expr &v = m.expr(wgValue);
       v.kind == ExprKind::Application && v.name.name == "convert" && v.children.size() == 2)
     wgValue = v.children[1];
-  const Binding *wg = m.expr(wgValue).kind == ExprKind::Name ? lookup(m.expr(wgValue).name.name)
-                                                             : nullptr;
+  const Binding *wg =
+      m.expr(wgValue).kind == ExprKind::Name ? lookup(m.expr(wgValue).name.name) : nullptr;
   bool storesWarpgroupTile = wg && wg->type.isTensor() && wg->type.tensor.warpgroup;
   bool saved = allowWarpgroupTile;
   allowWarpgroupTile = storesWarpgroupTile;

@@ -26,6 +26,9 @@ struct TypeAnnotation {
   std::string type;  ///< printed type, e.g. `Tile[F32, [64, 64], on=cuda:register]`
   std::string shape; ///< printed shape for inlay hints, e.g. `[64, 16]`; may be empty
   bool inlay = false; ///< slices, MMA results and `let` bindings get inlay hints
+  /// When set, hover shows this (Markdown) instead of the type: what a
+  /// Hopper wait, arrive, tma_load or wgmma covers (CheckHopper.cpp).
+  std::string markdown;
 };
 
 enum class SymbolKind : uint8_t { Item, Dim, Param, Result, Let, Shared, Register, LoopVar };

@@ -220,16 +220,18 @@ Type Checker::checkExpr(ExprId id) {
       program.exprSymbol[id] = b->symbol;
       addReference(b->symbol, e.span);
       error(DiagId::BarrierPlacement, e.span,
-            "`" + e.name.name + "` is a barrier: it is used by `arrive`, `wait` and "
-            "`tma_load ... completes`, not as a value");
+            "`" + e.name.name +
+                "` is a barrier: it is used by `arrive`, `wait` and "
+                "`tma_load ... completes`, not as a value");
       return record(id, Type::error());
     }
     if (b && b->type.isTensor() && b->type.tensor.warpgroup && !allowWarpgroupTile) {
       program.exprSymbol[id] = b->symbol;
       addReference(b->symbol, e.span);
       error(DiagId::WarpgroupTileUse, e.span,
-            "warpgroup tile `" + e.name.name + "` can only be a wgmma accumulator or the value "
-            "of a store into a global tensor in this version")
+            "warpgroup tile `" + e.name.name +
+                "` can only be a wgmma accumulator or the value "
+                "of a store into a global tensor in this version")
           .note("e.g. `c[...] <- " + e.name.name + "` or `c[...] <- convert BF16 " + e.name.name +
                 "`");
       return record(id, Type::error());

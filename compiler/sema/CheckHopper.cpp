@@ -13,6 +13,9 @@
 //===----------------------------------------------------------------------===//
 #include "sema/Checker.h"
 
+#include <functional>
+#include <map>
+
 namespace kina::sema {
 
 namespace {
@@ -76,9 +79,286 @@ void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
   current->threadsPerBlock = static_cast<unsigned>(128 * g);
   for (StmtId c : s.body)
     checkStmt(c);
+  if (options.ideTables)
+    annotateProtocol(s);
   grid.inWarpgroupGrid = false;
   grid.role = syntax::kNone;
   popScope();
+}
+
+// ------------------------------------------------------------------ hover
+
+namespace {
+
+/// What one statement of a warpgroup grid does to a barrier, for hover.
+struct BarrierUse {
+  const Stmt *stmt;
+  std::string role; ///< the role it is in ("" outside roles)
+  int64_t warpgroups = 1;
+  int64_t bytes = 0; ///< tma_load: the copy's bytes; arrive: expect_tx
+};
+
+/// Upper bounds of the wgmma groups around each statement, in program
+/// order, a loop body walked twice (its second pass starts where the first
+/// ended, so the back edge counts).
+struct GroupState {
+  int64_t open = 0;     ///< wgmmas in the open group
+  int64_t inFlight = 0; ///< committed groups not retired by a wgmma_wait
+};
+
+} // namespace
+
+void Checker::annotateProtocol(const Stmt &gridStmt) {
+  std::map<std::string, std::vector<BarrierUse>> uses;       // by barrier name
+  std::map<std::string, std::vector<BarrierUse>> copiesInto; // by shared tile name
+  std::vector<std::pair<const Stmt *, std::string>> hopper;  // statements to annotate, role
+  auto barrierName = [&](ExprId id) {
+    const Expr *b = id == syntax::kNone ? nullptr : baseName(m, id);
+    return b ? b->name.name : std::string();
+  };
+  auto bytesOf = [&](ExprId id) -> int64_t {
+    const Type &t = typeOf(id);
+    if (!t.isTensor())
+      return 0;
+    int64_t n = dtypeBytes(t.tensor.dtype);
+    for (const DimExpr &d : t.tensor.shape)
+      n *= d.constantValue().value_or(0);
+    return n;
+  };
+  std::function<void(const std::vector<StmtId> &, const std::string &, int64_t)> collect =
+      [&](const std::vector<StmtId> &body, const std::string &role, int64_t wgs) {
+        for (StmtId id : body) {
+          const Stmt &st = m.stmt(id);
+          switch (st.kind) {
+          case StmtKind::Role: {
+            auto f = exprValueOrNull(st.first);
+            auto l = st.last != syntax::kNone ? exprValueOrNull(st.last) : f;
+            int64_t n = f && l && f->constantValue() && l->constantValue()
+                            ? *l->constantValue() - *f->constantValue() + 1
+                            : 1;
+            collect(st.body, st.name.name, n);
+            break;
+          }
+          case StmtKind::For:
+          case StmtKind::If:
+            collect(st.body, role, wgs);
+            collect(st.elseBody, role, wgs);
+            break;
+          case StmtKind::Arrive: {
+            int64_t tx = 0;
+            if (st.expectTx != syntax::kNone)
+              if (auto v = exprValueOrNull(st.expectTx))
+                tx = v->constantValue().value_or(0);
+            uses[barrierName(st.barrier)].push_back({&st, role, wgs, tx});
+            hopper.push_back({&st, role});
+            break;
+          }
+          case StmtKind::TmaLoad: {
+            BarrierUse u{&st, role, wgs, bytesOf(st.target)};
+            uses[barrierName(st.barrier)].push_back(u);
+            copiesInto[barrierName(st.target)].push_back(u);
+            hopper.push_back({&st, role});
+            break;
+          }
+          case StmtKind::Wait:
+          case StmtKind::Wgmma:
+          case StmtKind::WgmmaCommit:
+          case StmtKind::WgmmaWait:
+            hopper.push_back({&st, role});
+            break;
+          default:
+            break;
+          }
+        }
+      };
+  collect(gridStmt.body, "", 1);
+
+  // wgmma groups, per role body.
+  std::map<const Stmt *, GroupState> before;
+  std::function<void(const std::vector<StmtId> &, GroupState &)> groups =
+      [&](const std::vector<StmtId> &body, GroupState &g) {
+        for (StmtId id : body) {
+          const Stmt &st = m.stmt(id);
+          GroupState &b = before[&st];
+          b.open = std::max(b.open, g.open);
+          b.inFlight = std::max(b.inFlight, g.inFlight);
+          switch (st.kind) {
+          case StmtKind::Role: {
+            GroupState inner;
+            groups(st.body, inner);
+            break;
+          }
+          case StmtKind::For:
+            for (int pass = 0; pass < 2; ++pass)
+              groups(st.body, g);
+            break;
+          case StmtKind::If: {
+            GroupState a = g, e = g;
+            groups(st.body, a);
+            groups(st.elseBody, e);
+            g.open = std::max(a.open, e.open);
+            g.inFlight = std::max(a.inFlight, e.inFlight);
+            break;
+          }
+          case StmtKind::Wgmma:
+            ++g.open;
+            break;
+          case StmtKind::WgmmaCommit:
+            g.open = 0;
+            g.inFlight = std::min<int64_t>(g.inFlight + 1, 8);
+            break;
+          case StmtKind::WgmmaWait:
+            g.inFlight = std::min<int64_t>(g.inFlight, st.count);
+            break;
+          default:
+            break;
+          }
+        }
+      };
+  {
+    GroupState top;
+    groups(gridStmt.body, top);
+  }
+
+  // Statements as canonical text (from the AST: item checks may have no
+  // source text).
+  auto textOf = [&](const Stmt &st) {
+    auto e = [&](ExprId id) { return syntax::printExpr(m, id); };
+    switch (st.kind) {
+    case StmtKind::Arrive:
+      return "arrive " + e(st.barrier) +
+             (st.expectTx != syntax::kNone ? " expect_tx " + e(st.expectTx) : std::string());
+    case StmtKind::TmaLoad:
+      return "tma_load " + e(st.target) + " <- " + e(st.value) + " completes " + e(st.barrier);
+    default:
+      return std::string();
+    }
+  };
+  auto where = [](const BarrierUse &u) {
+    return u.role.empty() ? std::string() : " (role `" + u.role + "`)";
+  };
+  auto signalledBy = [&](const std::string &barrier) {
+    std::string md;
+    int64_t copied = 0, expected = 0;
+    for (const BarrierUse &u : uses[barrier]) {
+      if (u.stmt->kind == StmtKind::Arrive) {
+        md += "- `" + textOf(*u.stmt) + "`" + where(u) + ": " + std::to_string(u.warpgroups) +
+              " arrival" + (u.warpgroups == 1 ? "" : "s") +
+              (u.bytes ? ", " + std::to_string(u.bytes) + " bytes expected" : "") + "\n";
+        expected += u.bytes * u.warpgroups;
+      } else {
+        md += "- `" + textOf(*u.stmt) + "`" + where(u) + ": completes " +
+              std::to_string(u.bytes * u.warpgroups) + " bytes\n";
+        copied += u.bytes * u.warpgroups;
+      }
+    }
+    if (md.empty())
+      return std::string("\nnothing in this warpgroup grid arrives on `" + barrier + "`\n");
+    return "\nsignalled by (each time it runs):\n" + md +
+           (copied || expected ? "\ncopies " + std::to_string(copied) + " bytes, expect_tx " +
+                                     std::to_string(expected) + " bytes\n"
+                               : std::string());
+  };
+  auto barrierType = [&](ExprId stage) {
+    const Expr *b = baseName(m, stage);
+    if (!b)
+      return std::string();
+    const Type &t = typeOf(b == &m.expr(stage) ? stage : m.expr(stage).children[0]);
+    return t.kind == Type::Barrier ? "`" + b->name.name + " : " + typeStr(t) + "`" : std::string();
+  };
+  for (const auto &[stp, role] : hopper) {
+    const Stmt &st = *stp;
+    std::string md;
+    switch (st.kind) {
+    case StmtKind::Wait: {
+      std::string b = barrierName(st.barrier);
+      ExprId r = st.round;
+      while (m.expr(r).kind == ExprKind::Paren)
+        r = m.expr(r).children[0];
+      std::string round = syntax::printExpr(m, r);
+      md = "**wait** until round `" + round + "` of `" + syntax::printExpr(m, st.barrier) +
+           "` completed (round r is the stage's (r+1)-th phase completion); parity `floor(" +
+           round +
+           ") mod 2`, derived by the compiler; a round below 0 is satisfied at "
+           "once.\n\n" +
+           barrierType(st.barrier) + "\n" + signalledBy(b);
+      std::string data;
+      for (const auto &[tile, copies] : copiesInto)
+        for (const BarrierUse &u : copies)
+          if (barrierName(u.stmt->barrier) == b)
+            data += "- `" + tile + "`, written by `" + textOf(*u.stmt) + "`\n";
+      if (!data.empty())
+        md += "\nafter it, this warpgroup may read what those copies wrote:\n" + data;
+      break;
+    }
+    case StmtKind::Arrive:
+      md = "**arrive** on `" + syntax::printExpr(m, st.barrier) + "`: one arrival per warpgroup" +
+           (st.expectTx != syntax::kNone ? ", announcing `" + syntax::printExpr(m, st.expectTx) +
+                                               "` transaction bytes in this phase"
+                                         : std::string()) +
+           ".\n\n" + barrierType(st.barrier) + "\n" + signalledBy(barrierName(st.barrier));
+      break;
+    case StmtKind::TmaLoad:
+      md = "**tma_load**: one elected thread copies " + std::to_string(bytesOf(st.target)) +
+           " bytes (" + typeStr(typeOf(st.target)) +
+           ") from global memory; they count as "
+           "transaction bytes of `" +
+           syntax::printExpr(m, st.barrier) + "`.\n\n" + barrierType(st.barrier) + "\n" +
+           signalledBy(barrierName(st.barrier));
+      break;
+    case StmtKind::Wgmma: {
+      const GroupState &g = before[&st];
+      const Type &a = typeOf(st.operandA), &bt = typeOf(st.operandB), &acc = typeOf(st.target);
+      md = "**wgmma** (asynchronous): `" + syntax::printExpr(m, st.target) + "` " +
+           (acc.isTensor() ? printShape(acc.tensor.shape, symbols) : std::string()) + " += a " +
+           (a.isTensor() ? printShape(a.tensor.shape, symbols) : std::string()) +
+           " * transpose(b " +
+           (bt.isTensor() ? printShape(bt.tensor.shape, symbols) : std::string()) + ")";
+      if (a.isTensor() && a.tensor.shape.size() == 2 && acc.isTensor() &&
+          acc.tensor.shape.size() == 2)
+        md += ": " + std::to_string(a.tensor.shape[1].constantValue().value_or(0) / 16) +
+              " x `wgmma.mma_async.m64n" +
+              std::to_string(acc.tensor.shape[1].constantValue().value_or(0)) + "k16`";
+      md += ".\n\njoins the open group (" + std::to_string(g.open) +
+            " wgmma before it in that group); up to " + std::to_string(g.inFlight) +
+            " committed group" + (g.inFlight == 1 ? "" : "s") +
+            " may still be in flight here (counted in program order, loops twice).\n";
+      std::string reads;
+      for (ExprId op : {st.operandA, st.operandB}) {
+        std::string tile = barrierName(op);
+        for (const BarrierUse &u : copiesInto[tile])
+          reads += "- `" + syntax::printExpr(m, op) + "`: written by `" + textOf(*u.stmt) +
+                   "`, which completes on `" + syntax::printExpr(m, u.stmt->barrier) + "`\n";
+      }
+      if (!reads.empty())
+        md += "\nreads:\n" + reads;
+      break;
+    }
+    case StmtKind::WgmmaCommit: {
+      const GroupState &g = before[&st];
+      md = "**wgmma_commit**: closes the open group (" + std::to_string(g.open) +
+           " wgmma); up to " + std::to_string(std::min<int64_t>(g.inFlight + 1, 8)) +
+           " committed groups in flight after it.";
+      break;
+    }
+    case StmtKind::WgmmaWait: {
+      const GroupState &g = before[&st];
+      md = "**wgmma_wait " + std::to_string(st.count) + "**: waits until at most " +
+           std::to_string(st.count) + " committed groups are in flight (up to " +
+           std::to_string(g.inFlight) + " before it); groups retire in commit order.";
+      break;
+    }
+    default:
+      break;
+    }
+    if (md.empty())
+      continue;
+    TypeAnnotation a;
+    a.span = st.keywordSpan;
+    a.type = "protocol";
+    a.markdown = std::move(md);
+    program.annotations.push_back(std::move(a));
+  }
 }
 
 void Checker::checkRole(StmtId id, const Stmt &s) {
@@ -169,9 +449,8 @@ std::optional<BarrierType> Checker::checkBarrierStage(ExprId id, const char *wha
   if (e.kind != ExprKind::Index || e.children.size() != 2 ||
       m.expr(e.children[1]).kind == ExprKind::Slice) {
     auto &d = error(DiagId::BarrierStage, e.span,
-                    std::string("`") + what + "` names one stage of `" + base->name.name +
-                        "` (" + std::to_string(bt.stages) + " stages): write `" +
-                        base->name.name + "[s]`");
+                    std::string("`") + what + "` names one stage of `" + base->name.name + "` (" +
+                        std::to_string(bt.stages) + " stages): write `" + base->name.name + "[s]`");
     if (e.kind == ExprKind::Name && bt.stages == 1)
       d.fix(Span{e.span.end, e.span.end}, "[0]", "use stage 0");
     return std::nullopt;
@@ -255,13 +534,13 @@ Type Checker::checkStagedOperand(ExprId id) {
 // ----------------------------------------------------------- statements
 
 void Checker::checkHopperStmt(const Stmt &s) {
-  const char *keyword = s.kind == StmtKind::Arrive            ? "arrive"
-                        : s.kind == StmtKind::Wait            ? "wait"
-                        : s.kind == StmtKind::TmaLoad         ? "tma_load"
-                        : s.kind == StmtKind::Wgmma           ? "wgmma"
-                        : s.kind == StmtKind::WgmmaCommit     ? "wgmma_commit"
-                        : s.kind == StmtKind::WgmmaWait       ? "wgmma_wait"
-                                                              : "fence_proxy_async";
+  const char *keyword = s.kind == StmtKind::Arrive        ? "arrive"
+                        : s.kind == StmtKind::Wait        ? "wait"
+                        : s.kind == StmtKind::TmaLoad     ? "tma_load"
+                        : s.kind == StmtKind::Wgmma       ? "wgmma"
+                        : s.kind == StmtKind::WgmmaCommit ? "wgmma_commit"
+                        : s.kind == StmtKind::WgmmaWait   ? "wgmma_wait"
+                                                          : "fence_proxy_async";
   if (!grid.inWarpgroupGrid) {
     error(DiagId::WarpgroupContext, s.keywordSpan,
           std::string("`") + keyword +
@@ -302,7 +581,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
     if (!r.isError() && r.kind != Type::Index)
       error(DiagId::ExpectedIndex, m.expr(s.round).span,
             "the round of a `wait` is an index expression (round r = the (r+1)-th completion "
-            "of the stage), found " + typeStr(r));
+            "of the stage), found " +
+                typeStr(r));
     return;
   }
   case StmtKind::TmaLoad: {
@@ -320,8 +600,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
     }
     if (!src.isTensor() || src.tensor.space != Space::Global || src.tensor.isTile) {
       error(DiagId::CopyPlacement, m.expr(s.value).span,
-            "`tma_load` reads a slice of a cuda:global tensor, but the source is " +
-                typeStr(src));
+            "`tma_load` reads a slice of a cuda:global tensor, but the source is " + typeStr(src));
       return;
     }
     if (dst.tensor.layout != SharedLayout::Swizzle128B) {
@@ -380,10 +659,10 @@ void Checker::checkHopperStmt(const Stmt &s) {
     if (whole.isTensor() && whole.tensor.shape.size() == 2) {
       DimExpr inner = whole.tensor.shape[1];
       if (!prover.proveDivisible(inner, 8).proved()) {
-        auto &diag = error(DiagId::MisalignedCopy, se.span,
-                           "`tma_load` needs the rows of `" + syntax::printExpr(m, srcBase) +
-                               "` to be a multiple of 16 bytes: cannot prove " + str(inner) +
-                               " mod 8 = 0");
+        auto &diag =
+            error(DiagId::MisalignedCopy, se.span,
+                  "`tma_load` needs the rows of `" + syntax::printExpr(m, srcBase) +
+                      "` to be a multiple of 16 bytes: cannot prove " + str(inner) + " mod 8 = 0");
         if (!inner.isConstant())
           addRequiresFix(diag, str(inner) + " mod 8 = 0");
       }
@@ -410,9 +689,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
       return;
     const Expr &target = m.expr(s.target);
     const Expr &in = m.expr(s.value);
-    if (target.kind != ExprKind::Name || !accBinding ||
-        accBinding->kind != BindingKind::Register || !acc.isTensor() ||
-        !acc.tensor.warpgroup) {
+    if (target.kind != ExprKind::Name || !accBinding || accBinding->kind != BindingKind::Register ||
+        !acc.isTensor() || !acc.tensor.warpgroup) {
       error(DiagId::WgmmaShape, target.span,
             "`wgmma` accumulates into a warpgroup tile (a `register` tile declared inside "
             "`warpgroup_grid`), assigned whole; `" +
@@ -421,8 +699,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
     }
     if (in.kind != ExprKind::Name || in.name.name != target.name.name) {
       error(DiagId::WgmmaShape, in.span,
-            "`wgmma` updates its accumulator in place: write `" + target.name.name +
-                " <- wgmma " + target.name.name + " a b`")
+            "`wgmma` updates its accumulator in place: write `" + target.name.name + " <- wgmma " +
+                target.name.name + " a b`")
           .fix(in.span, target.name.name, "accumulate into `" + target.name.name + "`");
       return;
     }

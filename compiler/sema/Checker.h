@@ -162,6 +162,9 @@ public:
   /// tile indexed by fewer indices than its rank keeps the trailing
   /// dimensions whole (`a_s[s]` is stage s of `a_s`).
   Type checkStagedOperand(ExprId id);
+  /// Hover text of the grid's waits, arrives, copies and wgmma statements
+  /// (TypeAnnotation::markdown), built only with IDE tables.
+  void annotateProtocol(const Stmt &grid);
   /// `warpgroup_id` inside `warpgroup_grid`.
   Type checkWarpgroupId(ExprId id, const Expr &e);
   /// Register tiles declared inside `warpgroup_grid` may appear only where

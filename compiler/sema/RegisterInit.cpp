@@ -99,7 +99,8 @@ private:
     else if (warpgroupTiles_.count(name))
       // A warpgroup tile is not filled (K0413): the first wgmma overwrites it.
       d.note("write `zero_when (k = 0)` (k the loop variable) on the wgmma that accumulates "
-             "into `" + name + "` first: it overwrites the accumulator there");
+             "into `" +
+             name + "` first: it overwrites the accumulator there");
     else
       d.fix(Span{decl.span.end, decl.span.end},
             "\n" + indentOf(decl.span) + name + " <- fill 0.0",

@@ -52,8 +52,10 @@ const char *spaceName(Space s) {
 
 const char *sharedLayoutName(SharedLayout l) {
   switch (l) {
-  case SharedLayout::None: return "none";
-  case SharedLayout::Swizzle128B: return "swizzle_128b";
+  case SharedLayout::None:
+    return "none";
+  case SharedLayout::Swizzle128B:
+    return "swizzle_128b";
   }
   return "?";
 }

@@ -62,13 +62,13 @@ struct BarrierType {
 
 struct Type {
   enum Kind : uint8_t {
-    Error,  ///< already reported; suppresses follow-on errors
-    Unit,   ///< statements
-    Index,  ///< an integer index/dimension value (symbolic value in `index`)
-    Scalar, ///< a scalar of `scalar` dtype (float literal, scalar parameter)
-    Splat,  ///< `fill v`: a scalar that adopts the shape of its destination
-    Bool,   ///< comparisons
-    Tensor, ///< tensors and tiles (and views of them)
+    Error,     ///< already reported; suppresses follow-on errors
+    Unit,      ///< statements
+    Index,     ///< an integer index/dimension value (symbolic value in `index`)
+    Scalar,    ///< a scalar of `scalar` dtype (float literal, scalar parameter)
+    Splat,     ///< `fill v`: a scalar that adopts the shape of its destination
+    Bool,      ///< comparisons
+    Tensor,    ///< tensors and tiles (and views of them)
     DTypeName, ///< `F16` used as an argument of `convert`
     Barrier,   ///< a `shared` mbarrier ring (`barrier`)
   };

@@ -1,0 +1,10 @@
+"""Independent reference for stdlib/gemm_bf16_hopper.kina: c = a @ transpose(b) with
+a [M, K] and b stored K-major as [N, K]; products and sums in float64 (the
+result is rounded to the output's bf16 by the comparison's tolerance)."""
+import numpy as np
+
+REDUCTION = {"gemm_bf16_hopper": "K"}
+
+
+def gemm_bf16_hopper(dims, a, b):
+    return a.astype(np.float64) @ b.astype(np.float64).T
