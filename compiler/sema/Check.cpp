@@ -175,6 +175,8 @@ void Checker::checkItem(int index) {
   }
   checkCapabilities(item, state);
   checkLowerable(*this, item); // one judge: target/Lowerable.h (CheckLowerable.cpp)
+  if (item.kind == syntax::ItemKind::Kernel)
+    checkProtocols(*this, item); // Hopper barrier protocol (Protocol.h)
   // The proofs over the whole body run last, so they can leave alone the
   // statements the checks above already rejected (follow-on errors).
   checkRegisterInit(*this, item);

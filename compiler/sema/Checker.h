@@ -267,6 +267,10 @@ void checkSharedAlignment(Checker &checker, const Item &item);
 /// blocks store different values into one element (Coverage.cpp).
 void checkResultCoverage(Checker &checker, const Item &item);
 
+/// The Hopper barrier / TMA / wgmma protocol of every warpgroup_grid and
+/// the register budgets of its roles (ProtocolExtract.cpp, Protocol.h).
+void checkProtocols(Checker &checker, const Item &item);
+
 /// What code generation cannot lower (target/Lowerable.h), reported at the
 /// user's span: element types, register tile shapes (declared and of every
 /// tile-valued expression), transposes, tile ranks and slicing, `fill` of

@@ -6,6 +6,9 @@
 # mutants `kina check` rejects. Prints `mutation: killed/total` and the runner
 # line `N passed, N failed, 0 skipped` (passed = killed, failed = survived,
 # crashed, or a stale allowlist entry). See tests/mutation/mutate.py.
+# Then the Hopper protocol mutants (tests/mutation/hopper/run.py: each must be
+# rejected with its diagnostic at its line, each correct variant accepted);
+# their counts are added to the runner line.
 #
 # The kina binary: $KINA, else $KINA_BUILD_DIR/compiler/driver/kina, else
 # build/compiler/driver/kina. Env: KINA_MUTATION_JOBS (default 2),
@@ -41,10 +44,16 @@ printf '#!/bin/sh\nexit 0\n' >"$shim"
 chmod +x "$shim"
 selftest=$(python3 "$here/mutate.py" --kina "$shim" --stdlib "$root/stdlib" --allowlist /dev/null --jobs 2)
 selftest_rc=$?
+hopper_selftest=$(python3 "$here/hopper/run.py" --kina "$shim" --jobs 2)
+hopper_selftest_rc=$?
 rm -f "$shim"
 selftest_failed=0
 if [ "$selftest_rc" -ne 1 ] || ! grep -q '^mutation: 0/[1-9]' <<<"$selftest"; then
   echo "mutation: SELF-TEST FAILED: an accept-everything checker was not reported as letting mutants survive"
+  selftest_failed=1
+fi
+if [ "$hopper_selftest_rc" -ne 1 ] || ! grep -q '^hopper mutation: 0/[1-9]' <<<"$hopper_selftest"; then
+  echo "mutation: SELF-TEST FAILED: the Hopper mutants survived nothing under an accept-everything checker"
   selftest_failed=1
 fi
 
@@ -57,7 +66,15 @@ if ! [[ "$p" =~ ^[0-9]+$ && "$f" =~ ^[0-9]+$ ]]; then
   echo "0 passed, 1 failed, 0 skipped"
   exit 1
 fi
-echo "$p passed, $((f + selftest_failed)) failed, 0 skipped"
-if [ "$rc" -ne 0 ] || [ "$selftest_failed" -ne 0 ]; then
+hout=$(python3 "$here/hopper/run.py" --kina "$kina" --jobs "${KINA_MUTATION_JOBS:-2}")
+hrc=$?
+printf '%s\n' "$hout" | sed '$d'
+read -r hp _ hf _ _ _ <<<"$(tail -n 1 <<<"$hout")"
+if ! [[ "$hp" =~ ^[0-9]+$ && "$hf" =~ ^[0-9]+$ ]]; then
+  hp=0
+  hf=1
+fi
+echo "$((p + hp)) passed, $((f + hf + selftest_failed)) failed, 0 skipped"
+if [ "$rc" -ne 0 ] || [ "$hrc" -ne 0 ] || [ "$selftest_failed" -ne 0 ]; then
   exit 1
 fi

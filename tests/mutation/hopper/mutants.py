@@ -1,0 +1,175 @@
+"""Hopper protocol mutants (issue 12 acceptance), run by run.py.
+
+Each entry edits a base kernel of this folder: `edits` is a list of
+(find, replace) pairs applied in order, each `find` occurring exactly once in
+the text at that point. A MUTANT must be rejected by `kina check --target
+sm_90a` with the diagnostic `code` on the line that holds `at` in the mutated
+text (`at` defaults to the first line of the first non-empty replacement).
+An ACCEPT variant is a correct protocol that must check clean.
+
+Held-out mutants: append entries here (or a file next to this one named
+mutants_*.py defining MUTANTS / ACCEPT); run.py loads them all.
+"""
+
+GEMM = "gemm_bf16_hopper.kina"
+
+# The consumer body of the `wgmma_wait 1` variant, which releases the previous
+# stage one iteration later and the last stage after the loop.
+WAIT1_LOOP = (
+    "          wgmma_wait 0\n          arrive empty[s]\n        }\n",
+    "          wgmma_wait 1\n"
+    "          if k > 0 {\n"
+    "            arrive empty[(k + 2) mod 3]\n"
+    "          }\n"
+    "        }\n"
+    "        wgmma_wait 0\n"
+    "        arrive empty[(K/64 + 2) mod 3]\n",
+)
+
+PROLOGUE = [
+    ("    requires (K mod 64 = 0)\n",
+     "    requires (K mod 64 = 0)\n    requires (K >= 192)\n"),
+    ("        for k in (0 .. K/64) {\n          let s = k mod 3 in\n          wait empty[s]",
+     "        for p in (0 .. 3) {\n"
+     "          arrive full[p] expect_tx 49152\n"
+     "          tma_load a_s[p] <- a[bm * 128 ..+ 128, p * 64 ..+ 64] completes full[p]\n"
+     "          tma_load b_s[p] <- b[bn * 256 ..+ 256, p * 64 ..+ 64] completes full[p]\n"
+     "        }\n"
+     "        for k in (3 .. K/64) {\n          let s = k mod 3 in\n          wait empty[s]"),
+]
+
+FOUR_STAGES = [
+    ("[3, 128, 64]", "[4, 128, 64]"),
+    ("[3, 256, 64]", "[4, 256, 64]"),
+    ("Barrier[3, arrivals=1]", "Barrier[4, arrivals=1]"),
+    ("Barrier[3, arrivals=2]", "Barrier[4, arrivals=2]"),
+    ("let s = k mod 3 in\n          wait empty[s] round (k / 3 - 1)",
+     "let s = k mod 4 in\n          wait empty[s] round (k / 4 - 1)"),
+    ("let s = k mod 3 in\n          wait full[s] round (k / 3)",
+     "let s = k mod 4 in\n          wait full[s] round (k / 4)"),
+]
+
+ACCEPT = [
+    dict(name="base", base=GEMM, edits=[]),
+    dict(name="wgmma-wait-1-releases-previous-stage", base=GEMM, edits=[WAIT1_LOOP]),
+    dict(name="four-stages", base=GEMM, edits=FOUR_STAGES),
+    dict(name="producer-prologue-fills-the-ring", base=GEMM, edits=PROLOGUE),
+    dict(name="roles-swapped", base=GEMM, edits=[
+        ("role producer (warpgroup 0)", "role producer (warpgroup 2)"),
+        ("role consumer (warpgroup 1 .. 2)", "role consumer (warpgroup 0 .. 1)"),
+        ("let wg = warpgroup_id - 1 in", "let wg = warpgroup_id in"),
+    ]),
+    dict(name="round-written-as-shifted-quotient", base=GEMM, edits=[
+        ("wait empty[s] round (k / 3 - 1)", "wait empty[s] round ((k - 3) / 3)"),
+    ]),
+]
+
+MUTANTS = [
+    # --- dropped or misplaced waits
+    dict(name="dropped-full-wait", base=GEMM, code="K0620",
+         edits=[("          wait full[s] round (k / 3)\n", "")],
+         at="acc <- wgmma"),
+    dict(name="full-wait-one-round-early", base=GEMM, code="K0621",
+         edits=[("wait full[s] round (k / 3)", "wait full[s] round (k / 3 - 1)")]),
+    dict(name="full-wait-one-round-late", base=GEMM, code="K0625",
+         edits=[("wait full[s] round (k / 3)", "wait full[s] round (k / 3 + 1)")]),
+    dict(name="full-wait-wrong-stage", base=GEMM, code="K0620",
+         edits=[("wait full[s] round (k / 3)", "wait full[(k + 1) mod 3] round (k / 3)")],
+         at="acc <- wgmma"),
+    dict(name="full-wait-on-empty-barrier", base=GEMM, code="K0625",
+         edits=[("wait full[s] round (k / 3)", "wait empty[s] round (k / 3)")]),
+    # --- the producer's side of the ring
+    dict(name="producer-waits-own-round-deadlock", base=GEMM, code="K0625",
+         edits=[("wait empty[s] round (k / 3 - 1)", "wait empty[s] round (k / 3)")]),
+    dict(name="producer-waits-two-rounds-back", base=GEMM, code="K0621",
+         edits=[("wait empty[s] round (k / 3 - 1)", "wait empty[s] round (k / 3 - 2)")]),
+    dict(name="producer-overruns-ring-no-empty-wait", base=GEMM, code="K0624",
+         edits=[("          wait empty[s] round (k / 3 - 1)\n", "")],
+         at="tma_load a_s[s]"),
+    dict(name="producer-waits-wrong-stage", base=GEMM, code="K0621",
+         edits=[("wait empty[s] round (k / 3 - 1)", "wait empty[(k + 1) mod 3] round (k / 3 - 1)")]),
+    dict(name="copy-into-wrong-stage", base=GEMM, code="K0624",
+         edits=[("tma_load a_s[s] <-", "tma_load a_s[(k + 1) mod 3] <-")]),
+    # --- expect_tx bytes
+    dict(name="expect-tx-too-few-bytes", base=GEMM, code="K0622",
+         edits=[("expect_tx 49152", "expect_tx 32768")]),
+    dict(name="expect-tx-too-many-bytes", base=GEMM, code="K0622",
+         edits=[("expect_tx 49152", "expect_tx 65536")]),
+    dict(name="expect-tx-missing", base=GEMM, code="K0622",
+         edits=[("arrive full[s] expect_tx 49152", "arrive full[s]")]),
+    dict(name="dropped-expect-tx-arrive", base=GEMM, code="K0622",
+         edits=[("          arrive full[s] expect_tx 49152\n", "")],
+         at="tma_load a_s[s]"),
+    dict(name="copy-completes-on-empty", base=GEMM, code="K0622",
+         edits=[("64 ..+ 64] completes full[s]\n          tma_load b_s",
+                 "64 ..+ 64] completes empty[s]\n          tma_load b_s")],
+         at="tma_load a_s[s]"),
+    # --- arrival counts
+    dict(name="empty-arrivals-one-with-two-consumers", base=GEMM, code="K0623",
+         edits=[("Barrier[3, arrivals=2]", "Barrier[3, arrivals=1]")], at="shared empty"),
+    dict(name="full-arrivals-two-with-one-producer", base=GEMM, code="K0623",
+         edits=[("Barrier[3, arrivals=1]", "Barrier[3, arrivals=2]")], at="shared full"),
+    dict(name="consumer-releases-on-full", base=GEMM, code="K0623",
+         edits=[("          arrive empty[s]\n", "          arrive full[s]\n")],
+         at="shared full"),
+    dict(name="dropped-consumer-release", base=GEMM, code="K0625",
+         edits=[("          arrive empty[s]\n", "")],
+         at="wait empty[s]"),
+    # Outside the model (one arrival per warpgroup and phase): cannot prove.
+    dict(name="consumer-releases-twice", base=GEMM, code="K0650",
+         edits=[("          arrive empty[s]\n        }\n", "          arrive empty[s]\n          arrive empty[s] \n        }\n")],
+         at="arrive empty[s] \n"),
+    # --- wgmma groups in flight
+    dict(name="release-before-wgmma-wait", base=GEMM, code="K0626",
+         edits=[("          wgmma_wait 0\n          arrive empty[s]\n",
+                 "          arrive empty[s]\n          wgmma_wait 0\n")]),
+    dict(name="dropped-wgmma-wait", base=GEMM, code="K0626",
+         edits=[("          wgmma_wait 0\n", "")], at="arrive empty[s]"),
+    dict(name="wgmma-wait-1-releases-current-stage", base=GEMM, code="K0626",
+         edits=[("wgmma_wait 0", "wgmma_wait 1")], at="arrive empty[s]"),
+    dict(name="dropped-wgmma-commit", base=GEMM, code="K0632",
+         edits=[("          wgmma_commit\n", "")], at="wgmma_wait 0"),
+    dict(name="accumulator-read-in-flight", base=GEMM, code="K0627",
+         edits=[("          wgmma_commit\n",
+                 "          wgmma_commit\n"
+                 "          c[bm * 128 + wg * 64 ..+ 64, bn * 256 ..+ 256] <- convert BF16 acc\n")],
+         at="wgmma_commit\n          c[bm"),
+    dict(name="wait1-store-without-final-wait", base=GEMM, code="K0627",
+         edits=[WAIT1_LOOP, ("        wgmma_wait 0\n        arrive empty[(K/64 + 2) mod 3]\n",
+                             "        arrive empty[(K/64 + 2) mod 3]\n")],
+         at="c[bm * 128 + wg * 64"),
+    dict(name="wait1-releases-without-guard", base=GEMM, code="K0629",
+         edits=[WAIT1_LOOP, ("          if k > 0 {\n            arrive empty[(k + 2) mod 3]\n          }\n",
+                             "          arrive empty[(k + 2) mod 3]\n")],
+         at="arrive empty[(k + 2) mod 3]"),
+    dict(name="wait1-guarded-release-of-current-stage-deadlocks", base=GEMM, code="K0625",
+         edits=[WAIT1_LOOP, ("arrive empty[(k + 2) mod 3]", "arrive empty[k mod 3]")],
+         at="wait empty[s]"),
+    # --- register budgets (setmaxnreg)
+    dict(name="consumer-registers-over-sm", base=GEMM, code="K0921",
+         edits=[("registers 232", "registers 240")]),
+    dict(name="producer-registers-not-multiple-of-8", base=GEMM, code="K0920",
+         edits=[("registers 40", "registers 36")]),
+    dict(name="producer-registers-below-24", base=GEMM, code="K0920",
+         edits=[("registers 40", "registers 16")]),
+    dict(name="consumer-registers-above-256", base=GEMM, code="K0920",
+         edits=[("registers 232", "registers 264")]),
+    dict(name="accumulator-over-role-budget", base=GEMM, code="K0922",
+         edits=[("registers 232", "registers 120")], at="register acc"),
+    dict(name="three-consumers-over-sm", base=GEMM, code="K0921",
+         edits=[("warpgroup_grid [3]", "warpgroup_grid [4]"),
+                ("role consumer (warpgroup 1 .. 2)", "role consumer (warpgroup 1 .. 3)"),
+                ("Barrier[3, arrivals=2]", "Barrier[3, arrivals=3]")],
+         at="role consumer"),
+    # --- prologue
+    dict(name="prologue-fills-one-stage-too-many", base=GEMM, code="K0624",
+         edits=[(PROLOGUE[0][0], PROLOGUE[0][1].replace("192", "256")),
+                (PROLOGUE[1][0], PROLOGUE[1][1].replace("(0 .. 3)", "(0 .. 4)")
+                 .replace("[p]", "[p mod 3]"))],
+         at="tma_load a_s[p mod 3]"),
+    # --- outside the model: rejected, never accepted unproved
+    dict(name="stage-depends-on-block-id", base=GEMM, code="K0650",
+         edits=[("          wait full[s] round (k / 3)\n",
+                 "          wait full[s] round (k / 3 + bm)\n")],
+         at="wait full[s]"),
+]

@@ -1,0 +1,335 @@
+// The Hopper protocol engine (sema/ProtocolEngine.cpp) on hand-built models,
+// independent of the parser and checker: the producer/consumer GEMM ring of
+// coord hopper.md section 1, correct and with one bug at a time. The end-to-end
+// tests (source -> diagnostics) are tests/lit/sema-protocol and
+// tests/mutation/hopper.
+#include "sema/Protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace kina;
+using namespace kina::sema::protocol;
+
+namespace {
+
+/// Builds the GEMM model; `tweak` edits it before the proof.
+struct Gemm {
+  Program p;
+  int kProducer = -1, kConsumer = -1;
+  int full = 0, empty = 1, aS = 0, bS = 1;
+  uint32_t nextSpan = 1;
+
+  Span span() {
+    Span s{nextSpan, nextSpan + 1};
+    nextSpan += 2;
+    return s;
+  }
+  XId c(int64_t v) { return p.add(XNode{XOp::Const, v, kNoX, kNoX, span(), ""}); }
+  XId var(int slot) { return p.add(XNode{XOp::Var, slot, kNoX, kNoX, span(), ""}); }
+  XId param(int64_t d) { return p.add(XNode{XOp::Param, d, kNoX, kNoX, span(), ""}); }
+  XId bin(XOp op, XId a, XId b) { return p.add(XNode{op, 0, a, b, span(), ""}); }
+  /// (k + add) mod S
+  XId stageOf(int k, int64_t add, int64_t S) {
+    return bin(XOp::Mod, bin(XOp::Add, var(k), c(add)), c(S));
+  }
+  /// k / S + d
+  XId roundOf(int k, int64_t S, int64_t d) {
+    return bin(XOp::Add, bin(XOp::Div, var(k), c(S)), c(d));
+  }
+
+  Event ev(EvKind kind, std::string what) {
+    Event e;
+    e.kind = kind;
+    e.span = span();
+    e.what = std::move(what);
+    return e;
+  }
+  uint32_t node(Event e) {
+    Node n;
+    n.kind = NodeKind::Event;
+    n.span = e.span;
+    n.event = std::move(e);
+    return p.addNode(std::move(n));
+  }
+  uint32_t loop(int slot, XId lo, XId hi, std::vector<uint32_t> body) {
+    Node n;
+    n.kind = NodeKind::For;
+    n.slot = slot;
+    n.varName = "k";
+    n.start = lo;
+    n.end = hi;
+    n.body = std::move(body);
+    n.span = span();
+    return p.addNode(std::move(n));
+  }
+  uint32_t when(XId cond, std::vector<uint32_t> body) {
+    Node n;
+    n.kind = NodeKind::If;
+    n.cond = cond;
+    n.body = std::move(body);
+    n.span = span();
+    return p.addNode(std::move(n));
+  }
+
+  // The statements, kept so a test can edit them before build().
+  Span waitEmptySpan, arriveFullSpan, loadASpan, waitFullSpan, wgmmaSpan, waitGroupSpan,
+      releaseSpan, storeSpan;
+  int64_t stages = 3, emptyArrivals = 2, fullArrivals = 1, tx = 49152;
+  int64_t emptyRoundOffset = -1, fullRoundOffset = 0;
+  int64_t wgmmaPending = 0;
+  bool dropWaitFull = false, releaseBeforeWait = false, dropCommit = false;
+  bool readAccInFlight = false;
+
+  void build() {
+    p.barriers = {BarrierInfo{"full", stages, fullArrivals, span(), span()},
+                  BarrierInfo{"empty", stages, emptyArrivals, span(), span()}};
+    p.tiles = {SharedTileInfo{"a_s", stages, span()}, SharedTileInfo{"b_s", stages, span()}};
+    p.accs = {"acc"};
+    p.warpgroupSlot = p.slots++;
+    p.hasParam = true;
+    p.paramText = "K / 64";
+    p.paramMin = 1;
+    kProducer = p.slots++;
+    kConsumer = p.slots++;
+    // producer
+    std::vector<uint32_t> pb;
+    {
+      Event w = ev(EvKind::Wait, "wait empty[s] round (k / 3 - 1)");
+      w.barrier = empty;
+      w.stage = stageOf(kProducer, 0, stages);
+      w.round = roundOf(kProducer, stages, emptyRoundOffset);
+      waitEmptySpan = w.span;
+      pb.push_back(node(w));
+      Event a = ev(EvKind::Arrive, "arrive full[s] expect_tx 49152");
+      a.barrier = full;
+      a.stage = stageOf(kProducer, 0, stages);
+      a.hasTx = true;
+      a.txBytes = tx;
+      a.txSpan = span();
+      arriveFullSpan = a.span;
+      pb.push_back(node(a));
+      for (int t : {aS, bS}) {
+        Event l = ev(EvKind::TmaLoad, "tma_load");
+        l.barrier = full;
+        l.stage = stageOf(kProducer, 0, stages);
+        l.dst = RegionRef{t, stageOf(kProducer, 0, stages)};
+        l.bytes = t == aS ? 16384 : 32768;
+        if (t == aS)
+          loadASpan = l.span;
+        pb.push_back(node(l));
+      }
+    }
+    p.roles.push_back(RoleInfo{"producer", 0, 0, {loop(kProducer, c(0), param(0), pb)}, span()});
+    // consumers
+    std::vector<uint32_t> cb;
+    {
+      if (!dropWaitFull) {
+        Event w = ev(EvKind::Wait, "wait full[s] round (k / 3)");
+        w.barrier = full;
+        w.stage = stageOf(kConsumer, 0, stages);
+        w.round = roundOf(kConsumer, stages, fullRoundOffset);
+        waitFullSpan = w.span;
+        cb.push_back(node(w));
+      }
+      Event m = ev(EvKind::Wgmma, "wgmma");
+      m.acc = 0;
+      m.reads = {RegionRef{aS, stageOf(kConsumer, 0, stages)},
+                 RegionRef{bS, stageOf(kConsumer, 0, stages)}};
+      wgmmaSpan = m.span;
+      cb.push_back(node(m));
+      if (!dropCommit)
+        cb.push_back(node(ev(EvKind::Commit, "wgmma_commit")));
+      if (readAccInFlight) {
+        Event r = ev(EvKind::AccAccess, "read");
+        r.acc = 0;
+        storeSpan = r.span;
+        cb.push_back(node(r));
+      }
+      Event ww = ev(EvKind::WgmmaWait, "wgmma_wait");
+      ww.pending = wgmmaPending;
+      waitGroupSpan = ww.span;
+      Event rel = ev(EvKind::Arrive, "arrive empty[s]");
+      rel.barrier = empty;
+      rel.stage = stageOf(kConsumer, 0, stages);
+      releaseSpan = rel.span;
+      if (releaseBeforeWait) {
+        cb.push_back(node(rel));
+        cb.push_back(node(ww));
+      } else {
+        cb.push_back(node(ww));
+        cb.push_back(node(rel));
+      }
+    }
+    std::vector<uint32_t> cbody = {loop(kConsumer, c(0), param(0), cb)};
+    Event fin = ev(EvKind::WgmmaWait, "wgmma_wait 0");
+    cbody.push_back(node(fin));
+    Event st = ev(EvKind::AccAccess, "read");
+    st.acc = 0;
+    cbody.push_back(node(st));
+    p.roles.push_back(RoleInfo{"consumer", 1, 2, cbody, span()});
+  }
+
+  std::vector<Diagnostic> prove() {
+    build();
+    DiagnosticSink sink;
+    proveProtocol(p, sink);
+    return sink.take();
+  }
+};
+
+bool has(const std::vector<Diagnostic> &ds, const char *code, Span at = {}) {
+  for (const Diagnostic &d : ds)
+    if (d.info().code == code && (at.end == 0 || d.span.begin == at.begin))
+      return true;
+  return false;
+}
+
+std::string dump(const std::vector<Diagnostic> &ds) {
+  std::string s;
+  for (const Diagnostic &d : ds)
+    s += std::string(d.info().code) + " @" + std::to_string(d.span.begin) + ": " + d.message + "\n";
+  return s;
+}
+
+TEST(ProtocolEngine, GemmRingIsProved) {
+  Gemm g;
+  auto ds = g.prove();
+  EXPECT_TRUE(ds.empty()) << dump(ds);
+}
+
+TEST(ProtocolEngine, FourStagesAreProved) {
+  Gemm g;
+  g.stages = 4;
+  auto ds = g.prove();
+  EXPECT_TRUE(ds.empty()) << dump(ds);
+}
+
+TEST(ProtocolEngine, DroppedFullWaitIsAnUncoveredRead) {
+  Gemm g;
+  g.dropWaitFull = true;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0620", g.wgmmaSpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, EarlyRoundIsTheWrongPhase) {
+  Gemm g;
+  g.fullRoundOffset = -1;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0621", g.waitFullSpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, ProducerWaitingItsOwnRoundDeadlocks) {
+  Gemm g;
+  g.emptyRoundOffset = 0;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0625", g.waitEmptySpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, ExpectTxMismatchHasAFixIt) {
+  Gemm g;
+  g.tx = 32768;
+  auto ds = g.prove();
+  ASSERT_TRUE(has(ds, "K0622", g.arriveFullSpan)) << dump(ds);
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string("K0622")) {
+      ASSERT_EQ(d.fixits.size(), 1u);
+      EXPECT_EQ(d.fixits[0].replacement, "49152");
+    }
+}
+
+TEST(ProtocolEngine, ArrivalCountBelowTheConsumers) {
+  Gemm g;
+  g.emptyArrivals = 1;
+  auto ds = g.prove();
+  ASSERT_TRUE(has(ds, "K0623")) << dump(ds);
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string("K0623")) {
+      ASSERT_EQ(d.fixits.size(), 1u) << d.message;
+      EXPECT_EQ(d.fixits[0].replacement, "2");
+    }
+}
+
+TEST(ProtocolEngine, ReleaseBeforeTheWgmmaWait) {
+  Gemm g;
+  g.releaseBeforeWait = true;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0626", g.releaseSpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, WaitOneReleasingTheCurrentStage) {
+  Gemm g;
+  g.wgmmaPending = 1;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0626", g.releaseSpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, UncommittedWgmmaAtTheWait) {
+  Gemm g;
+  g.dropCommit = true;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0632", g.waitGroupSpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, AccumulatorReadInFlight) {
+  Gemm g;
+  g.readAccInFlight = true;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0627", g.storeSpan)) << dump(ds);
+}
+
+TEST(ProtocolEngine, UnknownStageIsCannotProve) {
+  Gemm g;
+  g.build();
+  // The producer's wait stage becomes something outside the model.
+  for (Node &n : g.p.nodes)
+    if (n.kind == NodeKind::Event && n.event.kind == EvKind::Wait && n.event.barrier == g.empty)
+      n.event.stage = g.p.add(XNode{XOp::Unknown, 0, kNoX, kNoX, Span{900, 905}, "`block_id 0`"});
+  DiagnosticSink sink;
+  proveProtocol(g.p, sink);
+  auto ds = sink.take();
+  ASSERT_TRUE(has(ds, "K0650", Span{900, 905})) << dump(ds);
+}
+
+/// One warpgroup stores into a shared tile and runs wgmma on it each
+/// iteration (no barriers); `fence` puts fence_proxy_async between.
+std::vector<Diagnostic> storeThenWgmma(bool fence, Span &read) {
+  Gemm g;
+  Program &p = g.p;
+  p.tiles = {SharedTileInfo{"a_s", 0, g.span()}};
+  p.accs = {"acc"};
+  p.warpgroupSlot = p.slots++;
+  p.hasParam = true;
+  p.paramText = "K / 64";
+  p.paramMin = 1;
+  int k = p.slots++;
+  std::vector<uint32_t> body;
+  Event w = g.ev(EvKind::SharedWrite, "store");
+  w.dst = RegionRef{0, kNoX};
+  body.push_back(g.node(w));
+  if (fence)
+    body.push_back(g.node(g.ev(EvKind::FenceProxy, "fence_proxy_async")));
+  Event m = g.ev(EvKind::Wgmma, "wgmma");
+  m.acc = 0;
+  m.reads = {RegionRef{0, kNoX}};
+  read = m.span;
+  body.push_back(g.node(m));
+  body.push_back(g.node(g.ev(EvKind::Commit, "wgmma_commit")));
+  Event ww = g.ev(EvKind::WgmmaWait, "wgmma_wait 0");
+  body.push_back(g.node(ww));
+  p.roles.push_back(RoleInfo{"mma", 0, 0, {g.loop(k, g.c(0), g.param(0), body)}, g.span()});
+  DiagnosticSink sink;
+  proveProtocol(p, sink);
+  return sink.take();
+}
+
+TEST(ProtocolEngine, GenericStoreThenWgmmaNeedsTheProxyFence) {
+  Span read;
+  auto ds = storeThenWgmma(false, read);
+  EXPECT_TRUE(has(ds, "K0628", read)) << dump(ds);
+  auto fenced = storeThenWgmma(true, read);
+  EXPECT_TRUE(fenced.empty()) << dump(fenced);
+}
+
+} // namespace
