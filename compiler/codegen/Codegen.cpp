@@ -118,6 +118,16 @@ bool checkHopperPtxasLog(const ir::Kernel &kernel, const std::string &log, Diagn
       d.note(warnings[i]);
     ok = false;
   }
+  if (auto ignored = setmaxnregIgnoredWarnings(log); !ignored.empty()) {
+    Span at = kernel.span;
+    for (const ir::Op &op : kernel.body.ops)
+      if (auto *r = op.as<ir::RoleOp>(); r && r->registers > 0 && at == kernel.span)
+        at = op.span;
+    sink.report(DiagId::SetmaxnregIgnored, at,
+                "kernel '" + kernel.name +
+                    "': ptxas ignored its setmaxnreg budgets: " + ignored[0]);
+    ok = false;
+  }
   if (kernel.warpgroups > 0) {
     target::PtxasLog parsed = target::parsePtxasVerbose(log);
     if (const target::PtxasFunctionStats *f = parsed.find(kernel.name);

@@ -76,23 +76,38 @@ int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kern
   return -1;
 }
 
-std::vector<std::string> wgmmaSerializationWarnings(std::string_view log) {
+namespace {
+template <typename Pred> std::vector<std::string> linesWhere(std::string_view log, Pred pred) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos < log.size()) {
     size_t end = log.find('\n', pos);
     std::string_view line =
         log.substr(pos, end == std::string_view::npos ? log.size() - pos : end - pos);
-    for (int code = 7510; code <= 7515; ++code)
-      if (line.find("C" + std::to_string(code)) != std::string_view::npos) {
-        out.emplace_back(line);
-        break;
-      }
+    if (pred(line))
+      out.emplace_back(line);
     if (end == std::string_view::npos)
       break;
     pos = end + 1;
   }
   return out;
+}
+} // namespace
+
+std::vector<std::string> setmaxnregIgnoredWarnings(std::string_view log) {
+  return linesWhere(log, [](std::string_view line) {
+    return line.find("setmaxnreg") != std::string_view::npos &&
+           line.find("ignored") != std::string_view::npos;
+  });
+}
+
+std::vector<std::string> wgmmaSerializationWarnings(std::string_view log) {
+  return linesWhere(log, [](std::string_view line) {
+    for (int code = 7510; code <= 7515; ++code)
+      if (line.find("C" + std::to_string(code)) != std::string_view::npos)
+        return true;
+    return false;
+  });
 }
 
 } // namespace kina::codegen

@@ -85,4 +85,8 @@ int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kern
 /// order; empty when there is none.
 std::vector<std::string> wgmmaSerializationWarnings(std::string_view ptxasLog);
 
+/// The lines of a ptxas log that say it ignored setmaxnreg (e.g. C7507
+/// "'setmaxnreg' ignored to maintain minimum register requirements").
+std::vector<std::string> setmaxnregIgnoredWarnings(std::string_view ptxasLog);
+
 } // namespace kina::codegen

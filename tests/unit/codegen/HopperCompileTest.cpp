@@ -275,3 +275,23 @@ TEST(HopperCompile, TooManyAccumulatorRegistersIsAK1224) {
   ASSERT_FALSE(sink.diagnostics().empty());
   EXPECT_EQ(sink.diagnostics()[0].span, (Span{40, 52}));
 }
+
+TEST(HopperCompile, ConsumerBudgetTooSmallIsAnError) {
+  // Consumers squeezed to 24 registers per thread cannot hold a [64, 256]
+  // accumulator (128 registers): ptxas 13 then drops every setmaxnreg
+  // (C7507) and allocates 154 registers for all; the build fails with K1226
+  // at the consumer role instead of producing a cubin without the split.
+  ir::fixtures::HopperGemmConfig c;
+  c.consumerRegisters = 24;
+  CodegenOptions opts;
+  opts.target = "sm_90a";
+  DiagnosticSink sink;
+  auto r = compile(ir::fixtures::hopperGemm(c), opts, Stage::Cubin, sink);
+  EXPECT_FALSE(r.has_value());
+  std::string d = diagText(sink);
+  EXPECT_NE(d.find("K1226"), std::string::npos) << d;
+  EXPECT_NE(d.find("C7507"), std::string::npos) << d;
+  ASSERT_FALSE(sink.diagnostics().empty());
+  // The consumer role (the hand-built fixture has no spans: the kernel's).
+  EXPECT_EQ(sink.diagnostics()[0].id, DiagId::SetmaxnregIgnored);
+}
