@@ -514,37 +514,58 @@ void Engine::attribute() {
         Round &r = roundOf(c.bs, c.round);
         r.arrivals.push_back(ref);
         r.txExpected += c.ev->hasTx ? c.ev->txBytes : 0;
-      } else if (c.ev->kind == EvKind::TmaLoad) {
-        if (arrives[c.bs] == 0) {
-          bool announces = false;
-          for (const CEvent &a : traces_[ti].events)
-            announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx &&
-                                      a.ev->barrier == c.ev->barrier);
-          if (!announces) {
-            const BarrierInfo &bar = p_.barriers[c.ev->barrier];
-            report(DiagId::ProtocolExpectTxMismatch, c.ev->span,
-                   "this copy completes on " + barrierStage(c.ev->barrier, c.stage) +
-                       ", but no `arrive " + bar.name + "[...] expect_tx` of warpgroup " +
-                       std::to_string(traces_[ti].wg) + " announces its " +
-                       std::to_string(c.ev->bytes) + " bytes (" + when(c, int(ti)) + ")")
-                .notes.push_back("a phase completes when its arrivals are in and the announced "
-                                 "transaction bytes landed; unannounced bytes count toward "
-                                 "whatever phase is current");
-            stop_ = true;
-            return;
-          }
-          cannotProve(c.ev->span,
-                      "this `tma_load` completes on " + barrierStage(c.ev->barrier, c.stage) +
-                          " before its warpgroup's `arrive ... expect_tx` on that stage, so the "
-                          "phase its bytes count toward is not known; put the `arrive "
-                          "... expect_tx` first");
+      }
+    }
+    // A copy counts toward the phase of its warpgroup's `arrive ...
+    // expect_tx` on that stage in the same iteration (the last one before
+    // it, else the first one after it: the pending arrival keeps the phase
+    // open), else toward the phase of the warpgroup's last arrive on the
+    // stage before it.
+    auto &evs = traces_[ti].events;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      CEvent &c = evs[i];
+      if (c.ev->kind != EvKind::TmaLoad)
+        continue;
+      const CEvent *owner = nullptr;
+      for (size_t j = i; j-- > 0 && evs[j].serial == c.serial;)
+        if (evs[j].ev->kind == EvKind::Arrive && evs[j].bs == c.bs && evs[j].ev->hasTx) {
+          owner = &evs[j];
+          break;
+        }
+      for (size_t j = i + 1; !owner && j < evs.size() && evs[j].serial == c.serial; ++j)
+        if (evs[j].ev->kind == EvKind::Arrive && evs[j].bs == c.bs && evs[j].ev->hasTx)
+          owner = &evs[j];
+      for (size_t j = i; !owner && j-- > 0;)
+        if (evs[j].ev->kind == EvKind::Arrive && evs[j].bs == c.bs)
+          owner = &evs[j];
+      if (!owner) {
+        bool announces = false;
+        for (const CEvent &a : evs)
+          announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx &&
+                                    a.ev->barrier == c.ev->barrier);
+        if (!announces) {
+          const BarrierInfo &bar = p_.barriers[c.ev->barrier];
+          report(DiagId::ProtocolExpectTxMismatch, c.ev->span,
+                 "this copy completes on " + barrierStage(c.ev->barrier, c.stage) +
+                     ", but no `arrive " + bar.name + "[...] expect_tx` of warpgroup " +
+                     std::to_string(traces_[ti].wg) + " announces its " +
+                     std::to_string(c.ev->bytes) + " bytes (" + when(c, int(ti)) + ")")
+              .notes.push_back("a phase completes when its arrivals are in and the announced "
+                               "transaction bytes landed; unannounced bytes count toward "
+                               "whatever phase is current");
+          stop_ = true;
           return;
         }
-        c.round = arrives[c.bs] - 1;
-        Round &r = roundOf(c.bs, c.round);
-        r.loads.push_back(ref);
-        r.txBytes += c.ev->bytes;
+        cannotProve(c.ev->span,
+                    "this `tma_load` completes on " + barrierStage(c.ev->barrier, c.stage) +
+                        ", but its warpgroup's `arrive ... expect_tx` on that stage is in "
+                        "another iteration, so the phase its bytes count toward is not known");
+        return;
       }
+      c.round = owner->round;
+      Round &r = roundOf(c.bs, c.round);
+      r.loads.push_back(EventRef{int(ti), int(i)});
+      r.txBytes += c.ev->bytes;
     }
   }
 }

@@ -59,6 +59,41 @@ ACCEPT = [
         ("role consumer (warpgroup 1 .. 2)", "role consumer (warpgroup 0 .. 1)"),
         ("let wg = warpgroup_id - 1 in", "let wg = warpgroup_id in"),
     ]),
+    dict(name="two-stages", base=GEMM, edits=[
+        ("[3, 128, 64]", "[2, 128, 64]"), ("[3, 256, 64]", "[2, 256, 64]"),
+        ("Barrier[3, arrivals=1]", "Barrier[2, arrivals=1]"),
+        ("Barrier[3, arrivals=2]", "Barrier[2, arrivals=2]"),
+        ("let s = k mod 3 in\n          wait empty[s] round (k / 3 - 1)",
+         "let s = k mod 2 in\n          wait empty[s] round (k / 2 - 1)"),
+        ("let s = k mod 3 in\n          wait full[s] round (k / 3)",
+         "let s = k mod 2 in\n          wait full[s] round (k / 2)"),
+    ]),
+    dict(name="one-consumer-warpgroup", base=GEMM, edits=[
+        ("requires (M mod 128 = 0)", "requires (M mod 64 = 0)"),
+        ("block_grid [M/128, N/256]", "block_grid [M/64, N/256]"),
+        ("[3, 128, 64]", "[3, 64, 64]"),
+        ("Barrier[3, arrivals=2]", "Barrier[3, arrivals=1]"),
+        ("warpgroup_grid [3]", "warpgroup_grid [2]"),
+        ("(warpgroup 1 .. 2)", "(warpgroup 1)"),
+        ("expect_tx 49152", "expect_tx 40960"),
+        ("a[bm * 128 ..+ 128", "a[bm * 64 ..+ 64"),
+        ("c[bm * 128 + wg * 64", "c[bm * 64 + wg * 64"),
+    ]),
+    dict(name="two-wgmmas-per-stage", base=GEMM, edits=[
+        ("          acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 0 ..+ 64] b_s[s] zero_when (k = 0)\n",
+         "          acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 0 ..+ 32] b_s[s, 0 ..+ 256, 0 ..+ 32] zero_when (k = 0)\n"
+         "          acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 32 ..+ 32] b_s[s, 0 ..+ 256, 32 ..+ 32]\n"),
+    ]),
+    dict(name="copies-before-their-expect-tx", base=GEMM, edits=[
+        ("          arrive full[s] expect_tx 49152\n", ""),
+        ("b[bn * 256 ..+ 256, k * 64 ..+ 64] completes full[s]\n",
+         "b[bn * 256 ..+ 256, k * 64 ..+ 64] completes full[s]\n"
+         "          arrive full[s] expect_tx 49152\n"),
+    ]),
+    dict(name="producer-guards-its-first-round", base=GEMM, edits=[
+        ("          wait empty[s] round (k / 3 - 1)\n",
+         "          if k >= 3 {\n            wait empty[s] round (k / 3 - 1)\n          }\n"),
+    ]),
     dict(name="round-written-as-shifted-quotient", base=GEMM, edits=[
         ("wait empty[s] round (k / 3 - 1)", "wait empty[s] round ((k - 3) / 3)"),
     ]),
