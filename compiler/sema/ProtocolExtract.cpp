@@ -323,7 +323,7 @@ private:
       if (param_)
         return;
       const Stmt &s = c_.m.stmt(id);
-      if (s.kind == StmtKind::For) {
+      if (s.kind == StmtKind::For && hasProtocol(s.body)) {
         auto v = c_.exprValueOrNull(s.end);
         if (v && v->isValid() && !v->isConstant()) {
           param_ = *v;
@@ -335,6 +335,27 @@ private:
       findParam(s.body);
       findParam(s.elseBody);
     }
+  }
+
+  /// Does a block hold barrier, TMA or wgmma statements (at any depth)?
+  bool hasProtocol(const std::vector<StmtId> &body) const {
+    for (StmtId id : body) {
+      const Stmt &s = c_.m.stmt(id);
+      switch (s.kind) {
+      case StmtKind::Arrive:
+      case StmtKind::Wait:
+      case StmtKind::TmaLoad:
+      case StmtKind::Wgmma:
+      case StmtKind::WgmmaCommit:
+      case StmtKind::WgmmaWait:
+      case StmtKind::FenceProxyAsync:
+        return true;
+      default:
+        if (hasProtocol(s.body) || hasProtocol(s.elseBody))
+          return true;
+      }
+    }
+    return false;
   }
 
   /// `B[s]` (or a bare `B`) of a barrier statement.
@@ -481,7 +502,10 @@ private:
         scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, p_->add(std::move(v))};
         roleBody(s.body, n.body);
         scopes_.pop_back();
-        out.push_back(p_->addNode(std::move(n)));
+        // A loop without protocol events is no part of the model (its trip
+        // count may be anything).
+        if (!n.body.empty())
+          out.push_back(p_->addNode(std::move(n)));
         break;
       }
       case StmtKind::If: {
@@ -495,7 +519,8 @@ private:
         scopes_.emplace_back();
         roleBody(s.elseBody, n.elseBody);
         scopes_.pop_back();
-        out.push_back(p_->addNode(std::move(n)));
+        if (!n.body.empty() || !n.elseBody.empty())
+          out.push_back(p_->addNode(std::move(n)));
         break;
       }
       case StmtKind::Wait: {
