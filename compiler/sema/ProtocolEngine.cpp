@@ -541,13 +541,13 @@ void Engine::attribute() {
       if (!owner) {
         bool announces = false;
         for (const CEvent &a : evs)
-          announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx &&
-                                    a.ev->barrier == c.ev->barrier);
+          announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx && a.bs == c.bs);
         if (!announces) {
           const BarrierInfo &bar = p_.barriers[c.ev->barrier];
           report(DiagId::ProtocolExpectTxMismatch, c.ev->span,
                  "this copy completes on " + barrierStage(c.ev->barrier, c.stage) +
-                     ", but no `arrive " + bar.name + "[...] expect_tx` of warpgroup " +
+                     ", but no `arrive " + bar.name +
+                     "[...] expect_tx` on that stage by warpgroup " +
                      std::to_string(traces_[ti].wg) + " announces its " +
                      std::to_string(c.ev->bytes) + " bytes (" + when(c, int(ti)) + ")")
               .notes.push_back("a phase completes when its arrivals are in and the announced "
