@@ -791,16 +791,39 @@ private:
         return;
     // What a warpgroup without `registers` keeps: the launch's allocation.
     int64_t launch = std::min<int64_t>(kSmRegisters / (128 * warpgroups), 255) / 8 * 8;
+    auto isValid = [](int64_t R) { return R == 0 || (R % 8 == 0 && R >= 24 && R <= 256); };
+    auto nearest = [](int64_t R) { return std::clamp<int64_t>((R + 4) / 8 * 8, 24, 256); };
+    // Registers of every warpgroup, the invalid budgets taken as their
+    // nearest valid value.
+    auto share = [&](const RoleBudget &r) {
+      int64_t R = r.registers == 0       ? launch
+                  : isValid(r.registers) ? r.registers
+                                         : nearest(r.registers);
+      return R * 128 * r.warpgroups;
+    };
+    int64_t covered = 0, all = 0;
+    for (const RoleBudget &r : roles) {
+      covered += r.warpgroups;
+      all += share(r);
+    }
+    all += std::max<int64_t>(warpgroups - covered, 0) * launch * 128;
     bool valid = true;
     for (const RoleBudget &r : roles) {
       int64_t R = r.registers;
-      if (R != 0 && (R % 8 != 0 || R < 24 || R > 256)) {
+      if (!isValid(R)) {
         valid = false;
-        int64_t fixed = std::clamp<int64_t>((R + 7) / 8 * 8, 24, 256);
-        c_.error(DiagId::RoleRegistersInvalid, r.stmt->countSpan,
-                 "`registers " + std::to_string(R) + "` of role `" + r.stmt->name.name +
-                     "` is not a setmaxnreg value: a multiple of 8 from 24 to 256")
-            .fix(r.stmt->countSpan, std::to_string(fixed), "use " + std::to_string(fixed));
+        // The valid value nearest to R that fits the SM and the role's tiles.
+        int64_t others = all - share(r), fixed = 0;
+        for (int64_t v = 24; v <= 256; v += 8)
+          if (v >= r.tiles && others + v * 128 * r.warpgroups <= kSmRegisters &&
+              (!fixed || std::abs(v - R) <= std::abs(fixed - R)))
+            fixed = v;
+        Diagnostic &d =
+            c_.error(DiagId::RoleRegistersInvalid, r.stmt->countSpan,
+                     "`registers " + std::to_string(R) + "` of role `" + r.stmt->name.name +
+                         "` is not a setmaxnreg value: a multiple of 8 from 24 to 256");
+        if (fixed)
+          d.fix(r.stmt->countSpan, std::to_string(fixed), "use " + std::to_string(fixed));
       }
       if (R != 0 && r.tiles > R)
         c_.error(DiagId::RoleTilesOverBudget, r.costliest.end ? r.costliest : r.stmt->countSpan,
@@ -813,7 +836,8 @@ private:
     }
     if (!valid)
       return;
-    int64_t total = 0, covered = 0;
+    int64_t total = 0;
+    covered = 0;
     const RoleBudget *largest = nullptr;
     std::string parts;
     for (const RoleBudget &r : roles) {

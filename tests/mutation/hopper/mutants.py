@@ -4,7 +4,9 @@ Each entry edits a base kernel of this folder: `edits` is a list of
 (find, replace) pairs applied in order, each `find` occurring exactly once in
 the text at that point. A MUTANT must be rejected by `kina check --target
 sm_90a` with the diagnostic `code` on the line that holds `at` in the mutated
-text (`at` defaults to the first line of the first non-empty replacement).
+text (`at` defaults to the first line of the first non-empty replacement);
+with `fix=True`, applying that diagnostic's fix-its must give a kernel that
+checks clean.
 An ACCEPT variant is a correct protocol that must check clean.
 
 Held-out mutants: append entries here (or a file next to this one named
@@ -126,9 +128,9 @@ MUTANTS = [
     dict(name="copy-into-wrong-stage", base=GEMM, code="K0624",
          edits=[("tma_load a_s[s] <-", "tma_load a_s[(k + 1) mod 3] <-")]),
     # --- expect_tx bytes
-    dict(name="expect-tx-too-few-bytes", base=GEMM, code="K0622",
+    dict(name="expect-tx-too-few-bytes", fix=True, base=GEMM, code="K0622",
          edits=[("expect_tx 49152", "expect_tx 32768")]),
-    dict(name="expect-tx-too-many-bytes", base=GEMM, code="K0622",
+    dict(name="expect-tx-too-many-bytes", fix=True, base=GEMM, code="K0622",
          edits=[("expect_tx 49152", "expect_tx 65536")]),
     dict(name="expect-tx-missing", base=GEMM, code="K0622",
          edits=[("arrive full[s] expect_tx 49152", "arrive full[s]")]),
@@ -140,9 +142,9 @@ MUTANTS = [
                  "64 ..+ 64] completes empty[s]\n          tma_load b_s")],
          at="tma_load a_s[s]"),
     # --- arrival counts
-    dict(name="empty-arrivals-one-with-two-consumers", base=GEMM, code="K0623",
+    dict(name="empty-arrivals-one-with-two-consumers", fix=True, base=GEMM, code="K0623",
          edits=[("Barrier[3, arrivals=2]", "Barrier[3, arrivals=1]")], at="shared empty"),
-    dict(name="full-arrivals-two-with-one-producer", base=GEMM, code="K0623",
+    dict(name="full-arrivals-two-with-one-producer", fix=True, base=GEMM, code="K0623",
          edits=[("Barrier[3, arrivals=1]", "Barrier[3, arrivals=2]")], at="shared full"),
     dict(name="consumer-releases-on-full", base=GEMM, code="K0623",
          edits=[("          arrive empty[s]\n", "          arrive full[s]\n")],
@@ -155,21 +157,21 @@ MUTANTS = [
          edits=[("          arrive empty[s]\n        }\n", "          arrive empty[s]\n          arrive empty[s] \n        }\n")],
          at="arrive empty[s] \n"),
     # --- wgmma groups in flight
-    dict(name="release-before-wgmma-wait", base=GEMM, code="K0626",
+    dict(name="release-before-wgmma-wait", fix=True, base=GEMM, code="K0626",
          edits=[("          wgmma_wait 0\n          arrive empty[s]\n",
                  "          arrive empty[s]\n          wgmma_wait 0\n")]),
     dict(name="dropped-wgmma-wait", base=GEMM, code="K0626",
          edits=[("          wgmma_wait 0\n", "")], at="arrive empty[s]"),
-    dict(name="wgmma-wait-1-releases-current-stage", base=GEMM, code="K0626",
+    dict(name="wgmma-wait-1-releases-current-stage", fix=True, base=GEMM, code="K0626",
          edits=[("wgmma_wait 0", "wgmma_wait 1")], at="arrive empty[s]"),
-    dict(name="dropped-wgmma-commit", base=GEMM, code="K0632",
+    dict(name="dropped-wgmma-commit", fix=True, base=GEMM, code="K0632",
          edits=[("          wgmma_commit\n", "")], at="wgmma_wait 0"),
     dict(name="accumulator-read-in-flight", base=GEMM, code="K0627",
          edits=[("          wgmma_commit\n",
                  "          wgmma_commit\n"
                  "          c[bm * 128 + wg * 64 ..+ 64, bn * 256 ..+ 256] <- convert BF16 acc\n")],
          at="wgmma_commit\n          c[bm"),
-    dict(name="wait1-store-without-final-wait", base=GEMM, code="K0627",
+    dict(name="wait1-store-without-final-wait", fix=True, base=GEMM, code="K0627",
          edits=[WAIT1_LOOP, ("        wgmma_wait 0\n        arrive empty[(K/64 + 2) mod 3]\n",
                              "        arrive empty[(K/64 + 2) mod 3]\n")],
          at="c[bm * 128 + wg * 64"),
@@ -181,13 +183,13 @@ MUTANTS = [
          edits=[WAIT1_LOOP, ("arrive empty[(k + 2) mod 3]", "arrive empty[k mod 3]")],
          at="wait empty[s]"),
     # --- register budgets (setmaxnreg)
-    dict(name="consumer-registers-over-sm", base=GEMM, code="K0921",
+    dict(name="consumer-registers-over-sm", fix=True, base=GEMM, code="K0921",
          edits=[("registers 232", "registers 240")]),
-    dict(name="producer-registers-not-multiple-of-8", base=GEMM, code="K0920",
+    dict(name="producer-registers-not-multiple-of-8", fix=True, base=GEMM, code="K0920",
          edits=[("registers 40", "registers 36")]),
-    dict(name="producer-registers-below-24", base=GEMM, code="K0920",
+    dict(name="producer-registers-below-24", fix=True, base=GEMM, code="K0920",
          edits=[("registers 40", "registers 16")]),
-    dict(name="consumer-registers-above-256", base=GEMM, code="K0920",
+    dict(name="consumer-registers-above-256", fix=True, base=GEMM, code="K0920",
          edits=[("registers 232", "registers 264")]),
     dict(name="accumulator-over-role-budget", base=GEMM, code="K0922",
          edits=[("registers 232", "registers 120")], at="register acc"),
@@ -203,7 +205,7 @@ MUTANTS = [
                  .replace("[p]", "[p mod 3]"))],
          at="tma_load a_s[p mod 3]"),
     # --- more orderings and off-by-ones
-    dict(name="commit-after-wgmma-wait", base=GEMM, code="K0632",
+    dict(name="commit-after-wgmma-wait", fix=True, base=GEMM, code="K0632",
          edits=[("          wgmma_commit\n          wgmma_wait 0\n",
                  "          wgmma_wait 0\n          wgmma_commit\n")], at="wgmma_wait 0"),
     dict(name="b-copy-completes-on-next-stage", base=GEMM, code="K0622",
