@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
 
+#include "codegen/HopperLayout.h"
 #include "codegen/Layout.h"
 #include "codegen/mlir/MLIRStages.h"
 #include "ir/Verifier.h"
-#include "target/Ptxas.h"
 #include "target/Lowerable.h"
+#include "target/Ptxas.h"
+#include "target/PtxasLog.h"
 #include "target/Registry.h"
 #include "target/TargetError.h"
 
@@ -50,7 +52,10 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
                   k.tiles[o->a.id].dtype == ir::DType::BF16;
       caps.insert(bf16 ? CapabilityId::WgmmaBf16 : CapabilityId::WgmmaF16);
     } else if (op.as<ir::WgmmaCommitOp>() || op.as<ir::WgmmaWaitOp>()) {
-      caps.insert(CapabilityId::WgmmaF16);
+      // The wgmma that the group holds names its own capability (and comes
+      // first); a commit or wait without one still needs sm_90a.
+      if (!caps.count(CapabilityId::WgmmaF16) && !caps.count(CapabilityId::WgmmaBf16))
+        caps.insert(CapabilityId::WgmmaBf16);
     } else if (op.as<ir::TmaLoadOp>()) {
       caps.insert(CapabilityId::Tma);
       caps.insert(CapabilityId::MbarrierTryWait);
@@ -69,6 +74,63 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
       collectCapabilities(k, o->elseBody, caps);
     }
   }
+}
+
+/// The span of the first op of type T, else the kernel's.
+template <typename T> Span firstSpan(const ir::Kernel &k, const ir::Block &b, bool &found) {
+  for (const ir::Op &op : b.ops) {
+    if (op.as<T>()) {
+      found = true;
+      return op.span;
+    }
+    const ir::Block *inner[2] = {nullptr, nullptr};
+    if (auto *f = op.as<ir::ForOp>())
+      inner[0] = &f->body;
+    else if (auto *r = op.as<ir::RoleOp>())
+      inner[0] = &r->body;
+    else if (auto *i = op.as<ir::IfOp>()) {
+      inner[0] = &i->thenBody;
+      inner[1] = &i->elseBody;
+    }
+    for (const ir::Block *blk : inner)
+      if (blk) {
+        Span s = firstSpan<T>(k, *blk, found);
+        if (found)
+          return s;
+      }
+  }
+  return k.span;
+}
+
+/// The Hopper gate (HOPPER-GEMM.md 5.7): ptxas' wgmma serialisation
+/// warnings C7510-C7515 (K1224, on the first wgmma) and spills in a kernel
+/// with warpgroup roles (K1225) are errors.
+bool checkHopperPtxasLog(const ir::Kernel &kernel, const std::string &log, DiagnosticSink &sink) {
+  bool ok = true;
+  auto warnings = wgmmaSerializationWarnings(log);
+  if (!warnings.empty()) {
+    bool found = false;
+    Span at = firstSpan<ir::WgmmaOp>(kernel, kernel.body, found);
+    auto &d = sink.report(DiagId::WgmmaSerialized, at,
+                          "kernel '" + kernel.name +
+                              "': ptxas serialized its wgmma instructions: " + warnings[0]);
+    for (size_t i = 1; i < warnings.size(); ++i)
+      d.note(warnings[i]);
+    ok = false;
+  }
+  if (kernel.warpgroups > 0) {
+    target::PtxasLog parsed = target::parsePtxasVerbose(log);
+    if (const target::PtxasFunctionStats *f = parsed.find(kernel.name);
+        f && (f->spillStores > 0 || f->spillLoads > 0)) {
+      sink.report(DiagId::HopperRegisterSpill, kernel.span,
+                  "kernel '" + kernel.name + "' spills " + std::to_string(f->spillStores) +
+                      " bytes (stores) and " + std::to_string(f->spillLoads) +
+                      " bytes (loads) to local memory with " +
+                      std::to_string(f->registers.value_or(0)) + " registers per thread");
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 void reportTargetError(llvm::Error err, Span span, DiagnosticSink &sink) {
@@ -188,6 +250,8 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   result.cubin.assign(assembled->cubin.begin(), assembled->cubin.end());
   result.ptxasLog = assembled->log;
+  if (!checkHopperPtxasLog(kernel, result.ptxasLog, sink))
+    return std::nullopt;
   return result;
 }
 

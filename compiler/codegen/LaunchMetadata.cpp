@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/LaunchMetadata.h"
 
+#include "codegen/HopperLayout.h"
+
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 
@@ -19,21 +21,26 @@ using Kind = ir::IndexExpr::Kind;
 namespace {
 
 const std::pair<Kind, const char *> kOps[] = {
-    {Kind::Add, "add"}, {Kind::Sub, "sub"}, {Kind::Mul, "mul"}, {Kind::Div, "div"},
-    {Kind::Mod, "mod"}, {Kind::Eq, "eq"},   {Kind::Ne, "ne"},   {Kind::Lt, "lt"},
-    {Kind::Le, "le"},   {Kind::Gt, "gt"},   {Kind::Ge, "ge"},   {Kind::And, "and"},
-    {Kind::Or, "or"},   {Kind::Not, "not"}, {Kind::FloorDiv, "floordiv"}, {Kind::CeilDiv, "cdiv"}};
+    {Kind::Add, "add"},     {Kind::Sub, "sub"}, {Kind::Mul, "mul"},
+    {Kind::Div, "div"},     {Kind::Mod, "mod"}, {Kind::Eq, "eq"},
+    {Kind::Ne, "ne"},       {Kind::Lt, "lt"},   {Kind::Le, "le"},
+    {Kind::Gt, "gt"},       {Kind::Ge, "ge"},   {Kind::And, "and"},
+    {Kind::Or, "or"},       {Kind::Not, "not"}, {Kind::FloorDiv, "floordiv"},
+    {Kind::CeilDiv, "cdiv"}};
 
 json exprToJson(const std::vector<std::string> &dims, const ir::IndexExpr &e) {
   switch (e.kind()) {
-  case Kind::Const: return json{{"const", e.value()}};
+  case Kind::Const:
+    return json{{"const", e.value()}};
   case Kind::Dim:
     return json{{"dim", e.index() < dims.size() ? dims[e.index()] : "?"}};
   case Kind::BlockId:
   case Kind::WarpId:
   case Kind::WarpgroupId:
-  case Kind::Var: return json{{"invalid", "non-dim leaf"}};
-  default: break;
+  case Kind::Var:
+    return json{{"invalid", "non-dim leaf"}};
+  default:
+    break;
   }
   json j;
   for (auto &[k, name] : kOps)
@@ -84,14 +91,22 @@ llvm::Expected<ir::IndexExpr> exprFromJson(const std::vector<std::string> &dims,
 
 std::string scalarAbi(ir::DType t) {
   switch (t) {
-  case ir::DType::F16: return "f16";
-  case ir::DType::BF16: return "bf16";
-  case ir::DType::F32: return "f32";
-  case ir::DType::F64: return "f64";
-  case ir::DType::I8: return "i8";
-  case ir::DType::U8: return "u8";
-  case ir::DType::I32: return "i32";
-  case ir::DType::I64: return "i64";
+  case ir::DType::F16:
+    return "f16";
+  case ir::DType::BF16:
+    return "bf16";
+  case ir::DType::F32:
+    return "f32";
+  case ir::DType::F64:
+    return "f64";
+  case ir::DType::I8:
+    return "i8";
+  case ir::DType::U8:
+    return "u8";
+  case ir::DType::I32:
+    return "i32";
+  case ir::DType::I64:
+    return "i64";
   }
   return "?";
 }
@@ -108,7 +123,8 @@ std::optional<ir::IndexExpr> overDims(const ir::IndexExpr &e,
                                       const std::map<ir::VarId, ir::IndexExpr> &lets) {
   switch (e.kind()) {
   case Kind::Const:
-  case Kind::Dim: return e;
+  case Kind::Dim:
+    return e;
   case Kind::Var: {
     auto it = lets.find(e.index());
     if (it == lets.end())
@@ -117,7 +133,8 @@ std::optional<ir::IndexExpr> overDims(const ir::IndexExpr &e,
   }
   case Kind::BlockId:
   case Kind::WarpId:
-  case Kind::WarpgroupId: return std::nullopt;
+  case Kind::WarpgroupId:
+    return std::nullopt;
   case Kind::Not: {
     auto l = overDims(e.lhs(), lets);
     if (!l)
@@ -164,6 +181,42 @@ void findMma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
   }
 }
 
+struct WgmmaSite {
+  const ir::WgmmaOp *op = nullptr;
+  std::optional<ir::IndexExpr> trips;
+  unsigned count = 0;
+  bool nested = false;
+  int64_t warpgroups = 0; ///< warpgroups that run it
+};
+
+void findWgmma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
+               std::optional<ir::IndexExpr> trips, unsigned depth, int64_t warpgroups,
+               WgmmaSite &site) {
+  for (const ir::Op &op : b.ops) {
+    if (auto *o = op.as<ir::LetOp>()) {
+      if (auto v = overDims(o->value, lets))
+        lets[o->var] = *v;
+    } else if (auto *o = op.as<ir::WgmmaOp>()) {
+      ++site.count;
+      site.op = o;
+      site.trips = trips;
+      site.nested = depth > 1;
+      site.warpgroups = warpgroups;
+    } else if (auto *o = op.as<ir::RoleOp>()) {
+      findWgmma(o->body, lets, trips, depth, o->lastWarpgroup - o->firstWarpgroup + 1, site);
+    } else if (auto *o = op.as<ir::ForOp>()) {
+      auto lo = overDims(o->lower, lets), hi = overDims(o->upper, lets);
+      std::optional<ir::IndexExpr> t;
+      if (lo && hi)
+        t = lo->asConstant() == 0 ? *hi : *hi - *lo;
+      findWgmma(o->body, lets, t, depth + 1, warpgroups, site);
+    } else if (auto *o = op.as<ir::IfOp>()) {
+      findWgmma(o->thenBody, lets, trips, depth, warpgroups, site);
+      findWgmma(o->elseBody, lets, trips, depth, warpgroups, site);
+    }
+  }
+}
+
 } // namespace
 
 LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &target,
@@ -203,15 +256,50 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
     lp.abi = "i32";
     m.params.push_back(std::move(lp));
   }
+  for (const TensorMapUse &u : planTensorMaps(kernel)) {
+    LaunchParam lp;
+    lp.kind = LaunchParam::Kind::TensorMap;
+    lp.tensor = kernel.params[u.param].name;
+    lp.name = lp.tensor + ".map" + std::to_string(u.boxRows) + "x" + std::to_string(u.boxCols);
+    lp.dtype = std::string(ir::dtypeName(u.dtype));
+    lp.box = {u.boxRows, u.boxCols};
+    lp.swizzle = "128B";
+    lp.abi = "tensormap";
+    m.params.push_back(std::move(lp));
+  }
   for (int i = 0; i < 3; ++i)
     m.grid[i] = {ir::printIndex(kernel, kernel.blockGrid[i]), kernel.blockGrid[i]};
   m.block[0] = kernel.threadsPerBlock();
   m.staticSharedBytes = staticSharedBytes;
   m.dynamicSharedBytes = dynamicSharedBytes;
   for (const auto &r : kernel.requirements)
-    m.requires_.push_back({r.text.empty() ? ir::printIndex(kernel, r.condition) : r.text,
-                           r.condition});
+    m.requires_.push_back(
+        {r.text.empty() ? ir::printIndex(kernel, r.condition) : r.text, r.condition});
   m.capabilities = kernel.capabilities;
+
+  // A Hopper GEMM: exactly one wgmma, in one loop (inside a role or not);
+  // each warpgroup running it computes [64, N] += [64, Kslice] x [Kslice, N]
+  // per trip.
+  {
+    std::map<ir::VarId, ir::IndexExpr> wlets;
+    WgmmaSite w;
+    findWgmma(kernel.body, wlets, std::nullopt, 0, kernel.warpgroups, w);
+    if (w.count == 1 && w.trips && !w.nested && w.op->acc < kernel.tiles.size()) {
+      auto a = ir::accessShape(kernel, w.op->a);
+      const auto &acc = kernel.tiles[w.op->acc].shape;
+      if (a.size() == 2 && acc.size() == 2) {
+        ir::IndexExpr red = *w.trips * a[1];
+        ir::IndexExpr blocks = kernel.blockGrid[0] * kernel.blockGrid[1];
+        if (kernel.blockGrid[2].asConstant() != std::optional<int64_t>(1))
+          blocks = blocks * kernel.blockGrid[2];
+        ir::IndexExpr fl =
+            blocks * ir::IndexExpr::constant(2 * acc[0] * acc[1] * w.warpgroups) * red;
+        m.reduction = LaunchFormula{ir::printIndex(kernel, red), red};
+        m.flops = LaunchFormula{ir::printIndex(kernel, fl), fl};
+        return m;
+      }
+    }
+  }
 
   // A GEMM-shaped kernel: exactly one mma, in one loop whose trip count is a
   // formula over the dims.
@@ -226,10 +314,10 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
       ir::IndexExpr blocks = kernel.blockGrid[0] * kernel.blockGrid[1];
       if (kernel.blockGrid[2].asConstant() != std::optional<int64_t>(1))
         blocks = blocks * kernel.blockGrid[2];
-      ir::IndexExpr fl = blocks *
-                         ir::IndexExpr::constant(2 * acc[0] * acc[1] * kernel.warpGrid[0] *
-                                                 kernel.warpGrid[1]) *
-                         red;
+      ir::IndexExpr fl =
+          blocks *
+          ir::IndexExpr::constant(2 * acc[0] * acc[1] * kernel.warpGrid[0] * kernel.warpGrid[1]) *
+          red;
       m.reduction = LaunchFormula{ir::printIndex(kernel, red), red};
       m.flops = LaunchFormula{ir::printIndex(kernel, fl), fl};
     }
@@ -248,12 +336,19 @@ json toJson(const LaunchMetadata &m) {
   j["params"] = json::array();
   for (const auto &p : m.params) {
     json jp{{"name", p.name},
-            {"kind", p.kind == LaunchParam::Kind::Tensor   ? "tensor"
-                     : p.kind == LaunchParam::Kind::Scalar ? "scalar"
-                                                           : "dim"},
+            {"kind", p.kind == LaunchParam::Kind::Tensor      ? "tensor"
+                     : p.kind == LaunchParam::Kind::Scalar    ? "scalar"
+                     : p.kind == LaunchParam::Kind::TensorMap ? "tensor_map"
+                                                              : "dim"},
             {"abi", p.abi}};
     if (p.kind == LaunchParam::Kind::Scalar)
       jp["dtype"] = p.dtype;
+    if (p.kind == LaunchParam::Kind::TensorMap) {
+      jp["tensor"] = p.tensor;
+      jp["dtype"] = p.dtype;
+      jp["box"] = p.box;
+      jp["swizzle"] = p.swizzle;
+    }
     if (p.kind == LaunchParam::Kind::Tensor) {
       jp["dtype"] = p.dtype;
       jp["shape"] = p.shape;
@@ -302,7 +397,8 @@ llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
       !j["params"].is_array() || !j.contains("grid") || !j["grid"].is_array() ||
       j["grid"].size() != 3 || !j.contains("block") || !j["block"].is_array() ||
       j["block"].size() != 3)
-    return llvm::createStringError("launch metadata: dims, params, grid[3] and block[3] are required");
+    return llvm::createStringError(
+        "launch metadata: dims, params, grid[3] and block[3] are required");
   for (const auto &d : j["dims"])
     if (d.is_string())
       m.dims.push_back(d.get<std::string>());
@@ -311,9 +407,16 @@ llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
       return llvm::createStringError("launch metadata: a param must be an object");
     LaunchParam lp;
     std::string kind = str(p, "kind");
-    lp.kind = kind == "dim"      ? LaunchParam::Kind::Dim
-              : kind == "scalar" ? LaunchParam::Kind::Scalar
-                                 : LaunchParam::Kind::Tensor;
+    lp.kind = kind == "dim"          ? LaunchParam::Kind::Dim
+              : kind == "scalar"     ? LaunchParam::Kind::Scalar
+              : kind == "tensor_map" ? LaunchParam::Kind::TensorMap
+                                     : LaunchParam::Kind::Tensor;
+    lp.tensor = str(p, "tensor");
+    lp.swizzle = str(p, "swizzle");
+    if (p.contains("box") && p["box"].is_array())
+      for (const auto &b : p["box"])
+        if (b.is_number_integer())
+          lp.box.push_back(b.get<int64_t>());
     lp.name = str(p, "name");
     lp.abi = str(p, "abi");
     lp.dtype = str(p, "dtype");
@@ -369,7 +472,8 @@ llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
 llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr &e,
                                  const std::map<std::string, int64_t> &dims) {
   switch (e.kind()) {
-  case Kind::Const: return e.value();
+  case Kind::Const:
+    return e.value();
   case Kind::Dim: {
     if (e.index() >= meta.dims.size())
       return llvm::createStringError("formula names an unknown dim");
@@ -381,8 +485,10 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
   case Kind::BlockId:
   case Kind::WarpId:
   case Kind::WarpgroupId:
-  case Kind::Var: return llvm::createStringError("formula has a non-dim leaf");
-  default: break;
+  case Kind::Var:
+    return llvm::createStringError("formula has a non-dim leaf");
+  default:
+    break;
   }
   auto l = evaluate(meta, e.lhs(), dims);
   if (!l)
@@ -393,9 +499,12 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
   if (!r)
     return r.takeError();
   switch (e.kind()) {
-  case Kind::Add: return *l + *r;
-  case Kind::Sub: return *l - *r;
-  case Kind::Mul: return *l * *r;
+  case Kind::Add:
+    return *l + *r;
+  case Kind::Sub:
+    return *l - *r;
+  case Kind::Mul:
+    return *l * *r;
   case Kind::Div:
   case Kind::Mod:
     if (*r == 0)
@@ -405,20 +514,29 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
   case Kind::CeilDiv: {
     if (*r <= 0)
       return llvm::createStringError("division by a non-positive number in a launch formula");
-    auto folded = ir::IndexExpr::binary(e.kind(), ir::IndexExpr::constant(*l),
-                                        ir::IndexExpr::constant(*r))
-                      .asConstant();
+    auto folded =
+        ir::IndexExpr::binary(e.kind(), ir::IndexExpr::constant(*l), ir::IndexExpr::constant(*r))
+            .asConstant();
     return *folded;
   }
-  case Kind::Eq: return *l == *r;
-  case Kind::Ne: return *l != *r;
-  case Kind::Lt: return *l < *r;
-  case Kind::Le: return *l <= *r;
-  case Kind::Gt: return *l > *r;
-  case Kind::Ge: return *l >= *r;
-  case Kind::And: return *l && *r;
-  case Kind::Or: return *l || *r;
-  default: return llvm::createStringError("unknown operator in a launch formula");
+  case Kind::Eq:
+    return *l == *r;
+  case Kind::Ne:
+    return *l != *r;
+  case Kind::Lt:
+    return *l < *r;
+  case Kind::Le:
+    return *l <= *r;
+  case Kind::Gt:
+    return *l > *r;
+  case Kind::Ge:
+    return *l >= *r;
+  case Kind::And:
+    return *l && *r;
+  case Kind::Or:
+    return *l || *r;
+  default:
+    return llvm::createStringError("unknown operator in a launch formula");
   }
 }
 

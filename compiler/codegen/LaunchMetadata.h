@@ -18,22 +18,30 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kina::codegen {
 
 struct LaunchParam {
-  enum class Kind { Tensor, Scalar, Dim };
+  /// TensorMap: a 128-byte CUtensorMap passed by value (abi "tensormap"),
+  /// after the dims, that the runtime encodes for tensor `tensor` with box
+  /// `box` ([rows, cols], row-major; cuTensorMapEncodeTiled takes it inner
+  /// first) and the 128-byte swizzle.
+  enum class Kind { Tensor, Scalar, Dim, TensorMap };
   Kind kind = Kind::Tensor;
   std::string name;
   std::string dtype;              ///< tensors and scalars: "F16", ...
   std::vector<std::string> shape; ///< tensors: formulas as text
   bool writable = false;
   bool result = false;
-  std::string abi; ///< "ptr" (8 bytes, global), "i32" (dims), or a scalar's scalarAbi()
+  std::string abi; ///< "ptr" (8 bytes, global), "i32" (dims), "tensormap", or a scalarAbi()
+  // Tensor maps.
+  std::string tensor;       ///< name of the tensor parameter it describes
+  std::vector<int64_t> box; ///< [rows, cols]
+  std::string swizzle;      ///< "128B"
 };
 
 /// The ABI name of a scalar parameter of element type t: "f32", "f16", ...

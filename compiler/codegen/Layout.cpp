@@ -45,11 +45,23 @@ KernelLayout planLayout(const Kernel &kernel) {
     s.swizzled = rowBytes % 16 == 0 && isPowerOfTwo(rowBytes / 16) && s.elemBytes <= 16;
     s.chunksPerRow = s.swizzled ? static_cast<unsigned>(rowBytes / 16) : 0;
     s.stageBytes = (static_cast<uint64_t>(s.rows) * rowBytes + 127) / 128 * 128;
+    if (t.layout == SharedLayout::Swizzle128B) {
+      layout.alignBase1024 = true;
+      offset = (offset + 1023) / 1024 * 1024;
+      s.stageBytes = (s.stageBytes + 1023) / 1024 * 1024;
+    }
     s.offsetBytes = offset;
     offset += s.stageBytes * static_cast<uint64_t>(s.stages);
     layout.shared[i] = s;
   }
+  offset = (offset + 7) / 8 * 8;
+  for (const BarrierDecl &b : kernel.barriers) {
+    layout.barrierOffsets.push_back(offset);
+    offset += 8 * static_cast<uint64_t>(b.stages > 0 ? b.stages : 0);
+  }
   layout.sharedBytes = (offset + 127) / 128 * 128;
+  if (layout.alignBase1024)
+    layout.sharedBytes += 1024;
   return layout;
 }
 

@@ -9,6 +9,10 @@
 //    that ldmatrix (8 rows x 16 bytes) and cp.async hit 8 distinct chunks of
 //    a 128-byte line, i.e. no bank conflicts. Leading stage dimensions are
 //    laid out one stage after another.
+//    A swizzle_128b tile (rows of 128 bytes) gets a 1024-byte aligned offset:
+//    the chunk swizzle of 8 chunks per row (chunk ^= row % 8) is then exactly
+//    TMA's and wgmma's 128-byte swizzle (HopperLayout.h). mbarriers (8 bytes
+//    per stage) follow the tiles.
 //  * Register tiles: the mma.sync m16n8 accumulator layout. An [R, C] tile
 //    (R % 16 == 0, C % 8 == 0) holds R*C/32 values per lane: for fragment
 //    (fm, fn) and slot s in 0..3, lane L holds row fm*16 + (s/2)*8 + L/4,
@@ -46,6 +50,13 @@ struct SharedTileLayout {
 struct KernelLayout {
   /// Indexed by TileId; empty for register tiles.
   std::vector<std::optional<SharedTileLayout>> shared;
+  /// Indexed by BarrierId: arena offset of stage 0 (8 bytes per stage).
+  std::vector<uint64_t> barrierOffsets;
+  /// The kernel has swizzle_128b tiles: their offsets are 1024-byte aligned
+  /// relative to an arena base that the kernel rounds up to 1024 bytes at
+  /// run time (a dynamic shared-memory base is only 16-byte aligned), and
+  /// sharedBytes includes the 1024 bytes of slack that rounding may skip.
+  bool alignBase1024 = false;
   uint64_t sharedBytes = 0; ///< arena size, multiple of 128
 };
 

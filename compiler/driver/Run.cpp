@@ -396,7 +396,8 @@ int runKernel(Session &s, const std::string &kernelName) {
   }
   for (const auto &b : buffers)
     bufferPtrs.push_back(&b);
-  auto args = runtime::packArguments(*plan, bufferPtrs);
+  runtime::TensorMapCache tensorMaps(device.api()); // Hopper kernels' TMA maps
+  auto args = runtime::packArguments(*plan, bufferPtrs, &tensorMaps);
   if (!args)
     return runtimeFailure(args.error(), kernelName);
   std::function<runtime::Status()> launchOnce = [&]() -> runtime::Status {

@@ -124,6 +124,29 @@ struct CUlaunchConfig {
 };
 static_assert(sizeof(CUlaunchAttribute) == 72, "layout of cuda.h CUlaunchAttribute");
 
+// TMA tensor maps (cuda.h CUtensorMap and the cuTensorMapEncodeTiled enums).
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "layout of cuda.h CUtensorMap");
+enum CUtensorMapDataType : int {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+};
+enum CUtensorMapInterleave : int { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum CUtensorMapSwizzle : int {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+enum CUtensorMapL2promotion : int {
+  CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+};
+enum CUtensorMapFloatOOBfill : int { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
+
 // Function-pointer types of the entry points CudaDriver resolves.
 using PFN_cuInit = CUresult (*)(unsigned);
 using PFN_cuDriverGetVersion = CUresult (*)(int *);
@@ -162,5 +185,9 @@ using PFN_cuEventElapsedTime = CUresult (*)(float *, CUevent, CUevent);
 using PFN_cuLaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                                         unsigned, unsigned, unsigned, CUstream, void **, void **);
 using PFN_cuLaunchKernelEx = CUresult (*)(const CUlaunchConfig *, CUfunction, void **, void **);
+using PFN_cuTensorMapEncodeTiled = CUresult (*)(
+    CUtensorMap *, CUtensorMapDataType, unsigned, void *, const unsigned long long *,
+    const unsigned long long *, const unsigned *, const unsigned *, CUtensorMapInterleave,
+    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 } // namespace kina::runtime::cuda

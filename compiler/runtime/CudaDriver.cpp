@@ -176,6 +176,7 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::string &libraryP
   if (!resolve(handle, d->cuEventElapsedTime, "cuEventElapsedTime_v2"))
     need(d->cuEventElapsedTime, "cuEventElapsedTime");
   resolve(handle, d->cuLaunchKernelEx, "cuLaunchKernelEx");
+  resolve(handle, d->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
 
   if (!missing.empty())
     return makeError(ErrorKind::DriverTooOld,

@@ -82,6 +82,7 @@ public:
   cuda::PFN_cuEventElapsedTime cuEventElapsedTime = nullptr;
   cuda::PFN_cuLaunchKernel cuLaunchKernel = nullptr;
   cuda::PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr; ///< optional (CUDA >= 11.8)
+  cuda::PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr; ///< optional (CUDA >= 12.0)
 
 private:
   CudaDriver() = default;

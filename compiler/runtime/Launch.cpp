@@ -22,11 +22,19 @@ std::string Dim3::str() const {
   return s;
 }
 
+KernelArgs &KernelArgs::tensorMap(const cuda::CUtensorMap &map) {
+  maps_.emplace_back(slots_.size(), std::make_shared<cuda::CUtensorMap>(map));
+  slots_.push_back(0); // placeholder: pointers() hands out the map itself
+  return *this;
+}
+
 std::vector<void *> KernelArgs::pointers() const {
   std::vector<void *> out;
   out.reserve(slots_.size());
   for (const std::uint64_t &slot : slots_)
     out.push_back(const_cast<std::uint64_t *>(&slot));
+  for (const auto &[index, map] : maps_)
+    out[index] = map.get();
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "runtime/Device.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ public:
   KernelArgs &f64(double v) { return push(v); }
   KernelArgs &u16(std::uint16_t v) { return push(v); }
   KernelArgs &u8(std::uint8_t v) { return push(v); }
+  /// A 128-byte CUtensorMap passed by value (a grid_constant parameter).
+  KernelArgs &tensorMap(const cuda::CUtensorMap &map);
 
   std::size_t size() const { return slots_.size(); }
   /// The `void**` array cuLaunchKernel expects; valid until the next push.
@@ -63,6 +66,9 @@ private:
     return *this;
   }
   std::vector<std::uint64_t> slots_;
+  /// (slot index, map) for by-value tensor maps; owned here so that the
+  /// pointers handed to cuLaunchKernel stay valid while the args live.
+  std::vector<std::pair<std::size_t, std::shared_ptr<cuda::CUtensorMap>>> maps_;
 };
 
 /// Launches `kernel` on `stream` (nullptr: the legacy default stream).

@@ -172,6 +172,40 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
       plan.params.push_back(std::move(pp));
       continue;
     }
+    if (p.kind == ParamKind::TensorMap) {
+      std::size_t tensors = 0;
+      bool found = false;
+      for (const ParamPlan &q : plan.params) {
+        if (q.kind != ParamKind::Tensor)
+          continue;
+        if (q.name == p.tensor) {
+          pp.tensorIndex = tensors;
+          pp.shape = q.shape;
+          if (q.dtype != p.dtype)
+            return makeError(ErrorKind::InvalidMetadata,
+                             who + ": tensor map `" + p.name + "` is " +
+                                 std::string(dtypeName(p.dtype)) + ", its tensor `" + p.tensor +
+                                 "` " + std::string(dtypeName(q.dtype)));
+          found = true;
+          break;
+        }
+        ++tensors;
+      }
+      if (!found)
+        return makeError(ErrorKind::InvalidMetadata,
+                         who + ": tensor map `" + p.name + "` names no earlier tensor `" +
+                             p.tensor + "`");
+      if (p.box.size() != pp.shape.size())
+        return makeError(ErrorKind::InvalidMetadata,
+                         who + ": tensor map `" + p.name + "` has a box of rank " +
+                             std::to_string(p.box.size()) + " for a tensor of rank " +
+                             std::to_string(pp.shape.size()));
+      pp.tensor = p.tensor;
+      pp.box = p.box;
+      pp.swizzle128B = p.swizzle128B;
+      plan.params.push_back(std::move(pp));
+      continue;
+    }
     if (p.kind == ParamKind::Dim) {
       auto v = p.value.evaluate(dims);
       if (!v)
@@ -274,10 +308,36 @@ Result<LaunchPlan> checkLaunch(const LaunchSpec &spec, const DimValues &dims,
 }
 
 Result<KernelArgs> packArguments(const LaunchPlan &plan,
-                                 const std::vector<const DeviceBuffer *> &tensorBuffers) {
+                                 const std::vector<const DeviceBuffer *> &tensorBuffers,
+                                 TensorMapCache *maps) {
   KernelArgs args;
   std::size_t t = 0;
+  for (const ParamPlan &p : plan.params)
+    if (p.kind == ParamKind::TensorMap && !maps)
+      return makeError(ErrorKind::InvalidArgument,
+                       "tensor map `" + p.name + "` needs a TensorMapCache");
   for (const ParamPlan &p : plan.params) {
+    if (p.kind == ParamKind::TensorMap) {
+      if (!maps)
+        return makeError(ErrorKind::InvalidArgument,
+                         "tensor map `" + p.name + "` needs a TensorMapCache");
+      if (p.tensorIndex >= tensorBuffers.size() || !tensorBuffers[p.tensorIndex])
+        return makeError(ErrorKind::InvalidArgument,
+                         "no device buffer for the tensor `" + p.tensor + "` of map `" + p.name +
+                             "`");
+      TensorMapRequest req;
+      req.tensor = p.tensor;
+      req.dtype = p.dtype;
+      req.address = tensorBuffers[p.tensorIndex]->devicePtr();
+      req.shape = p.shape;
+      req.box = p.box;
+      req.swizzle128B = p.swizzle128B;
+      auto map = maps->get(req);
+      if (!map)
+        return map.takeError();
+      args.tensorMap(*map);
+      continue;
+    }
     if (p.kind == ParamKind::Scalar) {
       const std::string &t = p.scalarType;
       if (t == "f32")

@@ -18,6 +18,7 @@
 
 #include "runtime/Device.h"
 #include "runtime/LaunchSpec.h"
+#include "runtime/TensorMap.h"
 
 #include <map>
 #include <optional>
@@ -38,6 +39,12 @@ struct ParamPlan {
   std::int64_t value = 0;            ///< dims
   std::string scalarType;            ///< scalars: "f32", ... (ParamSpec::scalarType)
   double scalar = 0.0;               ///< scalars: the value passed (set by the caller)
+  // Tensor maps: which tensor parameter (index among the tensor parameters),
+  // its shape, and the box (same rank).
+  std::size_t tensorIndex = 0;
+  std::string tensor;
+  std::vector<std::int64_t> box;
+  bool swizzle128B = true;
 };
 
 /// A deterministic value for scalar parameter `index` when none is given:
@@ -74,7 +81,12 @@ Result<LaunchPlan> checkLaunch(const LaunchSpec &spec, const DimValues &dims,
 /// the i-th *tensor* parameter (in parameter order); scalars (ParamPlan::
 /// scalar, rounded to their type) and dims are passed by value with their
 /// declared width.
+///
+/// Tensor-map parameters are encoded for the buffer of their tensor through
+/// `maps` (checked first: K1325); a plan with tensor maps and no cache is an
+/// InvalidArgument error.
 Result<KernelArgs> packArguments(const LaunchPlan &plan,
-                                 const std::vector<const DeviceBuffer *> &tensorBuffers);
+                                 const std::vector<const DeviceBuffer *> &tensorBuffers,
+                                 TensorMapCache *maps = nullptr);
 
 } // namespace kina::runtime

@@ -17,7 +17,10 @@ namespace kina::runtime {
 using nlohmann::json;
 
 std::string_view paramKindName(ParamKind k) {
-  return k == ParamKind::Tensor ? "tensor" : k == ParamKind::Scalar ? "scalar" : "dim";
+  return k == ParamKind::Tensor      ? "tensor"
+         : k == ParamKind::Scalar    ? "scalar"
+         : k == ParamKind::TensorMap ? "tensor_map"
+                                     : "dim";
 }
 
 std::size_t scalarTypeSize(std::string_view abi) {
@@ -444,8 +447,42 @@ Result<LaunchSpec> parseLaunchSpecWith(const json &j, const Reader &r) {
         return r.error(path + ".abi", "unknown scalar type \"" + *type +
                                           "\" (f16, bf16, f32, f64, i8, u8, i32, i64)");
       p.scalarType = t;
+    } else if (*kind == "tensor_map") {
+      p.kind = ParamKind::TensorMap;
+      auto tensor = r.str(pj, "tensor", path, true);
+      if (!tensor)
+        return tensor.takeError();
+      bool known = false;
+      for (const ParamSpec &q : s.params)
+        known |= q.kind == ParamKind::Tensor && q.name == *tensor;
+      if (!known)
+        return r.error(path + ".tensor", "`" + *tensor + "` is not an earlier tensor parameter");
+      p.tensor = tensor.take();
+      auto dt = r.str(pj, "dtype", path, true);
+      if (!dt)
+        return dt.takeError();
+      auto d = parseDType(*dt);
+      if (!d)
+        return r.error(path + ".dtype", "unknown dtype \"" + *dt + "\"");
+      p.dtype = *d;
+      auto box = pj.find("box");
+      if (box == pj.end() || !box->is_array() || box->empty())
+        return r.error(path + ".box", "must be a non-empty array of extents");
+      for (std::size_t b = 0; b < box->size(); ++b) {
+        auto v = r.integer((*box)[b], path + ".box[" + std::to_string(b) + "]");
+        if (!v)
+          return v.takeError();
+        p.box.push_back(*v);
+      }
+      auto sw = r.str(pj, "swizzle", path, false);
+      if (!sw)
+        return sw.takeError();
+      if (*sw != "128B" && *sw != "none" && !sw->empty())
+        return r.error(path + ".swizzle", "must be \"128B\" or \"none\"");
+      p.swizzle128B = *sw != "none";
     } else {
-      return r.error(path + ".kind", "must be \"tensor\", \"scalar\" or \"dim\"");
+      return r.error(path + ".kind",
+                     "must be \"tensor\", \"scalar\", \"dim\" or \"tensor_map\"");
     }
     s.params.push_back(std::move(p));
   }
@@ -613,6 +650,12 @@ json launchSpecToJson(const LaunchSpec &s) {
       pj["role"] = std::string(paramRoleName(p.role));
     } else if (p.kind == ParamKind::Scalar) {
       pj["abi"] = p.scalarType;
+    } else if (p.kind == ParamKind::TensorMap) {
+      pj["tensor"] = p.tensor;
+      pj["dtype"] = std::string(dtypeName(p.dtype));
+      pj["box"] = p.box;
+      pj["swizzle"] = p.swizzle128B ? "128B" : "none";
+      pj["abi"] = "tensormap";
     } else {
       pj["type"] = p.intBits == 64 ? "i64" : "i32";
       pj["value"] = formulaJson(p.value);

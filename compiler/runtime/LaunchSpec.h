@@ -36,6 +36,7 @@ enum class ParamKind {
   Tensor, ///< passed as a device pointer to a dense row-major array
   Scalar, ///< passed by value: a scalar kernel parameter `(eps : F32)`
   Dim,    ///< passed by value: an integer formula over the dims
+  TensorMap, ///< passed by value: a 128-byte CUtensorMap of a tensor parameter (TensorMap.h)
 };
 enum class ParamRole { Input, Output, InOut };
 
@@ -52,6 +53,11 @@ struct ParamSpec {
   // Scalar parameters: the element type as the metadata "abi" spells it
   // ("f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64").
   std::string scalarType;
+  // Tensor-map parameters: the tensor parameter it describes (by name), the
+  // box (row-major, same rank as the tensor) and the swizzle.
+  std::string tensor;
+  std::vector<std::int64_t> box;
+  bool swizzle128B = true;
 };
 
 /// Bytes of a scalar parameter of metadata type `abi` (0 when unknown).

@@ -24,6 +24,8 @@ std::string_view errorKindName(ErrorKind kind) {
   case ErrorKind::Io: return "io";
   case ErrorKind::Cuda: return "cuda";
   case ErrorKind::InvalidArgument: return "invalid-argument";
+  case ErrorKind::TensorMapInvalid: return "tensor-map-invalid";
+  case ErrorKind::TensorMapEncode: return "tensor-map-encode";
   }
   return "unknown";
 }
@@ -45,6 +47,8 @@ DiagId diagIdFor(ErrorKind kind) {
   case ErrorKind::Io: return DiagId::RuntimeIoError;
   case ErrorKind::Cuda: return DiagId::CudaDriverError;
   case ErrorKind::InvalidArgument: return DiagId::CudaDriverError;
+  case ErrorKind::TensorMapInvalid: return DiagId::TensorMapInvalid;
+  case ErrorKind::TensorMapEncode: return DiagId::TensorMapEncodeFailed;
   }
   return DiagId::CudaDriverError;
 }

@@ -42,6 +42,8 @@ enum class ErrorKind {
   Io,                ///< a file could not be read or written
   Cuda,              ///< any other CUDA driver error
   InvalidArgument,   ///< API misuse by the caller (bad ordinal, size mismatch)
+  TensorMapInvalid,  ///< a tensor cannot be described by a TMA tensor map (K1325)
+  TensorMapEncode,   ///< cuTensorMapEncodeTiled rejected a checked map (K1326)
 };
 
 std::string_view errorKindName(ErrorKind kind);

@@ -2,7 +2,7 @@
 # One device-machine session: unpack the carried static kina, run the GPU
 # suite (checks + compute-sanitizer) and the GEMM benchmark against cuBLAS
 # and Triton, and kina-lsp's kina/run. Usage on the device:
-# tests/gpu/device-session.sh suite|bench|lsp|all
+# tests/gpu/device-session.sh suite|bench|lsp|all|hopper
 # Inputs: .carry/kina.xz, .carry/kina-lsp.xz (static), .carry/smoke_runtime. Outputs: $OUT.
 # Prepare them on the build machine (scripts/setup.sh installs libpolly-22-dev,
 # which the static link needs):
@@ -39,5 +39,11 @@ if [ "$what" = lsp ] || [ "$what" = all ]; then
     > "$OUT/lsp-run-gpu-stdout.txt" 2> "$OUT/lsp-run-gpu-stderr.txt"
   python3 tests/gpu/check_lsp_run.py "$OUT/lsp-run-gpu-stdout.txt" > "$OUT/lsp-run-gpu-verdict.txt" 2>&1
   echo "lsp exit $?"
+fi
+if [ "$what" = hopper ]; then
+  # Issue 12: the Hopper bring-up and GEMMs (cubins carried in .carry/hopper,
+  # made by tests/gpu/hopper/prepare.sh on the build machine).
+  OUT="$OUT" tests/gpu/hopper/run.sh > "$OUT/hopper-stdout.txt" 2>&1
+  echo "hopper exit $?"
 fi
 tail -40 "$OUT"/*stdout.txt "$OUT"/*verdict.txt 2>/dev/null

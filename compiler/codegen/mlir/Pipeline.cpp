@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/mlir/MLIRStages.h"
 
+#include "codegen/HopperLayout.h"
 #include "codegen/mlir/Lowering.h"
 #include "llvm/Support/CommandLine.h"
 #include <mutex>
@@ -18,10 +19,10 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -64,9 +65,9 @@ double msSince(Clock::time_point t) {
 }
 
 void registerEverything(DialectRegistry &registry) {
-  registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
-                  gpu::GPUDialect, index::IndexDialect, LLVM::LLVMDialect, memref::MemRefDialect,
-                  NVVM::NVVMDialect, scf::SCFDialect, ub::UBDialect>();
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
+                  index::IndexDialect, LLVM::LLVMDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect, ub::UBDialect>();
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);
   registerConvertFuncToLLVMInterface(registry);
@@ -163,6 +164,26 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
   gpm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(*module)))
     return fail("the MLIR pass pipeline failed for kernel '" + req.kernel->name + "'");
+  // Tensor-map parameters (after the tensors, scalars and dims, see
+  // TileToMLIR.cpp): gpu.func cannot carry nvvm.grid_constant (only an
+  // nvvm.kernel may) and its lowering keeps only llvm.align, so the kernel
+  // gets byval + grid_constant here.
+  if (size_t maps = planTensorMaps(*req.kernel).size()) {
+    size_t first = req.kernel->params.size() + req.kernel->scalars.size() + req.kernel->dims.size();
+    module->walk([&](LLVM::LLVMFuncOp fn) {
+      if (fn.getName() != req.kernel->name || fn.getNumArguments() != first + maps)
+        return;
+      MLIRContext *c = fn.getContext();
+      for (size_t i = first; i < first + maps; ++i) {
+        unsigned a = static_cast<unsigned>(i);
+        fn.setArgAttr(a, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(c, 64), 16)));
+        fn.setArgAttr(a, LLVM::LLVMDialect::getAlignAttrName(),
+                      IntegerAttr::get(IntegerType::get(c, 64), 64));
+        fn.setArgAttr(a, NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(c));
+      }
+    });
+  }
   if (failed(mlir::verify(*module)))
     return fail("the MLIR pass pipeline produced invalid IR for kernel '" + req.kernel->name + "'");
   out.times.lowerMLIR = msSince(t1);
@@ -198,8 +219,8 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
   };
   gpu::TargetOptions options(/*toolkitPath=*/{}, /*librariesToLink=*/{}, /*cmdOptions=*/{},
                              /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
-                             /*getSymbolTableCallback=*/{}, onInitial, /*linked=*/{},
-                             onOptimized, /*isaCallback=*/{});
+                             /*getSymbolTableCallback=*/{}, onInitial, /*linked=*/{}, onOptimized,
+                             /*isaCallback=*/{});
   std::optional<SmallVector<char, 0>> ptx = target.serializeToObject(gm, options);
   if (!ptx)
     return fail("translating kernel '" + req.kernel->name + "' to PTX failed");

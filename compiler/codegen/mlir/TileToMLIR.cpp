@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/mlir/Lowering.h"
 
+#include "codegen/mlir/HopperLowering.h"
+
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 
@@ -203,6 +205,9 @@ private:
   Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
   std::vector<Value> vars_;
   std::vector<Value> regTiles_;
+  // The sm_90a op family (HopperToMLIR.cpp), for kernels with a warpgroup grid.
+  std::unique_ptr<EmitContext> hopperContext_;
+  std::unique_ptr<HopperLowering> hopper_;
 };
 
 Value Emitter::index(const IndexExpr &e) {
@@ -878,6 +883,15 @@ void Emitter::transpose(const kir::TransposeOp &o) {
 }
 
 LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
+  if (HopperLowering::isHopperOp(k_, op)) {
+    if (!hopper_) {
+      error = "internal: a Hopper op in a kernel without a warpgroup grid";
+      return failure();
+    }
+    return hopper_->op(op, error);
+  }
+  if (hopper_ && (op.as<kir::ForOp>() || op.as<kir::IfOp>()))
+    hopper_->resetGroupState(); // a wgmma group never spans a region boundary
   if (auto *o = op.as<kir::LetOp>()) {
     vars_[o->var] = index(o->value);
   } else if (auto *o = op.as<kir::FillOp>()) {
@@ -914,6 +928,8 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
     OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPoint(loop.getBody()->getTerminator());
     vars_[o->var] = loop.getInductionVar();
+    if (hopper_)
+      hopper_->resetGroupState();
     return block(o->body, error);
   } else if (auto *o = op.as<kir::IfOp>()) {
     auto ifOp = scf::IfOp::create(b_, loc_, index(o->cond), /*withElseRegion=*/true);
@@ -922,6 +938,8 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
     if (failed(block(o->thenBody, error)))
       return failure();
     b_.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    if (hopper_)
+      hopper_->resetGroupState();
     return block(o->elseBody, error);
   } else {
     // Never drop an op silently: an op this emitter does not know is an error.
@@ -951,7 +969,8 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
                                           dynamicShared ? 0 : static_cast<unsigned>(layout_.sharedBytes));
     arena = LLVM::GlobalOp::create(b_, loc_, arrTy, /*isConstant=*/false,
                                    dynamicShared ? LLVM::Linkage::External : LLVM::Linkage::Internal,
-                                   kSharedArenaName, Attribute(), /*alignment=*/128,
+                                   kSharedArenaName, Attribute(),
+                                   /*alignment=*/layout_.alignBase1024 ? 1024 : 128,
                                    /*addrSpace=*/3);
   }
 
@@ -963,7 +982,25 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
     argTypes.push_back(elemType(p.dtype));
   for (size_t i = 0; i < k_.dims.size(); ++i)
     argTypes.push_back(i32());
+  // Then one 128-byte CUtensorMap per tensor map, by value in the parameter
+  // space (grid_constant: the kernel takes its address for TMA, it is never
+  // copied; HOPPER-GEMM.md 2.3-3).
+  std::vector<TensorMapUse> maps = planTensorMaps(k_);
+  size_t firstMap = argTypes.size();
+  for (size_t i = 0; i < maps.size(); ++i)
+    argTypes.push_back(ptr(0));
   auto fn = gpu::GPUFuncOp::create(b_, loc_, k_.name, b_.getFunctionType(argTypes, {}));
+  for (size_t i = 0; i < maps.size(); ++i) {
+    unsigned a = static_cast<unsigned>(firstMap + i);
+    // byval and nvvm.grid_constant are set on the lowered kernel
+    // (Pipeline.cpp): gpu.func cannot carry them.
+    fn.setArgAttr(a, LLVM::LLVMDialect::getAlignAttrName(), b_.getI64IntegerAttr(64));
+  }
+  if (unsigned regs = roleLaunchRegisters(k_)) {
+    // The allocation setmaxnreg decreases and increases from; one block per SM.
+    fn->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(), b_.getI32IntegerAttr(regs));
+    fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b_.getI32IntegerAttr(1));
+  }
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b_.getUnitAttr());
   int32_t threads = static_cast<int32_t>(k_.threadsPerBlock());
   fn.setKnownBlockSizeAttr(b_.getDenseI32ArrayAttr({threads, 1, 1}));
@@ -1001,18 +1038,37 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
   laneCol2_ = mul(remu(lane_, 4), 2);
   if (arena)
     smem_ = LLVM::AddressOfOp::create(b_, loc_, arena);
+  if (arena && layout_.alignBase1024) {
+    // A dynamic shared-memory base is only 16-byte aligned: round it up to
+    // the 1024 bytes of the 128B swizzle pattern (layout_.sharedBytes has
+    // the slack).
+    Value a = LLVM::PtrToIntOp::create(b_, loc_, i32(), smem_);
+    Value r = arith::AndIOp::create(b_, loc_, arith::AddIOp::create(b_, loc_, a, c32(1023)),
+                                    c32(~int64_t(1023)));
+    smem_ = LLVM::IntToPtrOp::create(b_, loc_, ptr(3), r);
+  }
 
   regTiles_.resize(k_.tiles.size());
   Value one = c32(1);
   for (size_t i = 0; i < k_.tiles.size(); ++i) {
     const auto &tile = k_.tiles[i];
-    if (tile.space != kir::MemSpace::Register)
-      continue;
+    if (tile.space != kir::MemSpace::Register || tile.scope == kir::RegisterScope::Warpgroup)
+      continue; // warpgroup tiles: HopperLowering::prologue
     Type arr = LLVM::LLVMArrayType::get(elemType(tile.dtype),
                                         static_cast<unsigned>(registerSlots(tile.shape)));
     regTiles_[i] = LLVM::AllocaOp::create(b_, loc_, ptr(0), arr, one, 16);
   }
   vars_.resize(k_.vars.size());
+  if (k_.warpgroups > 0) {
+    hopperContext_ = std::make_unique<EmitContext>(EmitContext{
+        ctx_, b_, loc_, k_, layout_, [this](const IndexExpr &e) { return index(e); },
+        [this](const kir::Block &blk, std::string &err) { return block(blk, err); }, tid_, smem_,
+        params_, {}, maps});
+    for (size_t i = 0; i < maps.size(); ++i)
+      hopperContext_->tensorMaps.push_back(entry.getArgument(static_cast<unsigned>(firstMap + i)));
+    hopper_ = std::make_unique<HopperLowering>(*hopperContext_);
+    hopper_->prologue();
+  }
   if (failed(block(k_.body, error)))
     return nullptr;
   gpu::ReturnOp::create(b_, loc_);

@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
                              "launch", "cubin"}));
   CLI11_PARSE(app, argc, argv);
 
-  for (const auto &k : codegen::fixtures::stdlibKernels()) {
+  for (const auto &k : codegen::fixtures::allKernels()) {
     if (k.name != kernel)
       continue;
     ir::Kernel ir = k.make();

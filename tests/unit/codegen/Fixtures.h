@@ -1,6 +1,7 @@
 //===- Fixtures.h - Named hand-built kernels for codegen tests ---*- C++ -*-===//
 #pragma once
 
+#include "HopperKernels.h"
 #include "SeedKernels.h"
 
 #include <functional>
@@ -55,6 +56,31 @@ inline std::vector<NamedKernel> stdlibKernels() {
       {"transpose", transposeShared},
       {"softmax_rows", rowSoftmax},
   };
+}
+
+/// The sm_90a kernels (TMA, mbarriers, wgmma, roles): sm_90a only.
+inline std::vector<NamedKernel> hopperKernels() {
+  using namespace ir::fixtures;
+  return {
+      {"gemm_bf16_hopper", [] { return hopperGemm(); }, true},
+      {"gemm_f16_hopper",
+       [] {
+         HopperGemmConfig c;
+         c.input = ir::DType::F16;
+         return hopperGemm(c);
+       },
+       true},
+      {"tma_round_trip", tmaRoundTrip},
+      {"wgmma_m64n64k16", [] { return wgmmaSmall(64, 16); }},
+      {"wgmma_m64n256k64", [] { return wgmmaSmall(256, 64); }},
+  };
+}
+
+inline std::vector<NamedKernel> allKernels() {
+  auto all = stdlibKernels();
+  for (auto &k : hopperKernels())
+    all.push_back(k);
+  return all;
 }
 
 } // namespace kina::codegen::fixtures

@@ -217,7 +217,7 @@ TEST(HopperIR, WgmmaRules) {
   k = fixtures::hopperGemm();
   k.tiles[1].dtype = DType::F16;
   k.params[1].dtype = DType::F16;
-  EXPECT_TRUE(hasDiag(check(k), "K1223", "both F16 or both BF16, they are BF16 and F16"));
+  EXPECT_TRUE(hasDiag(check(k), "K1223", "must both be F16 or both BF16, they are BF16 and F16"));
   k = fixtures::hopperGemm();
   find<WgmmaOp>(role(k, 1))->zeroWhen = c(1);
   EXPECT_TRUE(hasDiag(check(k), "K1204", "wgmma zero_when: expected a condition"));

@@ -1,0 +1,98 @@
+//===- HopperLayout.cpp - Bit layouts of the sm_90a path ------------------===//
+//
+// See HopperLayout.h for the PTX ISA sections each function follows.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/HopperLayout.h"
+
+#include "ir/Verifier.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace kina::codegen {
+
+uint32_t swizzle128BOffset(uint32_t row, uint32_t colByte) {
+  uint32_t chunk = (colByte / 16) ^ (row % 8);
+  return row * 128 + chunk * 16 + colByte % 16;
+}
+
+uint64_t wgmmaDescriptor128B(uint32_t byteAddress) {
+  uint64_t start = (byteAddress & 0x3FFFFu) >> 4;
+  return start | kWgmmaDescriptor128BFixed;
+}
+
+FragmentCoord wgmmaAccumulatorCoord(unsigned thread, unsigned i) {
+  unsigned warp = (thread % 128) / 32, lane = thread % 32;
+  FragmentCoord c;
+  c.row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+  c.col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+  return c;
+}
+
+namespace {
+
+std::optional<TensorMapUse> useOf(const ir::Kernel &k, const ir::TmaLoadOp &op) {
+  if (op.src.kind != ir::Access::Kind::Tensor || op.src.id >= k.params.size())
+    return std::nullopt;
+  std::vector<int64_t> box = ir::accessShape(k, op.src);
+  if (box.size() != 2)
+    return std::nullopt;
+  return TensorMapUse{op.src.id, k.params[op.src.id].dtype, box[0], box[1]};
+}
+
+void collect(const ir::Kernel &k, const ir::Block &b, std::vector<TensorMapUse> &out) {
+  for (const ir::Op &op : b.ops) {
+    if (auto *t = op.as<ir::TmaLoadOp>()) {
+      if (auto u = useOf(k, *t); u && std::find(out.begin(), out.end(), *u) == out.end())
+        out.push_back(*u);
+    } else if (auto *f = op.as<ir::ForOp>()) {
+      collect(k, f->body, out);
+    } else if (auto *r = op.as<ir::RoleOp>()) {
+      collect(k, r->body, out);
+    } else if (auto *i = op.as<ir::IfOp>()) {
+      collect(k, i->thenBody, out);
+      collect(k, i->elseBody, out);
+    }
+  }
+}
+
+} // namespace
+
+std::vector<TensorMapUse> planTensorMaps(const ir::Kernel &kernel) {
+  std::vector<TensorMapUse> out;
+  collect(kernel, kernel.body, out);
+  return out;
+}
+
+int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
+                   const ir::TmaLoadOp &op) {
+  auto u = useOf(kernel, op);
+  if (!u)
+    return -1;
+  for (size_t i = 0; i < maps.size(); ++i)
+    if (maps[i] == *u)
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<std::string> wgmmaSerializationWarnings(std::string_view log) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t end = log.find('\n', pos);
+    std::string_view line =
+        log.substr(pos, end == std::string_view::npos ? log.size() - pos : end - pos);
+    for (int code = 7510; code <= 7515; ++code)
+      if (line.find("C" + std::to_string(code)) != std::string_view::npos) {
+        out.emplace_back(line);
+        break;
+      }
+    if (end == std::string_view::npos)
+      break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+} // namespace kina::codegen
