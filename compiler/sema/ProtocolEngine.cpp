@@ -6,7 +6,9 @@
 //     (stage, round and region indices evaluated);
 //  2. attribute arrivals to phases: a warpgroup's m-th arrive on stage s of B
 //     counts toward round m of that stage; a tma_load's bytes count toward
-//     the round of the issuing warpgroup's last arrive on that stage;
+//     the round of the issuing warpgroup's `arrive ... expect_tx` on that
+//     stage in the same iteration (before or after the copy), else its last
+//     arrive on that stage;
 //  3. simulate: a warpgroup runs until a wait whose round is not complete;
 //     a round completes when all its arrivals and copies were issued and the
 //     previous round completed. Every event gets a vector clock (what
@@ -19,7 +21,8 @@
 //     wgmma's read ending at the wgmma_wait that retires its group), the
 //     proxy fence, and the wgmma groups of each warpgroup.
 // Each finding is reported once per (code, span), with the first trip count
-// and iteration that shows it.
+// and iteration that shows it. Unordered writes of a stage (K0633) are left
+// out when a missing wait is already reported (K0620, K0624).
 //
 // Cost: the sample has at most kMaxSpan + 1 trip counts and each trace at
 // most kMaxEvents events; the checks are linear in the events except the
