@@ -955,6 +955,25 @@ void Engine::checkRegions() {
                             "the copy completes on " +
                                 barrierStage(at(pending->ref).ev->barrier, at(pending->ref).stage) +
                                 " round " + std::to_string(pending->round)});
+      // The fix-it when the copy of this iteration's data is the ring's
+      // natural one: stage k mod S, round k / S of the read's loop variable.
+      if (xe.iterName && xe.ev->insertAt.end)
+        for (auto [b, e] : overlapping(x))
+          for (size_t i = b; i < e && f.fixits.empty(); ++i) {
+            const Access &w = acc[i];
+            if (!w.write || !w.copy)
+              continue;
+            const CEvent &we = at(w.ref);
+            int64_t S = p_.barriers[we.ev->barrier].stages;
+            if (S <= 0 || we.stage != xe.iter % S || w.round != xe.iter / S || xe.iter < 0)
+              continue;
+            const std::string &k = *xe.iterName;
+            std::string wait = "wait " + p_.barriers[we.ev->barrier].name + "[" +
+                               (S == 1 ? "0" : k + " mod " + std::to_string(S)) + "] round (" +
+                               (S == 1 ? k : k + " / " + std::to_string(S)) + ")";
+            f.fixits.push_back(
+                {xe.ev->insertAt, wait + "\n" + xe.ev->indent, "insert `" + wait + "`"});
+          }
     }
   }
   for (size_t i = 0; i < acc.size(); ++i) {

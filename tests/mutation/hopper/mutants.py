@@ -103,7 +103,7 @@ ACCEPT = [
 
 MUTANTS = [
     # --- dropped or misplaced waits
-    dict(name="dropped-full-wait", base=GEMM, code="K0620",
+    dict(name="dropped-full-wait", fix=True, base=GEMM, code="K0620",
          edits=[("          wait full[s] round (k / 3)\n", "")],
          at="acc <- wgmma"),
     dict(name="full-wait-one-round-early", base=GEMM, code="K0621",
