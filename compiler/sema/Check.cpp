@@ -1030,8 +1030,25 @@ void Checker::checkCapabilities(const Item &item, ItemState &state) {
       if (!cap) {
         auto &d = error(DiagId::UnknownRequiredCapability, c.span,
                         target::unknownCapabilityMessage(c.name, on));
-        if (auto s = target::suggestCapability(c.name, on))
+        if (auto s = target::suggestCapability(c.name, on)) {
           d.fix(c.span, std::string(*s), "replace with `" + std::string(*s) + "`");
+        } else {
+          // A family name (`wgmma` for `wgmma_bf16`): the one member the
+          // kernel uses, when the targets have it, replaces it (and then
+          // counts as declared, so there is one error and one fix-it).
+          std::vector<std::string> members;
+          for (const std::string &used : state.capabilities)
+            if (used.rfind(c.name + "_", 0) == 0)
+              if (auto uc = target::parseCapabilityName(used);
+                  uc && std::all_of(on.begin(), on.end(), [&](target::TargetId t) {
+                    return target::hasCapability(t, *uc);
+                  }))
+                members.push_back(used);
+          if (members.size() == 1) {
+            d.fix(c.span, members[0], "replace with `" + members[0] + "`, which the kernel uses");
+            declared.insert(members[0]);
+          }
+        }
         continue;
       }
       declared.insert(c.name);

@@ -73,12 +73,20 @@ void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
   grid.inWarpgroupGrid = true;
   grid.warpgroups = g;
   grid.roleRanges.clear();
+  grid.wgmmas = 0;
+  grid.firstGroupOp = Span{};
   grid.warpgroupId = symbols.newSymbolExpr("warpgroup_id", solver::SymbolKind::WarpId);
   prover.assumeRange(grid.warpgroupId, DimExpr::constant(0), DimExpr::constant(g));
   gridOf[id] = GridIds{{grid.warpgroupId}, {DimExpr::constant(g)}, true, {}};
   current->threadsPerBlock = static_cast<unsigned>(128 * g);
   for (StmtId c : s.body)
     checkStmt(c);
+  // wgmma_commit / wgmma_wait are wgmma instructions (sm_90a): without any
+  // wgmma their capability would go unchecked, and they mean nothing.
+  if (grid.wgmmas == 0 && !grid.firstGroupOp.empty())
+    error(DiagId::WgmmaShape, grid.firstGroupOp,
+          "`wgmma_commit` and `wgmma_wait` close and retire groups of wgmma, but this warpgroup "
+          "grid has no wgmma");
   if (options.ideTables)
     annotateProtocol(s);
   grid.inWarpgroupGrid = false;
@@ -670,6 +678,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
     return;
   }
   case StmtKind::Wgmma: {
+    ++grid.wgmmas;
     const Expr *accName = baseName(m, s.target);
     const Binding *accBinding = accName ? lookup(accName->name.name) : nullptr;
     bool saved = allowWarpgroupTile;
@@ -785,8 +794,12 @@ void Checker::checkHopperStmt(const Stmt &s) {
     return;
   }
   case StmtKind::WgmmaCommit:
+    if (grid.firstGroupOp.empty())
+      grid.firstGroupOp = s.keywordSpan;
     return;
   case StmtKind::WgmmaWait:
+    if (grid.firstGroupOp.empty())
+      grid.firstGroupOp = s.keywordSpan;
     if (s.count > 7)
       error(DiagId::WgmmaWaitCount, s.countSpan.empty() ? s.keywordSpan : s.countSpan,
             "`wgmma_wait " + std::to_string(s.count) +

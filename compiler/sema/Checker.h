@@ -52,6 +52,10 @@ struct GridContext {
   /// of the roles of the current warpgroup grid so far.
   syntax::StmtId role = syntax::kNone;
   std::vector<std::pair<int64_t, int64_t>> roleRanges;
+  /// wgmma statements of the current warpgroup grid, and its first
+  /// wgmma_commit / wgmma_wait (which close or retire wgmma groups).
+  int wgmmas = 0;
+  Span firstGroupOp;
   /// A block holds a warp grid or a warpgroup grid: the first one seen.
   Span warpLevelGrid;
   bool warpLevelIsWarpgroup = false;

@@ -6,7 +6,9 @@
 //     (stage, round and region indices evaluated);
 //  2. attribute arrivals to phases: a warpgroup's m-th arrive on stage s of B
 //     counts toward round m of that stage; a tma_load's bytes count toward
-//     the round of the issuing warpgroup's last arrive on that stage;
+//     the round of the issuing warpgroup's `arrive ... expect_tx` on that
+//     stage in the same iteration (before or after the copy), else its last
+//     arrive on that stage;
 //  3. simulate: a warpgroup runs until a wait whose round is not complete;
 //     a round completes when all its arrivals and copies were issued and the
 //     previous round completed. Every event gets a vector clock (what
@@ -19,7 +21,8 @@
 //     wgmma's read ending at the wgmma_wait that retires its group), the
 //     proxy fence, and the wgmma groups of each warpgroup.
 // Each finding is reported once per (code, span), with the first trip count
-// and iteration that shows it.
+// and iteration that shows it. Unordered writes of a stage (K0633) are left
+// out when a missing wait is already reported (K0620, K0624).
 //
 // Cost: the sample has at most kMaxSpan + 1 trip counts and each trace at
 // most kMaxEvents events; the checks are linear in the events except the
@@ -514,37 +517,58 @@ void Engine::attribute() {
         Round &r = roundOf(c.bs, c.round);
         r.arrivals.push_back(ref);
         r.txExpected += c.ev->hasTx ? c.ev->txBytes : 0;
-      } else if (c.ev->kind == EvKind::TmaLoad) {
-        if (arrives[c.bs] == 0) {
-          bool announces = false;
-          for (const CEvent &a : traces_[ti].events)
-            announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx &&
-                                      a.ev->barrier == c.ev->barrier);
-          if (!announces) {
-            const BarrierInfo &bar = p_.barriers[c.ev->barrier];
-            report(DiagId::ProtocolExpectTxMismatch, c.ev->span,
-                   "this copy completes on " + barrierStage(c.ev->barrier, c.stage) +
-                       ", but no `arrive " + bar.name + "[...] expect_tx` of warpgroup " +
-                       std::to_string(traces_[ti].wg) + " announces its " +
-                       std::to_string(c.ev->bytes) + " bytes (" + when(c, int(ti)) + ")")
-                .notes.push_back("a phase completes when its arrivals are in and the announced "
-                                 "transaction bytes landed; unannounced bytes count toward "
-                                 "whatever phase is current");
-            stop_ = true;
-            return;
-          }
-          cannotProve(c.ev->span,
-                      "this `tma_load` completes on " + barrierStage(c.ev->barrier, c.stage) +
-                          " before its warpgroup's `arrive ... expect_tx` on that stage, so the "
-                          "phase its bytes count toward is not known; put the `arrive "
-                          "... expect_tx` first");
+      }
+    }
+    // A copy counts toward the phase of its warpgroup's `arrive ...
+    // expect_tx` on that stage in the same iteration (the last one before
+    // it, else the first one after it: the pending arrival keeps the phase
+    // open), else toward the phase of the warpgroup's last arrive on the
+    // stage before it.
+    auto &evs = traces_[ti].events;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      CEvent &c = evs[i];
+      if (c.ev->kind != EvKind::TmaLoad)
+        continue;
+      const CEvent *owner = nullptr;
+      for (size_t j = i; j-- > 0 && evs[j].serial == c.serial;)
+        if (evs[j].ev->kind == EvKind::Arrive && evs[j].bs == c.bs && evs[j].ev->hasTx) {
+          owner = &evs[j];
+          break;
+        }
+      for (size_t j = i + 1; !owner && j < evs.size() && evs[j].serial == c.serial; ++j)
+        if (evs[j].ev->kind == EvKind::Arrive && evs[j].bs == c.bs && evs[j].ev->hasTx)
+          owner = &evs[j];
+      for (size_t j = i; !owner && j-- > 0;)
+        if (evs[j].ev->kind == EvKind::Arrive && evs[j].bs == c.bs)
+          owner = &evs[j];
+      if (!owner) {
+        bool announces = false;
+        for (const CEvent &a : evs)
+          announces = announces || (a.ev->kind == EvKind::Arrive && a.ev->hasTx && a.bs == c.bs);
+        if (!announces) {
+          const BarrierInfo &bar = p_.barriers[c.ev->barrier];
+          report(DiagId::ProtocolExpectTxMismatch, c.ev->span,
+                 "this copy completes on " + barrierStage(c.ev->barrier, c.stage) +
+                     ", but no `arrive " + bar.name +
+                     "[...] expect_tx` on that stage by warpgroup " +
+                     std::to_string(traces_[ti].wg) + " announces its " +
+                     std::to_string(c.ev->bytes) + " bytes (" + when(c, int(ti)) + ")")
+              .notes.push_back("a phase completes when its arrivals are in and the announced "
+                               "transaction bytes landed; unannounced bytes count toward "
+                               "whatever phase is current");
+          stop_ = true;
           return;
         }
-        c.round = arrives[c.bs] - 1;
-        Round &r = roundOf(c.bs, c.round);
-        r.loads.push_back(ref);
-        r.txBytes += c.ev->bytes;
+        cannotProve(c.ev->span,
+                    "this `tma_load` completes on " + barrierStage(c.ev->barrier, c.stage) +
+                        ", but its warpgroup's `arrive ... expect_tx` on that stage is in "
+                        "another iteration, so the phase its bytes count toward is not known");
+        return;
       }
+      c.round = owner->round;
+      Round &r = roundOf(c.bs, c.round);
+      r.loads.push_back(EventRef{int(ti), int(i)});
+      r.txBytes += c.ev->bytes;
     }
   }
 }
@@ -931,6 +955,25 @@ void Engine::checkRegions() {
                             "the copy completes on " +
                                 barrierStage(at(pending->ref).ev->barrier, at(pending->ref).stage) +
                                 " round " + std::to_string(pending->round)});
+      // The fix-it when the copy of this iteration's data is the ring's
+      // natural one: stage k mod S, round k / S of the read's loop variable.
+      if (xe.iterName && xe.ev->insertAt.end)
+        for (auto [b, e] : overlapping(x))
+          for (size_t i = b; i < e && f.fixits.empty(); ++i) {
+            const Access &w = acc[i];
+            if (!w.write || !w.copy)
+              continue;
+            const CEvent &we = at(w.ref);
+            int64_t S = p_.barriers[we.ev->barrier].stages;
+            if (S <= 0 || we.stage != xe.iter % S || w.round != xe.iter / S || xe.iter < 0)
+              continue;
+            const std::string &k = *xe.iterName;
+            std::string wait = "wait " + p_.barriers[we.ev->barrier].name + "[" +
+                               (S == 1 ? "0" : k + " mod " + std::to_string(S)) + "] round (" +
+                               (S == 1 ? k : k + " / " + std::to_string(S)) + ")";
+            f.fixits.push_back(
+                {xe.ev->insertAt, wait + "\n" + xe.ev->indent, "insert `" + wait + "`"});
+          }
     }
   }
   for (size_t i = 0; i < acc.size(); ++i) {

@@ -323,7 +323,7 @@ private:
       if (param_)
         return;
       const Stmt &s = c_.m.stmt(id);
-      if (s.kind == StmtKind::For) {
+      if (s.kind == StmtKind::For && hasProtocol(s.body)) {
         auto v = c_.exprValueOrNull(s.end);
         if (v && v->isValid() && !v->isConstant()) {
           param_ = *v;
@@ -335,6 +335,27 @@ private:
       findParam(s.body);
       findParam(s.elseBody);
     }
+  }
+
+  /// Does a block hold barrier, TMA or wgmma statements (at any depth)?
+  bool hasProtocol(const std::vector<StmtId> &body) const {
+    for (StmtId id : body) {
+      const Stmt &s = c_.m.stmt(id);
+      switch (s.kind) {
+      case StmtKind::Arrive:
+      case StmtKind::Wait:
+      case StmtKind::TmaLoad:
+      case StmtKind::Wgmma:
+      case StmtKind::WgmmaCommit:
+      case StmtKind::WgmmaWait:
+      case StmtKind::FenceProxyAsync:
+        return true;
+      default:
+        if (hasProtocol(s.body) || hasProtocol(s.elseBody))
+          return true;
+      }
+    }
+    return false;
   }
 
   /// `B[s]` (or a bare `B`) of a barrier statement.
@@ -481,7 +502,10 @@ private:
         scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, p_->add(std::move(v))};
         roleBody(s.body, n.body);
         scopes_.pop_back();
-        out.push_back(p_->addNode(std::move(n)));
+        // A loop without protocol events is no part of the model (its trip
+        // count may be anything).
+        if (!n.body.empty())
+          out.push_back(p_->addNode(std::move(n)));
         break;
       }
       case StmtKind::If: {
@@ -495,7 +519,8 @@ private:
         scopes_.emplace_back();
         roleBody(s.elseBody, n.elseBody);
         scopes_.pop_back();
-        out.push_back(p_->addNode(std::move(n)));
+        if (!n.body.empty() || !n.elseBody.empty())
+          out.push_back(p_->addNode(std::move(n)));
         break;
       }
       case StmtKind::Wait: {
@@ -766,16 +791,39 @@ private:
         return;
     // What a warpgroup without `registers` keeps: the launch's allocation.
     int64_t launch = std::min<int64_t>(kSmRegisters / (128 * warpgroups), 255) / 8 * 8;
+    auto isValid = [](int64_t R) { return R == 0 || (R % 8 == 0 && R >= 24 && R <= 256); };
+    auto nearest = [](int64_t R) { return std::clamp<int64_t>((R + 4) / 8 * 8, 24, 256); };
+    // Registers of every warpgroup, the invalid budgets taken as their
+    // nearest valid value.
+    auto share = [&](const RoleBudget &r) {
+      int64_t R = r.registers == 0       ? launch
+                  : isValid(r.registers) ? r.registers
+                                         : nearest(r.registers);
+      return R * 128 * r.warpgroups;
+    };
+    int64_t covered = 0, all = 0;
+    for (const RoleBudget &r : roles) {
+      covered += r.warpgroups;
+      all += share(r);
+    }
+    all += std::max<int64_t>(warpgroups - covered, 0) * launch * 128;
     bool valid = true;
     for (const RoleBudget &r : roles) {
       int64_t R = r.registers;
-      if (R != 0 && (R % 8 != 0 || R < 24 || R > 256)) {
+      if (!isValid(R)) {
         valid = false;
-        int64_t fixed = std::clamp<int64_t>((R + 7) / 8 * 8, 24, 256);
-        c_.error(DiagId::RoleRegistersInvalid, r.stmt->countSpan,
-                 "`registers " + std::to_string(R) + "` of role `" + r.stmt->name.name +
-                     "` is not a setmaxnreg value: a multiple of 8 from 24 to 256")
-            .fix(r.stmt->countSpan, std::to_string(fixed), "use " + std::to_string(fixed));
+        // The valid value nearest to R that fits the SM and the role's tiles.
+        int64_t others = all - share(r), fixed = 0;
+        for (int64_t v = 24; v <= 256; v += 8)
+          if (v >= r.tiles && others + v * 128 * r.warpgroups <= kSmRegisters &&
+              (!fixed || std::abs(v - R) <= std::abs(fixed - R)))
+            fixed = v;
+        Diagnostic &d =
+            c_.error(DiagId::RoleRegistersInvalid, r.stmt->countSpan,
+                     "`registers " + std::to_string(R) + "` of role `" + r.stmt->name.name +
+                         "` is not a setmaxnreg value: a multiple of 8 from 24 to 256");
+        if (fixed)
+          d.fix(r.stmt->countSpan, std::to_string(fixed), "use " + std::to_string(fixed));
       }
       if (R != 0 && r.tiles > R)
         c_.error(DiagId::RoleTilesOverBudget, r.costliest.end ? r.costliest : r.stmt->countSpan,
@@ -788,7 +836,8 @@ private:
     }
     if (!valid)
       return;
-    int64_t total = 0, covered = 0;
+    int64_t total = 0;
+    covered = 0;
     const RoleBudget *largest = nullptr;
     std::string parts;
     for (const RoleBudget &r : roles) {

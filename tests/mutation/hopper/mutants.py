@@ -4,7 +4,9 @@ Each entry edits a base kernel of this folder: `edits` is a list of
 (find, replace) pairs applied in order, each `find` occurring exactly once in
 the text at that point. A MUTANT must be rejected by `kina check --target
 sm_90a` with the diagnostic `code` on the line that holds `at` in the mutated
-text (`at` defaults to the first line of the first non-empty replacement).
+text (`at` defaults to the first line of the first non-empty replacement);
+with `fix=True`, applying that diagnostic's fix-its must give a kernel that
+checks clean.
 An ACCEPT variant is a correct protocol that must check clean.
 
 Held-out mutants: append entries here (or a file next to this one named
@@ -59,6 +61,41 @@ ACCEPT = [
         ("role consumer (warpgroup 1 .. 2)", "role consumer (warpgroup 0 .. 1)"),
         ("let wg = warpgroup_id - 1 in", "let wg = warpgroup_id in"),
     ]),
+    dict(name="two-stages", base=GEMM, edits=[
+        ("[3, 128, 64]", "[2, 128, 64]"), ("[3, 256, 64]", "[2, 256, 64]"),
+        ("Barrier[3, arrivals=1]", "Barrier[2, arrivals=1]"),
+        ("Barrier[3, arrivals=2]", "Barrier[2, arrivals=2]"),
+        ("let s = k mod 3 in\n          wait empty[s] round (k / 3 - 1)",
+         "let s = k mod 2 in\n          wait empty[s] round (k / 2 - 1)"),
+        ("let s = k mod 3 in\n          wait full[s] round (k / 3)",
+         "let s = k mod 2 in\n          wait full[s] round (k / 2)"),
+    ]),
+    dict(name="one-consumer-warpgroup", base=GEMM, edits=[
+        ("requires (M mod 128 = 0)", "requires (M mod 64 = 0)"),
+        ("block_grid [M/128, N/256]", "block_grid [M/64, N/256]"),
+        ("[3, 128, 64]", "[3, 64, 64]"),
+        ("Barrier[3, arrivals=2]", "Barrier[3, arrivals=1]"),
+        ("warpgroup_grid [3]", "warpgroup_grid [2]"),
+        ("(warpgroup 1 .. 2)", "(warpgroup 1)"),
+        ("expect_tx 49152", "expect_tx 40960"),
+        ("a[bm * 128 ..+ 128", "a[bm * 64 ..+ 64"),
+        ("c[bm * 128 + wg * 64", "c[bm * 64 + wg * 64"),
+    ]),
+    dict(name="two-wgmmas-per-stage", base=GEMM, edits=[
+        ("          acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 0 ..+ 64] b_s[s] zero_when (k = 0)\n",
+         "          acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 0 ..+ 32] b_s[s, 0 ..+ 256, 0 ..+ 32] zero_when (k = 0)\n"
+         "          acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 32 ..+ 32] b_s[s, 0 ..+ 256, 32 ..+ 32]\n"),
+    ]),
+    dict(name="copies-before-their-expect-tx", base=GEMM, edits=[
+        ("          arrive full[s] expect_tx 49152\n", ""),
+        ("b[bn * 256 ..+ 256, k * 64 ..+ 64] completes full[s]\n",
+         "b[bn * 256 ..+ 256, k * 64 ..+ 64] completes full[s]\n"
+         "          arrive full[s] expect_tx 49152\n"),
+    ]),
+    dict(name="producer-guards-its-first-round", base=GEMM, edits=[
+        ("          wait empty[s] round (k / 3 - 1)\n",
+         "          if k >= 3 {\n            wait empty[s] round (k / 3 - 1)\n          }\n"),
+    ]),
     dict(name="round-written-as-shifted-quotient", base=GEMM, edits=[
         ("wait empty[s] round (k / 3 - 1)", "wait empty[s] round ((k - 3) / 3)"),
     ]),
@@ -66,7 +103,7 @@ ACCEPT = [
 
 MUTANTS = [
     # --- dropped or misplaced waits
-    dict(name="dropped-full-wait", base=GEMM, code="K0620",
+    dict(name="dropped-full-wait", fix=True, base=GEMM, code="K0620",
          edits=[("          wait full[s] round (k / 3)\n", "")],
          at="acc <- wgmma"),
     dict(name="full-wait-one-round-early", base=GEMM, code="K0621",
@@ -91,9 +128,9 @@ MUTANTS = [
     dict(name="copy-into-wrong-stage", base=GEMM, code="K0624",
          edits=[("tma_load a_s[s] <-", "tma_load a_s[(k + 1) mod 3] <-")]),
     # --- expect_tx bytes
-    dict(name="expect-tx-too-few-bytes", base=GEMM, code="K0622",
+    dict(name="expect-tx-too-few-bytes", fix=True, base=GEMM, code="K0622",
          edits=[("expect_tx 49152", "expect_tx 32768")]),
-    dict(name="expect-tx-too-many-bytes", base=GEMM, code="K0622",
+    dict(name="expect-tx-too-many-bytes", fix=True, base=GEMM, code="K0622",
          edits=[("expect_tx 49152", "expect_tx 65536")]),
     dict(name="expect-tx-missing", base=GEMM, code="K0622",
          edits=[("arrive full[s] expect_tx 49152", "arrive full[s]")]),
@@ -105,9 +142,9 @@ MUTANTS = [
                  "64 ..+ 64] completes empty[s]\n          tma_load b_s")],
          at="tma_load a_s[s]"),
     # --- arrival counts
-    dict(name="empty-arrivals-one-with-two-consumers", base=GEMM, code="K0623",
+    dict(name="empty-arrivals-one-with-two-consumers", fix=True, base=GEMM, code="K0623",
          edits=[("Barrier[3, arrivals=2]", "Barrier[3, arrivals=1]")], at="shared empty"),
-    dict(name="full-arrivals-two-with-one-producer", base=GEMM, code="K0623",
+    dict(name="full-arrivals-two-with-one-producer", fix=True, base=GEMM, code="K0623",
          edits=[("Barrier[3, arrivals=1]", "Barrier[3, arrivals=2]")], at="shared full"),
     dict(name="consumer-releases-on-full", base=GEMM, code="K0623",
          edits=[("          arrive empty[s]\n", "          arrive full[s]\n")],
@@ -120,21 +157,21 @@ MUTANTS = [
          edits=[("          arrive empty[s]\n        }\n", "          arrive empty[s]\n          arrive empty[s] \n        }\n")],
          at="arrive empty[s] \n"),
     # --- wgmma groups in flight
-    dict(name="release-before-wgmma-wait", base=GEMM, code="K0626",
+    dict(name="release-before-wgmma-wait", fix=True, base=GEMM, code="K0626",
          edits=[("          wgmma_wait 0\n          arrive empty[s]\n",
                  "          arrive empty[s]\n          wgmma_wait 0\n")]),
     dict(name="dropped-wgmma-wait", base=GEMM, code="K0626",
          edits=[("          wgmma_wait 0\n", "")], at="arrive empty[s]"),
-    dict(name="wgmma-wait-1-releases-current-stage", base=GEMM, code="K0626",
+    dict(name="wgmma-wait-1-releases-current-stage", fix=True, base=GEMM, code="K0626",
          edits=[("wgmma_wait 0", "wgmma_wait 1")], at="arrive empty[s]"),
-    dict(name="dropped-wgmma-commit", base=GEMM, code="K0632",
+    dict(name="dropped-wgmma-commit", fix=True, base=GEMM, code="K0632",
          edits=[("          wgmma_commit\n", "")], at="wgmma_wait 0"),
     dict(name="accumulator-read-in-flight", base=GEMM, code="K0627",
          edits=[("          wgmma_commit\n",
                  "          wgmma_commit\n"
                  "          c[bm * 128 + wg * 64 ..+ 64, bn * 256 ..+ 256] <- convert BF16 acc\n")],
          at="wgmma_commit\n          c[bm"),
-    dict(name="wait1-store-without-final-wait", base=GEMM, code="K0627",
+    dict(name="wait1-store-without-final-wait", fix=True, base=GEMM, code="K0627",
          edits=[WAIT1_LOOP, ("        wgmma_wait 0\n        arrive empty[(K/64 + 2) mod 3]\n",
                              "        arrive empty[(K/64 + 2) mod 3]\n")],
          at="c[bm * 128 + wg * 64"),
@@ -146,13 +183,13 @@ MUTANTS = [
          edits=[WAIT1_LOOP, ("arrive empty[(k + 2) mod 3]", "arrive empty[k mod 3]")],
          at="wait empty[s]"),
     # --- register budgets (setmaxnreg)
-    dict(name="consumer-registers-over-sm", base=GEMM, code="K0921",
+    dict(name="consumer-registers-over-sm", fix=True, base=GEMM, code="K0921",
          edits=[("registers 232", "registers 240")]),
-    dict(name="producer-registers-not-multiple-of-8", base=GEMM, code="K0920",
+    dict(name="producer-registers-not-multiple-of-8", fix=True, base=GEMM, code="K0920",
          edits=[("registers 40", "registers 36")]),
-    dict(name="producer-registers-below-24", base=GEMM, code="K0920",
+    dict(name="producer-registers-below-24", fix=True, base=GEMM, code="K0920",
          edits=[("registers 40", "registers 16")]),
-    dict(name="consumer-registers-above-256", base=GEMM, code="K0920",
+    dict(name="consumer-registers-above-256", fix=True, base=GEMM, code="K0920",
          edits=[("registers 232", "registers 264")]),
     dict(name="accumulator-over-role-budget", base=GEMM, code="K0922",
          edits=[("registers 232", "registers 120")], at="register acc"),
@@ -167,6 +204,41 @@ MUTANTS = [
                 (PROLOGUE[1][0], PROLOGUE[1][1].replace("(0 .. 3)", "(0 .. 4)")
                  .replace("[p]", "[p mod 3]"))],
          at="tma_load a_s[p mod 3]"),
+    # --- more orderings and off-by-ones
+    dict(name="commit-after-wgmma-wait", fix=True, base=GEMM, code="K0632",
+         edits=[("          wgmma_commit\n          wgmma_wait 0\n",
+                 "          wgmma_wait 0\n          wgmma_commit\n")], at="wgmma_wait 0"),
+    dict(name="b-copy-completes-on-next-stage", base=GEMM, code="K0622",
+         edits=[("64 ..+ 64] completes full[s]\n        }",
+                 "64 ..+ 64] completes full[(k + 1) mod 3]\n        }")],
+         at="completes full[(k + 1) mod 3]"),
+    dict(name="expect-tx-arrive-duplicated", base=GEMM, code="K0650",
+         edits=[("          arrive full[s] expect_tx 49152\n",
+                 "          arrive full[s] expect_tx 49152\n          arrive full[s] expect_tx 49152 \n")],
+         at="expect_tx 49152 \n"),
+    dict(name="consumer-round-mod-instead-of-div", base=GEMM, code="K0625",
+         edits=[("wait full[s] round (k / 3)", "wait full[s] round (k mod 3)")]),
+    dict(name="producer-round-shifted-by-one-iteration", base=GEMM, code="K0625",
+         edits=[("wait empty[s] round (k / 3 - 1)", "wait empty[s] round ((k - 1) / 3)")]),
+    dict(name="producer-round-one-ahead", base=GEMM, code="K0625",
+         edits=[("wait empty[s] round (k / 3 - 1)", "wait empty[s] round (k / 3 + 1)")]),
+    dict(name="consumer-releases-next-stage", base=GEMM, code="K0629",
+         edits=[("          arrive empty[s]\n", "          arrive empty[(k + 1) mod 3]\n")]),
+    dict(name="producer-loop-one-iteration-short", base=GEMM, code="K0625",
+         edits=[("      role producer (warpgroup 0) registers 40 {\n        for k in (0 .. K/64) {",
+                 "      role producer (warpgroup 0) registers 40 {\n        for k in (0 .. K/64 - 1) {")],
+         at="wait full[s]"),
+    dict(name="consumer-loop-one-iteration-long", base=GEMM, code="K0625",
+         edits=[("on=cuda:register]\n        for k in (0 .. K/64) {",
+                 "on=cuda:register]\n        for k in (0 .. K/64 + 1) {")],
+         at="wait full[s]"),
+    dict(name="producer-arrives-before-its-empty-wait", base=GEMM, code="K0629",
+         edits=[("          wait empty[s] round (k / 3 - 1)\n          arrive full[s] expect_tx 49152\n",
+                 "          arrive full[s] expect_tx 49152\n          wait empty[s] round (k / 3 - 1)\n")]),
+    dict(name="full-wait-after-the-wgmma", base=GEMM, code="K0620",
+         edits=[("          wait full[s] round (k / 3)\n          acc <- wgmma", "          acc <- wgmma"),
+                ("          wgmma_commit\n", "          wait full[s] round (k / 3)\n          wgmma_commit\n")],
+         at="acc <- wgmma"),
     # --- outside the model: rejected, never accepted unproved
     dict(name="stage-depends-on-block-id", base=GEMM, code="K0650",
          edits=[("          wait full[s] round (k / 3)\n",

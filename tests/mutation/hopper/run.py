@@ -6,8 +6,9 @@ its base kernel and runs `kina check --target sm_90a` on it. A mutant is
 KILLED when kina exits 1 with the expected diagnostic code on the expected
 line; rejected elsewhere or with another code only it is MISPLACED (a
 failure: the issue asks for each mutant rejected at its line); accepted, it
-SURVIVED. Every ACCEPT variant (and each base kernel) must check clean. A
-crash (any other exit status) is a failure.
+SURVIVED. A mutant marked `fix=True` must also check clean after the fix-its
+of its expected diagnostic are applied. Every ACCEPT variant (and each base
+kernel) must check clean. A crash (any other exit status) is a failure.
 
     hopper mutation: KILLED/TOTAL
     N passed, N failed, 0 skipped
@@ -76,6 +77,36 @@ def check(kina, text, name, workdir, target):
     return r.returncode, r.stdout + r.stderr
 
 
+def fix_check(kina, text, entry, line, workdir, target):
+    """Applies the fix-its of the expected diagnostic; the result must check
+    clean. Returns None when it does, else what went wrong."""
+    import json
+    path = os.path.join(workdir, "fix-" + entry["name"] + ".kina")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    r = subprocess.run([kina, "check", path, "--target", target, "--diagnostics-format", "json"],
+                       capture_output=True, text=True, timeout=120)
+    fixes = []
+    for file in json.loads(r.stdout or "[]"):
+        for d in file["diagnostics"]:
+            if d["code"] == entry["code"] and d["range"]["start"]["line"] + 1 == line:
+                fixes += d["fixits"][:1]
+    if not fixes:
+        return "the diagnostic has no fix-it"
+    data = text.encode("utf-8")
+    for fx in sorted(fixes, key=lambda x: -x["range"]["startOffset"]):
+        a, b = fx["range"]["startOffset"], fx["range"]["endOffset"]
+        data = data[:a] + fx["replacement"].encode("utf-8") + data[b:]
+    with open(path, "wb") as f:
+        f.write(data)
+    r = subprocess.run([kina, "check", path, "--target", target], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        return "after its fix-it: " + (ERROR.search(r.stdout + r.stderr) and
+                                       (r.stdout + r.stderr).strip().splitlines()[0] or str(r.returncode))
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kina", required=True)
@@ -131,9 +162,15 @@ def main():
             continue
         total += 1
         if rc == 1 and (line, e["code"]) in errors:
+            fixed = fix_check(args.kina, text, e, line, workdir, args.target) if e.get("fix") else None
+            if fixed:
+                failed += 1
+                print(f"BAD FIX  {e['name']}: {fixed}")
+                continue
             killed += 1
             if args.verbose:
-                print(f"KILLED   {e['name']}: {e['code']} at line {line}")
+                print(f"KILLED   {e['name']}: {e['code']} at line {line}"
+                      + (" (its fix-it checks clean)" if e.get("fix") else ""))
         elif rc == 1:
             failed += 1
             print(f"MISPLACED {e['name']}: expected {e['code']} at line {line}, got "
