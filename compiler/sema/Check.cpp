@@ -177,6 +177,7 @@ void Checker::checkItem(int index) {
   checkLowerable(*this, item); // one judge: target/Lowerable.h (CheckLowerable.cpp)
   if (item.kind == syntax::ItemKind::Kernel)
     checkProtocols(*this, item); // Hopper barrier protocol (Protocol.h)
+  checkWgmmaLoops(*this, item);  // after the proofs: K0111 does not hide theirs
   // The proofs over the whole body run last, so they can leave alone the
   // statements the checks above already rejected (follow-on errors).
   checkRegisterInit(*this, item);

@@ -51,6 +51,13 @@ public:
     capabilities();
   }
 
+  /// Run after the protocol proofs (Check.cpp), so a protocol error in the
+  /// same loop is reported as well, not hidden by this one.
+  void runWgmmaLoops() {
+    WgmmaFlow flow;
+    wgmmaFlow(item_.body, flow);
+  }
+
 private:
   Checker &c_;
   const Item &item_;
@@ -277,6 +284,91 @@ private:
     }
   }
 
+  /// wgmma groups possibly in flight, as the statements run in order: an
+  /// upper bound of the committed groups not yet retired, and whether a
+  /// wgmma joined a group not yet committed.
+  struct WgmmaFlow {
+    int64_t committed = 0;
+    bool open = false;
+    const Stmt *lastWait = nullptr; ///< the last `wgmma_wait` on this path
+    /// Committed groups only: an uncommitted wgmma is the protocol proofs'
+    /// K0631/K0632, not a second error here.
+    bool inFlight() const { return committed > 0; }
+  };
+
+  static bool containsWgmma(const syntax::Module &m, const std::vector<StmtId> &body) {
+    for (StmtId id : body) {
+      const Stmt &s = m.stmt(id);
+      if (s.kind == StmtKind::Wgmma || containsWgmma(m, s.body) || containsWgmma(m, s.elseBody))
+        return true;
+    }
+    return false;
+  }
+
+  /// Code generation keeps a wgmma accumulator in registers that the loop's
+  /// back edge merges; with a group in flight there, ptxas serialises every
+  /// wgmma of the kernel (C7514), which the build reports as K1224. So a
+  /// loop whose body has a wgmma must be entered and left with every group
+  /// retired (`wgmma_wait 0` after the last commit of the iteration).
+  void wgmmaFlow(const std::vector<StmtId> &body, WgmmaFlow &f) {
+    for (StmtId id : body) {
+      const Stmt &s = m().stmt(id);
+      switch (s.kind) {
+      case StmtKind::Wgmma: f.open = true; break;
+      case StmtKind::WgmmaCommit:
+        if (f.open)
+          ++f.committed;
+        f.open = false;
+        break;
+      case StmtKind::WgmmaWait:
+        // (A count over 7 is K0128 already: no follow-on error here.)
+        f.committed = s.count > 7 ? 0 : std::min<int64_t>(f.committed, std::max<int64_t>(s.count, 0));
+        f.lastWait = &s;
+        break;
+      case StmtKind::If: {
+        WgmmaFlow other = f;
+        wgmmaFlow(s.body, f);
+        wgmmaFlow(s.elseBody, other);
+        f.committed = std::max(f.committed, other.committed);
+        f.open = f.open || other.open;
+        if (!f.lastWait)
+          f.lastWait = other.lastWait;
+        break;
+      }
+      case StmtKind::For: {
+        WgmmaFlow entry = f;
+        WgmmaFlow iter = f;
+        iter.lastWait = nullptr;
+        wgmmaFlow(s.body, iter);
+        if (containsWgmma(m(), s.body) && (entry.inFlight() || iter.inFlight())) {
+          Span at = iter.lastWait ? iter.lastWait->span : s.keywordSpan;
+          auto &d = c_.error(
+              DiagId::WgmmaInFlightAcrossLoop, at,
+              std::string(entry.inFlight() && !iter.inFlight()
+                              ? "a wgmma group is in flight when this loop starts"
+                              : "a wgmma group stays in flight across the end of this loop's "
+                                "iteration") +
+                  ": code generation cannot keep a wgmma accumulator in flight over a loop's "
+                  "back edge (ptxas would serialise every wgmma, C7514)");
+          d.note("retire the groups before the iteration ends (`wgmma_wait 0` after the last "
+                 "`wgmma_commit`); releasing the stage after that wait stays correct");
+          if (iter.lastWait && iter.lastWait->count > 0)
+            d.fix(iter.lastWait->countSpan, "0", "wait for every group in the iteration");
+        }
+        // Zero or more iterations: the bound after the loop covers both.
+        f.committed = std::max(entry.committed, iter.committed);
+        f.open = entry.open || iter.open;
+        if (iter.lastWait)
+          f.lastWait = iter.lastWait;
+        break;
+      }
+      default:
+        wgmmaFlow(s.body, f); // grids and roles
+        break;
+      }
+    }
+  }
+
   /// The instructions code generation emits for each capability the item
   /// uses must exist on the target it is checked for.
   void capabilities() {
@@ -304,5 +396,10 @@ private:
 } // namespace
 
 void checkLowerable(Checker &checker, const Item &item) { LowerableCheck(checker, item).run(); }
+
+void checkWgmmaLoops(Checker &checker, const Item &item) {
+  if (item.kind == syntax::ItemKind::Kernel)
+    LowerableCheck(checker, item).runWgmmaLoops();
+}
 
 } // namespace kina::sema

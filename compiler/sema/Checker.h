@@ -281,5 +281,8 @@ void checkProtocols(Checker &checker, const Item &item);
 /// shared tiles, `return` placement, instructions the target lacks
 /// (CheckLowerable.cpp).
 void checkLowerable(Checker &checker, const Item &item);
+/// The part of the lowerability judgement about wgmma groups in flight
+/// across loop back edges (K0111), run after the protocol proofs.
+void checkWgmmaLoops(Checker &checker, const Item &item);
 
 } // namespace kina::sema
