@@ -143,7 +143,12 @@ if [ -f grammar/grammar.js ]; then
   if [ -d grammar/test/corpus ]; then
     TS=${KINA_TREE_SITTER:-tree-sitter}
     log "tree-sitter corpus ($TS test)"
-    (cd grammar && timeout -k 60 "$SUITE_TIMEOUT" "$TS" test </dev/null) >"$RESULTS/tree-sitter.log" 2>&1
+    # The CLI compiles the grammar into ~/.cache/tree-sitter/lib/kina.so and
+    # reuses it by time stamp; a checkout beside this one (another branch's
+    # grammar) can leave a newer library there. A cache of the build folder's
+    # own keeps the corpus run to this checkout's grammar.
+    (cd grammar && XDG_CACHE_HOME="$KINA_BUILD_DIR/tree-sitter-cache" \
+      timeout -k 60 "$SUITE_TIMEOUT" "$TS" test </dev/null) >"$RESULTS/tree-sitter.log" 2>&1
     rc=$?
     sed 's/\x1b\[[0-9;]*m//g' "$RESULTS/tree-sitter.log"
     if counts=$(python3 "$KINA_ROOT/scripts/results.py" tree-sitter "$RESULTS/tree-sitter.log"); then
