@@ -113,16 +113,30 @@ STATEMENTS = ["block_sync\n      ", "cp_async_wait_all\n      ",
               "register t : Tile[F32, [64, 64], on=cuda:register]\n      "]
 
 
-def typing_session(text, edits, rng):
-    """(offset, inserted char or None for a delete at offset) per keystroke."""
+# Statements for --typing-file on a Hopper GEMM (--statements hopper): typed
+# inside the consumer loop they leave the kernel valid once complete, so the
+# protocol proofs run on those keystrokes (they do not on a kernel with
+# other errors).
+HOPPER_STATEMENTS = ["let q = k + 1 in\n          ", "let r = wg * 64 + 8 in\n          "]
+
+
+def typing_session(text, edits, rng, anchor="\n      c_reg <- fill", statements=STATEMENTS,
+                   typos=True):
+    """(offset, inserted char or None for a delete at offset) per keystroke.
+
+    Every 30 keystrokes the cursor moves to the start of a line found by
+    `anchor` (a newline, the line's indentation and its first word) at or
+    after a random place, and a statement is typed there, with a few
+    backspaces."""
     cursor, typed = 0, ""
+    indent = len(anchor) - len(anchor.lstrip("\n").lstrip(" "))
     for i in range(edits):
         if i % 30 == 0:
-            at = text.find("\n      c_reg <- fill", rng.randrange(0, len(text)))
+            at = text.find(anchor, rng.randrange(0, len(text)))
             if at < 0:
-                at = text.find("\n      c_reg <- fill")
-            cursor, typed = at + 7, rng.choice(STATEMENTS)
-        if typed and rng.random() < 0.85:
+                at = text.find(anchor)
+            cursor, typed = at + indent, rng.choice(statements)
+        if typed and (not typos or rng.random() < 0.85):
             ch, typed = typed[0], typed[1:]
             yield cursor, ch
             text = text[:cursor] + ch + text[cursor:]
@@ -232,6 +246,17 @@ def main():
     ap.add_argument("--kernels", choices=["errors", "valid"], default="errors",
                     help="the typing file's kernels: each with three errors (the "
                          "recorded 2,000-line runs), or error-free (the 50,000-line runs)")
+    ap.add_argument("--typing-file", metavar="PATH",
+                    help="type into this file (opened as itself) instead of a generated one, "
+                         "e.g. stdlib/gemm_bf16_hopper.kina; --lines and --kernels are then unused")
+    ap.add_argument("--anchor", default="\n      c_reg <- fill",
+                    help="where the typing session types: a newline, the line's indentation and "
+                         "its first word (default the generated kernels' %(default)r); for the "
+                         "Hopper GEMM e.g. '\\n          wgmma_commit'")
+    ap.add_argument("--statements", choices=["generic", "hopper"], default="generic",
+                    help="what the typing session types: generic (sm_80 statements, with "
+                         "typos) or hopper (`let`s valid inside the Hopper GEMM's consumer "
+                         "loop, typed without typos, so each completed one re-runs the proofs)")
     ap.add_argument("--log", default="/tmp/kina-lsp-bench.log")
     ap.add_argument("--json", help="also write the figures as JSON here")
     ap.add_argument("--callgrind", metavar="OUT",
@@ -272,8 +297,16 @@ def main():
     for uri, _ in opened:
         c.wait_diagnostics(uri, 1)
 
-    uri = "file:///bench/typing.kina"
-    text = generated_file(args.lines, VALID_KERNEL if args.kernels == "valid" else KERNEL)
+    if args.typing_file:
+        path = pathlib.Path(args.typing_file).resolve()
+        uri = "file:///bench/typing-" + path.name
+        text = path.read_text(encoding="utf-8")
+        args.anchor = args.anchor.encode().decode("unicode_escape")
+        if args.anchor not in text:
+            sys.exit(f"replay.py: --anchor {args.anchor!r} is not in {path}")
+    else:
+        uri = "file:///bench/typing.kina"
+        text = generated_file(args.lines, VALID_KERNEL if args.kernels == "valid" else KERNEL)
     c.notify("textDocument/didOpen", {"textDocument": {
         "uri": uri, "languageId": "kina", "version": 1, "text": text}})
     c.wait_diagnostics(uri, 1)
@@ -303,7 +336,11 @@ def main():
                 yield at, ch
                 t = t[:at] + ch + t[at:]
 
-    session = typing_session(text, args.edits, rng) if args.mode == "typing" else scatter()
+    statements = HOPPER_STATEMENTS if args.statements == "hopper" else STATEMENTS
+    session = (typing_session(text, args.edits, rng, args.anchor, statements,
+                              typos=args.statements != "hopper")
+               if args.mode == "typing" else scatter())
+    clean_versions = 0
     for at, ch in session:
         version += 1
         if ch is None:
@@ -318,7 +355,9 @@ def main():
             text = text[:at] + ch + text[at:]
         sent = c.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
-        got, _ = c.wait_diagnostics(uri, version)
+        got, published = c.wait_diagnostics(uri, version)
+        if not published["params"]["diagnostics"]:
+            clean_versions += 1
         latencies.append((got - sent) * 1000.0)
         if args.callgrind and version == 2:
             # From the second keystroke on: the first one of a file builds its
@@ -341,6 +380,8 @@ def main():
         "mode": args.mode,
         "files_opened": len(opened) + 1,
         "typing_file_lines": text.count("\n"),
+        "typing_file": args.typing_file or "generated",
+        "edits_leaving_no_diagnostic": clean_versions,
         "typing_file_kernels": args.kernels,
         "edits": args.edits,
         "latency_ms": {"p50": round(p(0.50), 3), "p99": round(p(0.99), 3),
