@@ -11,6 +11,7 @@
 #   mkdir -p .carry && xz -T2 -6 -c build-static/compiler/driver/kina > .carry/kina.xz
 #   xz -T2 -6 -c build-static/lsp-server/kina-lsp > .carry/kina-lsp.xz
 #   cp build/tests/unit/runtime/gpu/smoke_runtime .carry/   (or wherever it was built)
+#   git rev-parse HEAD > .carry/commit   (the logs' commit line; the device's .git may be stale)
 # and carry `.carry` (git ignores it) with the work tree. The suite needs
 # python3 with NumPy there (the independent references, tests/gpu/refs/).
 set -uo pipefail

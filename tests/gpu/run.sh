@@ -86,7 +86,9 @@ classify() { # classify NAME: PASS on 0, SKIP on 77, else FAIL
 log "Kina GPU test suite"
 log "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 log "host:    $(hostname 2>/dev/null || echo unknown)"
-log "commit:  $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'not a git checkout')"
+# The device's copy of the work tree may carry a stale .git: the build
+# machine writes the commit it built into .carry/commit (device-session.sh).
+log "commit:  $(cat "$ROOT/.carry/commit" 2>/dev/null || git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'not a git checkout')"
 if command -v nvidia-smi >/dev/null 2>&1; then
   log "gpu:     $(nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader 2>&1 | paste -sd ';' -)"
   log "driver:  $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1), $(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1)"
