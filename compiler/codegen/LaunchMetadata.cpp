@@ -498,46 +498,14 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
   auto r = evaluate(meta, e.rhs(), dims);
   if (!r)
     return r.takeError();
-  switch (e.kind()) {
-  case Kind::Add:
-    return *l + *r;
-  case Kind::Sub:
-    return *l - *r;
-  case Kind::Mul:
-    return *l * *r;
-  case Kind::Div:
-  case Kind::Mod:
-    if (*r == 0)
-      return llvm::createStringError("division by zero in a launch formula");
-    return e.kind() == Kind::Div ? *l / *r : ((*l % *r) + *r) % *r;
-  case Kind::FloorDiv:
-  case Kind::CeilDiv: {
-    if (*r <= 0)
-      return llvm::createStringError("division by a non-positive number in a launch formula");
-    auto folded =
-        ir::IndexExpr::binary(e.kind(), ir::IndexExpr::constant(*l), ir::IndexExpr::constant(*r))
-            .asConstant();
-    return *folded;
-  }
-  case Kind::Eq:
-    return *l == *r;
-  case Kind::Ne:
-    return *l != *r;
-  case Kind::Lt:
-    return *l < *r;
-  case Kind::Le:
-    return *l <= *r;
-  case Kind::Gt:
-    return *l > *r;
-  case Kind::Ge:
-    return *l >= *r;
-  case Kind::And:
-    return *l && *r;
-  case Kind::Or:
-    return *l || *r;
-  default:
-    return llvm::createStringError("unknown operator in a launch formula");
-  }
+  // The operator's meaning is IndexExpr's own (asConstant folds it); only a
+  // division by zero or by a negative number has no value.
+  auto folded =
+      ir::IndexExpr::binary(e.kind(), ir::IndexExpr::constant(*l), ir::IndexExpr::constant(*r))
+          .asConstant();
+  if (!folded)
+    return llvm::createStringError("division by zero or by a negative number in a launch formula");
+  return *folded;
 }
 
 } // namespace kina::codegen
