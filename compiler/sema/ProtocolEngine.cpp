@@ -63,6 +63,7 @@ struct Evaluator {
   std::vector<int64_t> slots;
   std::vector<bool> set;
   int64_t n = 0;
+  int64_t m = 0; ///< the block's tile count (persistent tile loop)
   std::optional<EvalError> error;
 
   std::optional<int64_t> eval(XId id) {
@@ -91,6 +92,8 @@ struct Evaluator {
       return slots[x.value];
     case XOp::Param:
       return n + x.value;
+    case XOp::Tiles:
+      return m + x.value;
     case XOp::Add:
       return bin([](int64_t a, int64_t b) { return a + b; });
     case XOp::Sub:
@@ -235,6 +238,7 @@ private:
 
   // Per trip count.
   int64_t n_ = 0;
+  int64_t m_ = 0; ///< the tile count of the sample point (hasTiles)
   std::vector<Trace> traces_;
   /// The clock after each executed event, flat per trace (width_ entries:
   /// done per trace, then complete per barrier stage).
@@ -300,6 +304,8 @@ private:
 
   std::string when(const CEvent &e, int trace) const {
     std::string s;
+    if (p_.hasTiles)
+      s += "with " + std::to_string(m_) + " tile" + (m_ == 1 ? "" : "s") + " for the block, ";
     if (p_.hasParam)
       s += "with " + p_.paramText + " = " + std::to_string(n_) + ", ";
     s += "warpgroup " + std::to_string(traces_[trace].wg);
@@ -337,6 +343,9 @@ private:
   void checkRegions();
   void checkGroups();
   void checkDeadlock();
+  void checkStores();
+  void checkCopiesWaited();
+  void proveOne();
 };
 
 std::optional<int64_t> Engine::evalAt(Evaluator &ev, XId id, Span where) {
@@ -376,7 +385,18 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       auto hi = lo ? evalAt(ev, node.end, node.span) : std::nullopt;
       if (!lo || !hi)
         return false;
-      for (int64_t k = *lo; k < *hi; ++k) {
+      int64_t step = 1;
+      if (node.step != kNoX) {
+        auto st = evalAt(ev, node.step, node.span);
+        if (!st)
+          return false;
+        if (*st <= 0) {
+          cannotProve(node.span, "the loop's step is not positive");
+          return false;
+        }
+        step = *st;
+      }
+      for (int64_t k = *lo; k < *hi; k += step) {
         ev.slots[node.slot] = k;
         ev.set[node.slot] = true;
         if (!unrollBlock(node.body, ev, t, k, &node.varName, ++serials_))
@@ -467,8 +487,12 @@ bool Engine::unroll() {
       t.wg = int(wg);
       t.role = int(r);
       traces_.push_back(std::move(t));
-      Evaluator ev{p_, std::vector<int64_t>(size_t(p_.slots), 0),
-                   std::vector<bool>(size_t(p_.slots), false), n_, std::nullopt};
+      Evaluator ev{p_,
+                   std::vector<int64_t>(size_t(p_.slots), 0),
+                   std::vector<bool>(size_t(p_.slots), false),
+                   n_,
+                   m_,
+                   std::nullopt};
       if (p_.warpgroupSlot >= 0) {
         ev.slots[p_.warpgroupSlot] = wg;
         ev.set[p_.warpgroupSlot] = true;
@@ -667,8 +691,11 @@ void Engine::checkCounts() {
                                : " (warpgroup" + std::string(count == 1 ? " " : "s ") + who + ")") +
                   ", but `" + bar.name + "` completes a phase after " +
                   std::to_string(bar.arrivals));
-          if (p_.hasParam)
-            f.notes.push_back("with " + p_.paramText + " = " + std::to_string(n_));
+          if (p_.hasParam || p_.hasTiles)
+            f.notes.push_back(
+                (p_.hasTiles ? "with " + std::to_string(m_) + " tiles for the block" : "") +
+                std::string(p_.hasTiles && p_.hasParam ? ", " : "") +
+                (p_.hasParam ? "with " + p_.paramText + " = " + std::to_string(n_) : ""));
           f.notes.push_back("each warpgroup executing `arrive` arrives once; a role of "
                             "warpgroups i .. j arrives j - i + 1 times per phase");
           if (!R.arrivals.empty())
@@ -814,8 +841,9 @@ struct Access {
   CRegion region;
   bool write = false;
   bool copy = false;  ///< tma_load: completes on a barrier phase
-  bool async = false; ///< wgmma operand: the read ends at endIndex
-  int endIndex = -1;  ///< async read: the retiring wgmma_wait (-1: never)
+  bool async = false; ///< wgmma operand or tma_store source: the read ends at endIndex
+  bool store = false; ///< tma_store source
+  int endIndex = -1;  ///< async read: the retiring wgmma_wait / tma_store_wait (-1: never)
   int bs = -1;
   int64_t round = 0;
 };
@@ -825,9 +853,17 @@ void Engine::checkRegions() {
   // Which wgmma_wait retires each wgmma (per trace, FIFO groups).
   for (size_t t = 0; t < traces_.size(); ++t) {
     auto &evs = traces_[t].events;
-    std::vector<std::vector<int>> groups; // committed, oldest first
-    std::vector<int> open;
+    // wgmma groups and tma_store bulk groups: committed, oldest first.
+    std::vector<std::vector<int>> groups, storeGroups;
+    std::vector<int> open, openStores;
     std::vector<int> retiredAt(evs.size(), -1);
+    auto retire = [&](std::vector<std::vector<int>> &gs, int64_t pending, int at) {
+      while (int64_t(gs.size()) > pending) {
+        for (int w : gs.front())
+          retiredAt[w] = at;
+        gs.erase(gs.begin());
+      }
+    };
     for (size_t i = 0; i < evs.size(); ++i) {
       EvKind k = evs[i].ev->kind;
       if (k == EvKind::Wgmma)
@@ -836,11 +872,14 @@ void Engine::checkRegions() {
         groups.push_back(open);
         open.clear();
       } else if (k == EvKind::WgmmaWait) {
-        while (int64_t(groups.size()) > evs[i].ev->pending) {
-          for (int w : groups.front())
-            retiredAt[w] = int(i);
-          groups.erase(groups.begin());
-        }
+        retire(groups, evs[i].ev->pending, int(i));
+      } else if (k == EvKind::TmaStore) {
+        openStores.push_back(int(i));
+      } else if (k == EvKind::StoreCommit) {
+        storeGroups.push_back(openStores);
+        openStores.clear();
+      } else if (k == EvKind::StoreWait) {
+        retire(storeGroups, evs[i].ev->pending, int(i));
       }
     }
     for (int i = 0; i < pc_[t]; ++i) {
@@ -848,19 +887,21 @@ void Engine::checkRegions() {
       EventRef ref{int(t), i};
       switch (c.ev->kind) {
       case EvKind::TmaLoad:
-        acc.push_back({ref, c.dst, true, true, false, i, c.bs, c.round});
+        acc.push_back({ref, c.dst, true, true, false, false, i, c.bs, c.round});
         break;
       case EvKind::SharedWrite:
-        acc.push_back({ref, c.dst, true, false, false, i, -1, 0});
+        acc.push_back({ref, c.dst, true, false, false, false, i, -1, 0});
         break;
       case EvKind::SharedRead:
         for (const CRegion &r : c.reads)
-          acc.push_back({ref, r, false, false, false, i, -1, 0});
+          acc.push_back({ref, r, false, false, false, false, i, -1, 0});
         break;
-      case EvKind::Wgmma: {
+      case EvKind::Wgmma:
+      case EvKind::TmaStore: {
         int end = retiredAt[i] >= 0 && retiredAt[i] < pc_[t] ? retiredAt[i] : -1;
+        bool store = c.ev->kind == EvKind::TmaStore;
         for (const CRegion &r : c.reads)
-          acc.push_back({ref, r, false, false, true, end, -1, 0});
+          acc.push_back({ref, r, false, false, true, store, end, -1, 0});
         break;
       }
       default:
@@ -957,7 +998,7 @@ void Engine::checkRegions() {
                                 " round " + std::to_string(pending->round)});
       // The fix-it when the copy of this iteration's data is the ring's
       // natural one: stage k mod S, round k / S of the read's loop variable.
-      if (xe.iterName && xe.ev->insertAt.end)
+      if (xe.iterName && xe.ev->insertAt.end && xe.ev->loopDepth <= 1)
         for (auto [b, e] : overlapping(x))
           for (size_t i = b; i < e && f.fixits.empty(); ++i) {
             const Access &w = acc[i];
@@ -997,15 +1038,18 @@ void Engine::checkRegions() {
             fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
           const CEvent &r = at(x.ref);
           if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
+            std::string reader = x.store ? "tma_store" : "wgmma";
             Finding &f =
                 report(DiagId::ProtocolMissingProxyFence, r.ev->span,
-                       "`wgmma` reads " + regionText(x.region) +
+                       "`" + reader + "` reads " + regionText(x.region) +
                            " through the async proxy after a generic store into it, " +
                            "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
             f.labels.push_back({at(w.ref).ev->span, "the generic store"});
+            f.notes.push_back("`fence_proxy_async` orders this thread's generic shared writes "
+                              "before later async-proxy reads: it must come after the store");
             if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
               f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
-                                  "insert `fence_proxy_async` before the wgmma"});
+                                  "insert `fence_proxy_async` before the " + reader});
           }
         }
         if (wFirst || xFirst)
@@ -1043,6 +1087,35 @@ void Engine::checkRegions() {
                                     " round " + std::to_string(w.round) + ", the phase its copy " +
                                     "completes (" + when(xe, x.ref.trace) + ")");
             f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
+          }
+          continue;
+        }
+        if (xStartedBefore && x.store) {
+          // The write changes the source of a bulk store still reading it.
+          if (!seen(DiagId::ProtocolStoreSourceRewritten, we.ev->span)) {
+            Finding &f = report(DiagId::ProtocolStoreSourceRewritten, we.ev->span,
+                                "this write of " + regionText(w.region) + " may change it while " +
+                                    "the `tma_store` reading it is still in flight (" +
+                                    when(we, w.ref.trace) + ")");
+            f.labels.push_back({xe.ev->span, "the store (" + when(xe, x.ref.trace) + ")"});
+            if (w.ref.trace == x.ref.trace) {
+              // The groups committed after the store's own, before the write.
+              auto &evs = traces_[x.ref.trace].events;
+              int64_t commits = 0;
+              for (int k = x.ref.index + 1; k < w.ref.index; ++k)
+                commits += evs[k].ev->kind == EvKind::StoreCommit;
+              if (commits == 0)
+                f.notes.push_back("the store's bulk group is not committed before the write");
+              else if (we.ev->insertAt.end)
+                f.fixits.push_back(
+                    {we.ev->insertAt,
+                     "tma_store_wait " + std::to_string(commits - 1) + "\n" + we.ev->indent,
+                     "retire the store first: insert `tma_store_wait " +
+                         std::to_string(commits - 1) + "`"});
+            } else {
+              f.notes.push_back("the store is another warpgroup's: order the write after a "
+                                "barrier that warpgroup arrives on after its `tma_store_wait`");
+            }
           }
           continue;
         }
@@ -1137,14 +1210,40 @@ void Engine::checkGroups() {
           groups.erase(groups.begin());
         break;
       case EvKind::AccAccess: {
-        const CEvent *inFlight = nullptr;
-        for (int w : open)
+        const CEvent *inFlight = nullptr, *readsA = nullptr;
+        auto look = [&](int w) {
           if (evs[w].ev->acc == c.ev->acc)
             inFlight = &evs[w];
+          if (c.ev->accWrite && evs[w].ev->regA == c.ev->acc)
+            readsA = &evs[w];
+        };
+        for (int w : open)
+          look(w);
         for (auto &g : groups)
           for (int w : g)
-            if (evs[w].ev->acc == c.ev->acc)
-              inFlight = &evs[w];
+            look(w);
+        if (readsA && !inFlight && !seen(DiagId::ProtocolRegisterAInFlight, c.ev->span)) {
+          // The pending count that retires the reading group: the groups
+          // committed after it stay in flight.
+          int64_t newer = -1;
+          for (size_t g = groups.size(); g-- > 0 && newer < 0;)
+            for (int w : groups[g])
+              if (&evs[w] == readsA)
+                newer = int64_t(groups.size() - 1 - g);
+          Finding &f = report(DiagId::ProtocolRegisterAInFlight, c.ev->span,
+                              "write of `" + p_.accs[c.ev->acc] +
+                                  "` while a `wgmma` group reading it as its A operand is in "
+                                  "flight (" +
+                                  when(c, int(t)) + ")");
+          f.labels.push_back({readsA->ev->span, "reads it, in flight"});
+          if (newer >= 0 && c.ev->insertAt.end)
+            f.fixits.push_back(
+                {c.ev->insertAt, "wgmma_wait " + std::to_string(newer) + "\n" + c.ev->indent,
+                 "retire the group first: insert `wgmma_wait " + std::to_string(newer) + "`"});
+          f.notes.push_back("wgmma reads register operands asynchronously until its group is "
+                            "retired; ptxas serialises a wgmma whose A registers are written "
+                            "in flight (warnings C7510-C7515)");
+        }
         if (inFlight && !seen(DiagId::ProtocolAccumulatorInFlight, c.ev->span)) {
           Finding &f =
               report(DiagId::ProtocolAccumulatorInFlight, c.ev->span,
@@ -1174,6 +1273,63 @@ void Engine::checkGroups() {
                               " when its role ends (" + when(*left, int(t)) + ")");
       f.notes.push_back("add `wgmma_commit` and `wgmma_wait 0` after the last wgmma");
     }
+  }
+}
+
+void Engine::checkStores() {
+  for (size_t t = 0; t < traces_.size(); ++t) {
+    auto &evs = traces_[t].events;
+    std::vector<std::vector<int>> groups;
+    std::vector<int> open;
+    auto uncommitted = [&](int i) {
+      const CEvent &c = evs[i];
+      if (seen(DiagId::ProtocolStoreUncommitted, c.ev->span))
+        return;
+      Finding &f = report(DiagId::ProtocolStoreUncommitted, c.ev->span,
+                          "this `tma_store` is never committed: no `tma_store_commit` follows "
+                          "it before the next `tma_store_wait` or the end of its role (" +
+                              when(c, int(t)) + ")");
+      f.notes.push_back("`tma_store_wait` retires committed bulk groups only");
+      if (c.ev->insertAfter.end)
+        f.fixits.push_back({c.ev->insertAfter, "\n" + c.ev->indent + "tma_store_commit",
+                            "insert `tma_store_commit` after the store"});
+    };
+    for (size_t i = 0; i < evs.size(); ++i) {
+      switch (evs[i].ev->kind) {
+      case EvKind::TmaStore:
+        open.push_back(int(i));
+        break;
+      case EvKind::StoreCommit:
+        if (!open.empty())
+          groups.push_back(open);
+        open.clear();
+        break;
+      case EvKind::StoreWait:
+        for (int s : open)
+          uncommitted(s);
+        while (int64_t(groups.size()) > evs[i].ev->pending)
+          groups.erase(groups.begin());
+        break;
+      default:
+        break;
+      }
+    }
+    for (int s : open)
+      uncommitted(s);
+    if (groups.empty())
+      continue;
+    const CEvent &c = evs[groups.front().front()];
+    if (seen(DiagId::ProtocolStoreNotWaited, c.ev->span))
+      continue;
+    const RoleInfo &role = p_.roles[traces_[t].role];
+    Finding &f =
+        report(DiagId::ProtocolStoreNotWaited, c.ev->span,
+               "this `tma_store` may still read shared memory when role `" + role.name +
+                   "` ends: no `tma_store_wait` retires its group (" + when(c, int(t)) + ")");
+    f.notes.push_back("retire every committed store group before the role ends");
+    if (role.endInsert.end)
+      f.fixits.push_back({role.endInsert, "\n" + role.endIndent + "tma_store_wait 0",
+                          "insert `tma_store_wait 0` at the end of role `" + role.name + "`"});
   }
 }
 
@@ -1215,6 +1371,40 @@ void Engine::checkDeadlock() {
   }
 }
 
+void Engine::checkCopiesWaited() {
+  // The highest round anyone waits for, per barrier stage.
+  std::vector<int64_t> maxWaited(stageCount_, INT64_MIN);
+  for (const Trace &u : traces_)
+    for (const CEvent &w : u.events)
+      if (w.ev->kind == EvKind::Wait)
+        maxWaited[w.bs] = std::max(maxWaited[w.bs], w.round);
+  for (size_t t = 0; t < traces_.size(); ++t)
+    for (int i = 0; i < pc_[t]; ++i) {
+      const CEvent &c = traces_[t].events[i];
+      if (c.ev->kind != EvKind::TmaLoad)
+        continue;
+      if (maxWaited[c.bs] < c.round && !seen(DiagId::ProtocolCopyNeverWaited, c.ev->span))
+        report(DiagId::ProtocolCopyNeverWaited, c.ev->span,
+               "no wait covers round " + std::to_string(c.round) + " of " +
+                   barrierStage(c.ev->barrier, c.stage) + ", which this copy completes (" +
+                   when(c, int(t)) + ")")
+            .notes.push_back("the block may exit or reuse the stage while the copy still "
+                             "writes it");
+    }
+}
+
+void Engine::proveOne() {
+  simulate();
+  checkCounts();
+  checkWaits();
+  checkRegions();
+  checkPhaseOrder();
+  checkGroups();
+  checkStores();
+  checkDeadlock();
+  checkCopiesWaited();
+}
+
 void Engine::run() {
   for (const Outside &o : p_.outside)
     cannotProve(o.span, o.what);
@@ -1223,56 +1413,94 @@ void Engine::run() {
     return;
   }
   // The sample of trip counts: one period of every ring plus a window on
-  // each side for the constants of the stage and round expressions.
+  // each side for the constants of the stage and round expressions. Only
+  // what the proofs read counts: the expressions of events, loops and
+  // branches (a `let` of addresses the protocol never reads does not widen
+  // the window), and a ring only when a stage expression of it varies with
+  // a loop.
+  std::vector<bool> relevant(p_.exprs.size(), false);
+  auto mark = [&](auto &&self, XId id) -> void {
+    if (id == kNoX || id >= relevant.size() || relevant[id])
+      return;
+    relevant[id] = true;
+    self(self, p_.exprs[id].a);
+    self(self, p_.exprs[id].b);
+  };
+  auto loopVarying = [&](auto &&self, XId id) -> bool {
+    if (id == kNoX)
+      return false;
+    const XNode &x = p_.exprs[id];
+    if (x.op == XOp::Var)
+      return x.value != p_.warpgroupSlot;
+    if (x.op == XOp::Param || x.op == XOp::Tiles || x.op == XOp::Unknown)
+      return true;
+    return self(self, x.a) || self(self, x.b);
+  };
+  std::vector<bool> ringVaries(p_.barriers.size(), false), tileVaries(p_.tiles.size(), false);
+  for (const Node &node : p_.nodes) {
+    for (XId id : {node.value, node.start, node.end, node.step, node.cond})
+      mark(mark, id);
+    if (node.kind != NodeKind::Event)
+      continue;
+    const Event &e = node.event;
+    for (XId id : {e.stage, e.round})
+      mark(mark, id);
+    if (e.barrier >= 0 && loopVarying(loopVarying, e.stage))
+      ringVaries[e.barrier] = true;
+    std::vector<RegionRef> regions = e.reads;
+    regions.push_back(e.dst);
+    for (const RegionRef &r : regions) {
+      mark(mark, r.stage);
+      if (r.tile >= 0 && loopVarying(loopVarying, r.stage))
+        tileVaries[r.tile] = true;
+    }
+  }
   int64_t period = 1;
-  for (const BarrierInfo &b : p_.barriers)
-    period = std::lcm(period, std::max<int64_t>(b.stages, 1));
-  for (const SharedTileInfo &t : p_.tiles)
-    if (t.stages > 0)
-      period = std::lcm(period, t.stages);
+  for (size_t b = 0; b < p_.barriers.size(); ++b)
+    if (ringVaries[b])
+      period = std::lcm(period, std::max<int64_t>(p_.barriers[b].stages, 1));
+  for (size_t t = 0; t < p_.tiles.size(); ++t)
+    if (p_.tiles[t].stages > 0 && tileVaries[t])
+      period = std::lcm(period, p_.tiles[t].stages);
   int64_t maxConst = 0;
-  for (const XNode &x : p_.exprs)
-    if (x.op == XOp::Const || x.op == XOp::Param)
+  for (size_t i = 0; i < p_.exprs.size(); ++i) {
+    const XNode &x = p_.exprs[i];
+    if (relevant[i] && (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles))
       maxConst = std::max(maxConst, x.value < 0 ? -x.value : x.value);
-  int64_t span = p_.hasParam ? 3 * period + 2 * std::min<int64_t>(maxConst, 8) + 4 : 0;
+  }
+  int64_t window = 3 * period + 2 * std::min<int64_t>(maxConst, 8) + 4;
+  int64_t span = p_.hasParam ? window : 0;
   if (span > kMaxSpan) {
     cannotProve(p_.gridSpan, "the rings' period (" + std::to_string(period) +
                                  " iterations) needs more trip counts than the checker samples");
     flush();
     return;
   }
+  // The block's tile count m of a persistent tile loop: every m from 0 (a
+  // block without tiles) to one period of the ring's phase at the tile
+  // boundaries (j * n mod P), after two tiles of warm-up (the store groups
+  // of the previous tiles), plus the tiles one window spans when the inner
+  // loop is short (docs/checks.md, "Why a sample suffices").
+  auto tilesMax = [&](int64_t n) -> int64_t {
+    if (!p_.hasTiles)
+      return 0;
+    int64_t inner = p_.hasParam ? std::max<int64_t>(n, 1) : 1;
+    return period + 3 + (window + inner - 1) / inner;
+  };
   for (int64_t n = p_.paramMin; n <= p_.paramMin + span && !stop_; ++n) {
-    n_ = n;
-    if (!unroll())
-      break;
-    attribute();
-    if (stop_)
-      break;
-    simulate();
-    checkCounts();
-    checkWaits();
-    checkRegions();
-    checkPhaseOrder();
-    checkGroups();
-    checkDeadlock();
-    for (size_t t = 0; t < traces_.size(); ++t)
-      for (int i = 0; i < pc_[t]; ++i) {
-        const CEvent &c = traces_[t].events[i];
-        if (c.ev->kind != EvKind::TmaLoad)
-          continue;
-        bool waited = false;
-        for (const Trace &u : traces_)
-          for (const CEvent &w : u.events)
-            waited = waited || (w.ev->kind == EvKind::Wait && w.bs == c.bs && w.round >= c.round);
-        if (!waited && !seen(DiagId::ProtocolCopyNeverWaited, c.ev->span))
-          report(DiagId::ProtocolCopyNeverWaited, c.ev->span,
-                 "no wait covers round " + std::to_string(c.round) + " of " +
-                     barrierStage(c.ev->barrier, c.stage) + ", which this copy completes (" +
-                     when(c, int(t)) + ")")
-              .notes.push_back("the block may exit or reuse the stage while the copy still "
-                               "writes it");
+    for (int64_t m = 0; m <= tilesMax(n) && !stop_; ++m) {
+      n_ = n;
+      m_ = m;
+      if (!unroll()) {
+        flush();
+        return;
       }
-    flush();
+      attribute();
+      if (stop_)
+        break;
+      proveOne();
+      flush();
+    }
   }
   flush();
 }

@@ -332,4 +332,159 @@ TEST(ProtocolEngine, GenericStoreThenWgmmaNeedsTheProxyFence) {
   EXPECT_TRUE(fenced.empty()) << dump(fenced);
 }
 
+/// One warpgroup writes a shared stage, fences, stores it with tma_store and
+/// commits, each iteration; `tma_store_wait` placement varies.
+struct StoreLoop {
+  bool waitBeforeWrite = true, commit = true, fence = true, finalWait = true;
+  int64_t pendingBeforeWrite = 0;
+  Span write, store, last;
+
+  std::vector<Diagnostic> prove() {
+    Gemm g;
+    Program &p = g.p;
+    p.tiles = {SharedTileInfo{"c_s", 0, g.span()}};
+    p.accs = {"acc"};
+    p.warpgroupSlot = p.slots++;
+    p.hasParam = true;
+    p.paramText = "N / 256";
+    p.paramMin = 1;
+    int k = p.slots++;
+    std::vector<uint32_t> body;
+    if (waitBeforeWrite) {
+      Event w = g.ev(EvKind::StoreWait, "tma_store_wait");
+      w.pending = pendingBeforeWrite;
+      body.push_back(g.node(w));
+    }
+    Event w = g.ev(EvKind::SharedWrite, "store");
+    w.dst = RegionRef{0, kNoX};
+    w.insertAt = {w.span.begin, w.span.begin};
+    write = w.span;
+    body.push_back(g.node(w));
+    if (fence)
+      body.push_back(g.node(g.ev(EvKind::FenceProxy, "fence_proxy_async")));
+    Event s = g.ev(EvKind::TmaStore, "tma_store");
+    s.reads = {RegionRef{0, kNoX}};
+    s.insertAfter = {s.span.end, s.span.end};
+    store = s.span;
+    body.push_back(g.node(s));
+    if (commit)
+      body.push_back(g.node(g.ev(EvKind::StoreCommit, "tma_store_commit")));
+    std::vector<uint32_t> role = {g.loop(k, g.c(0), g.param(0), body)};
+    if (finalWait)
+      role.push_back(g.node(g.ev(EvKind::StoreWait, "tma_store_wait 0")));
+    RoleInfo r{"epilogue", 0, 0, role, g.span()};
+    r.endInsert = {900, 900};
+    last = r.endInsert;
+    p.roles.push_back(r);
+    DiagnosticSink sink;
+    proveProtocol(p, sink);
+    return sink.take();
+  }
+};
+
+const Diagnostic *find(const std::vector<Diagnostic> &ds, const char *code) {
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string(code))
+      return &d;
+  return nullptr;
+}
+
+TEST(ProtocolEngine, TmaStoreRingIsProved) {
+  StoreLoop s;
+  auto ds = s.prove();
+  EXPECT_TRUE(ds.empty()) << dump(ds);
+}
+
+TEST(ProtocolEngine, StoreSourceRewrittenBeforeItsWait) {
+  StoreLoop s;
+  s.waitBeforeWrite = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0636", s.write)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0636");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement.substr(0, 16), "tma_store_wait 0");
+}
+
+TEST(ProtocolEngine, StoreWaitOneLeavesTheSourceInFlight) {
+  StoreLoop s;
+  s.pendingBeforeWrite = 1;
+  auto ds = s.prove();
+  EXPECT_TRUE(has(ds, "K0636", s.write)) << dump(ds);
+}
+
+TEST(ProtocolEngine, StoreNotWaitedBeforeTheRoleEnds) {
+  StoreLoop s;
+  s.finalWait = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0637", s.store)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0637");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].span.begin, 900u);
+  EXPECT_NE(d->fixits[0].replacement.find("tma_store_wait 0"), std::string::npos);
+}
+
+TEST(ProtocolEngine, UncommittedStore) {
+  StoreLoop s;
+  s.commit = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0638", s.store)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0638");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].span.begin, s.store.end);
+}
+
+TEST(ProtocolEngine, TmaStoreNeedsTheProxyFence) {
+  StoreLoop s;
+  s.fence = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0628", s.store)) << dump(ds);
+  EXPECT_NE(find(ds, "K0628")->message.find("`tma_store` reads"), std::string::npos);
+}
+
+/// wgmma with A from a register tile written each iteration; `pending` is
+/// the loop's wgmma_wait.
+std::vector<Diagnostic> registerA(int64_t pending, Span &write) {
+  Gemm g;
+  Program &p = g.p;
+  p.accs = {"acc", "a_r"};
+  p.warpgroupSlot = p.slots++;
+  p.hasParam = true;
+  p.paramText = "K / 64";
+  p.paramMin = 1;
+  int k = p.slots++;
+  std::vector<uint32_t> body;
+  Event w = g.ev(EvKind::AccAccess, "write");
+  w.acc = 1;
+  w.accWrite = true;
+  w.insertAt = {w.span.begin, w.span.begin};
+  write = w.span;
+  body.push_back(g.node(w));
+  Event m = g.ev(EvKind::Wgmma, "wgmma");
+  m.acc = 0;
+  m.regA = 1;
+  body.push_back(g.node(m));
+  body.push_back(g.node(g.ev(EvKind::Commit, "wgmma_commit")));
+  Event ww = g.ev(EvKind::WgmmaWait, "wgmma_wait");
+  ww.pending = pending;
+  body.push_back(g.node(ww));
+  std::vector<uint32_t> role = {g.loop(k, g.c(0), g.param(0), body)};
+  Event fin = g.ev(EvKind::WgmmaWait, "wgmma_wait 0");
+  role.push_back(g.node(fin));
+  p.roles.push_back(RoleInfo{"mma", 0, 0, role, g.span()});
+  DiagnosticSink sink;
+  proveProtocol(p, sink);
+  return sink.take();
+}
+
+TEST(ProtocolEngine, RegisterAWrittenInFlight) {
+  Span write;
+  auto ok = registerA(0, write);
+  EXPECT_TRUE(ok.empty()) << dump(ok);
+  auto ds = registerA(1, write);
+  ASSERT_TRUE(has(ds, "K0635", write)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0635");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement.substr(0, 12), "wgmma_wait 0");
+}
+
 } // namespace
