@@ -169,7 +169,14 @@ struct Program {
   /// as a loop over the block's tile ordinals j = t / G in 0 .. m, m the
   /// block's tile count (any m >= 0 occurs: ceil((T - b) / G) for block b).
   bool hasTiles = false;
-  std::string tilesText; ///< `(M/128) * (N/256)` and the step, for messages
+  std::string tilesText;             ///< `(M/128) * (N/256)` and the step, for messages
+  std::vector<int> tileOrdinalSlots; ///< the slots of the model loops over j
+  bool slotIsTileOrdinal(int64_t slot) const {
+    for (int s : tileOrdinalSlots)
+      if (s == slot)
+        return true;
+    return false;
+  }
   Span gridSpan;
 
   XId add(XNode n) {

@@ -66,11 +66,40 @@ struct Evaluator {
   int64_t m = 0; ///< the block's tile count (persistent tile loop)
   std::optional<EvalError> error;
 
+  /// Values computed since the slots last changed (a let or a loop
+  /// variable is read by many events of one iteration).
+  std::vector<int64_t> memo;
+  std::vector<uint32_t> memoAt;
+  uint32_t epoch = 1;
+  void assign(int slot, int64_t v) {
+    slots[slot] = v;
+    set[slot] = true;
+    ++epoch;
+  }
+  void unset(int slot) {
+    set[slot] = false;
+    ++epoch;
+  }
+
   std::optional<int64_t> eval(XId id) {
     if (id == kNoX) {
       fail(id, "a missing index");
       return std::nullopt;
     }
+    if (memo.size() != p.exprs.size()) {
+      memo.assign(p.exprs.size(), 0);
+      memoAt.assign(p.exprs.size(), 0);
+    }
+    if (memoAt[id] == epoch)
+      return memo[id];
+    auto v = evalNode(id);
+    if (v) {
+      memo[id] = *v;
+      memoAt[id] = epoch;
+    }
+    return v;
+  }
+  std::optional<int64_t> evalNode(XId id) {
     const XNode &x = p.exprs[id];
     auto bin = [&](auto f) -> std::optional<int64_t> {
       auto a = eval(x.a);
@@ -373,10 +402,9 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       auto v = ev.eval(node.value);
       // A let the protocol does not read may be anything (`block_id 0`).
       if (v) {
-        ev.slots[node.slot] = *v;
-        ev.set[node.slot] = true;
+        ev.assign(node.slot, *v);
       } else {
-        ev.set[node.slot] = false;
+        ev.unset(node.slot);
       }
       break;
     }
@@ -397,12 +425,11 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
         step = *st;
       }
       for (int64_t k = *lo; k < *hi; k += step) {
-        ev.slots[node.slot] = k;
-        ev.set[node.slot] = true;
+        ev.assign(node.slot, k);
         if (!unrollBlock(node.body, ev, t, k, &node.varName, ++serials_))
           return false;
       }
-      ev.set[node.slot] = false;
+      ev.unset(node.slot);
       break;
     }
     case NodeKind::If: {
@@ -494,8 +521,7 @@ bool Engine::unroll() {
                    m_,
                    std::nullopt};
       if (p_.warpgroupSlot >= 0) {
-        ev.slots[p_.warpgroupSlot] = wg;
-        ev.set[p_.warpgroupSlot] = true;
+        ev.assign(p_.warpgroupSlot, wg);
       }
       if (!unrollBlock(role.body, ev, traces_.back(), 0, nullptr, 0))
         return false;
@@ -1017,167 +1043,225 @@ void Engine::checkRegions() {
           }
     }
   }
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const Access &w = acc[i];
-    if (!w.write)
+  // Pruning by transitivity: in a group (one tile and stage, no access of
+  // the whole tile) whose writes form a chain w_0 before w_1 before ..., an
+  // access x after w_{k+1} is after every w_k' with k' <= k, and one before
+  // w_{k-1} is before every later write. Only the writes from lo(x) (the
+  // last write before x) to hi(x) (the first write after x) can be unordered
+  // with x; the others are proved ordered and skipped. (`before` is
+  // transitive: hb is, and clocks only grow along it.)
+  std::vector<int> chainPos(acc.size(), -1), lo(acc.size(), -1), hi(acc.size(), INT32_MAX);
+  std::vector<std::vector<size_t>> bucket(acc.size()); ///< chained write -> accesses to pair
+  for (const auto &[key, range] : groups) {
+    if (key.second < 0 || groups.count({key.first, -1}))
       continue;
-    for (auto [jBegin, jEnd] : overlapping(w))
-      for (size_t j = jBegin; j < jEnd; ++j) {
-        const Access &x = acc[j];
-        if (i == j || !w.region.overlaps(x.region) || (x.write && j < i))
-          continue;
-        if (x.ref.trace == w.ref.trace && x.ref.index == w.ref.index)
-          continue;
-        bool wFirst = before(w, x), xFirst = before(x, w);
-        if (wFirst && !w.copy && !x.write && x.async) {
-          // Generic write, then an async-proxy read: the writer's fence_proxy_async
-          // after the write must happen before the read.
-          bool fenced = false;
-          auto &evs = traces_[w.ref.trace].events;
-          for (int f = w.ref.index + 1; f < pc_[w.ref.trace] && !fenced; ++f)
-            fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
-          const CEvent &r = at(x.ref);
-          if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
-            std::string reader = x.store ? "tma_store" : "wgmma";
-            Finding &f =
-                report(DiagId::ProtocolMissingProxyFence, r.ev->span,
-                       "`" + reader + "` reads " + regionText(x.region) +
-                           " through the async proxy after a generic store into it, " +
-                           "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
-            f.labels.push_back({at(w.ref).ev->span, "the generic store"});
-            f.notes.push_back("`fence_proxy_async` orders this thread's generic shared writes "
-                              "before later async-proxy reads: it must come after the store");
-            if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
-              f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
-                                  "insert `fence_proxy_async` before the " + reader});
-          }
-        }
-        if (wFirst || xFirst)
-          continue;
-        const CEvent &we = at(w.ref);
-        const CEvent &xe = at(x.ref);
-        if (x.write) {
-          const Access &later =
-              (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x
-                                                                                             : w;
-          const Access &other = &later == &x ? w : x;
-          const CEvent &le = at(later.ref);
-          if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
-            Finding &f = report(DiagId::ProtocolWritesUnordered, le.ev->span,
-                                "this write of " + regionText(later.region) +
-                                    " is not ordered after the earlier write of it (" +
-                                    when(le, later.ref.trace) + ")");
-            f.labels.push_back({at(other.ref).ev->span, "the other write"});
-            if (other.copy)
-              f.notes.push_back("the earlier copy completes on " +
-                                barrierStage(at(other.ref).ev->barrier, at(other.ref).stage) +
-                                " round " + std::to_string(other.round) +
-                                ", which is not waited for before this write");
-          }
-          continue;
-        }
-        // A read x and a write w, unordered.
-        bool wIssuedBefore = hb(w.ref, x.ref);
-        bool xStartedBefore = hb(x.ref, w.ref);
-        if (wIssuedBefore) {
-          if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
-            Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                                "this read of " + regionText(x.region) + " is not covered by a " +
-                                    "wait on " + barrierStage(we.ev->barrier, we.stage) +
-                                    " round " + std::to_string(w.round) + ", the phase its copy " +
-                                    "completes (" + when(xe, x.ref.trace) + ")");
-            f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
-          }
-          continue;
-        }
-        if (xStartedBefore && x.store) {
-          // The write changes the source of a bulk store still reading it.
-          if (!seen(DiagId::ProtocolStoreSourceRewritten, we.ev->span)) {
-            Finding &f = report(DiagId::ProtocolStoreSourceRewritten, we.ev->span,
-                                "this write of " + regionText(w.region) + " may change it while " +
-                                    "the `tma_store` reading it is still in flight (" +
-                                    when(we, w.ref.trace) + ")");
-            f.labels.push_back({xe.ev->span, "the store (" + when(xe, x.ref.trace) + ")"});
-            if (w.ref.trace == x.ref.trace) {
-              // The groups committed after the store's own, before the write.
-              auto &evs = traces_[x.ref.trace].events;
-              int64_t commits = 0;
-              for (int k = x.ref.index + 1; k < w.ref.index; ++k)
-                commits += evs[k].ev->kind == EvKind::StoreCommit;
-              if (commits == 0)
-                f.notes.push_back("the store's bulk group is not committed before the write");
-              else if (we.ev->insertAt.end)
-                f.fixits.push_back(
-                    {we.ev->insertAt,
-                     "tma_store_wait " + std::to_string(commits - 1) + "\n" + we.ev->indent,
-                     "retire the store first: insert `tma_store_wait " +
-                         std::to_string(commits - 1) + "`"});
-            } else {
-              f.notes.push_back("the store is another warpgroup's: order the write after a "
-                                "barrier that warpgroup arrives on after its `tma_store_wait`");
-            }
-          }
-          continue;
-        }
-        if (xStartedBefore && x.async) {
-          // The read began before the write; it was still in flight. Blame the
-          // reader's arrive that released the stage before the retiring wait.
-          const CEvent *release = nullptr;
-          int64_t pendingNewer = 0;
+    std::vector<size_t> writes;
+    for (size_t i = range.first; i < range.second; ++i)
+      if (acc[i].write)
+        writes.push_back(i);
+    bool chain = true;
+    for (size_t k = 0; k + 1 < writes.size() && chain; ++k)
+      chain = before(acc[writes[k]], acc[writes[k + 1]]);
+    if (!chain)
+      continue;
+    for (size_t k = 0; k < writes.size(); ++k)
+      chainPos[writes[k]] = int(k);
+    for (size_t j = range.first; j < range.second; ++j) {
+      const Access &x = acc[j];
+      // Largest k with w_k before x (monotone along the chain).
+      int a = -1, b = int(writes.size()) - 1;
+      while (a < b) {
+        int mid = (a + b + 1) / 2;
+        if (before(acc[writes[mid]], x))
+          a = mid;
+        else
+          b = mid - 1;
+      }
+      lo[j] = a;
+      // Smallest k with x before w_k.
+      int c = 0, d = int(writes.size());
+      while (c < d) {
+        int mid = (c + d) / 2;
+        if (before(x, acc[writes[mid]]))
+          d = mid;
+        else
+          c = mid + 1;
+      }
+      hi[j] = c;
+      for (int k = std::max(a, 0); k <= std::min(c, int(writes.size()) - 1); ++k)
+        bucket[writes[k]].push_back(j);
+    }
+  }
+  auto pairCheck = [&](size_t i, size_t j) {
+    const Access &w = acc[i];
+    const Access &x = acc[j];
+    if (i == j || !w.region.overlaps(x.region) || (x.write && j < i))
+      return;
+    if (chainPos[i] >= 0 && lo[j] >= -1 && (chainPos[i] < lo[j] || chainPos[i] > hi[j]) &&
+        acc[i].region.stage == x.region.stage)
+      return;
+    if (x.ref.trace == w.ref.trace && x.ref.index == w.ref.index)
+      return;
+    bool wFirst = before(w, x), xFirst = before(x, w);
+    if (wFirst && !w.copy && !x.write && x.async) {
+      // Generic write, then an async-proxy read: the writer's fence_proxy_async
+      // after the write must happen before the read.
+      bool fenced = false;
+      auto &evs = traces_[w.ref.trace].events;
+      for (int f = w.ref.index + 1; f < pc_[w.ref.trace] && !fenced; ++f)
+        fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
+      const CEvent &r = at(x.ref);
+      if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
+        std::string reader = x.store ? "tma_store" : "wgmma";
+        Finding &f =
+            report(DiagId::ProtocolMissingProxyFence, r.ev->span,
+                   "`" + reader + "` reads " + regionText(x.region) +
+                       " through the async proxy after a generic store into it, " +
+                       "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
+        f.labels.push_back({at(w.ref).ev->span, "the generic store"});
+        f.notes.push_back("`fence_proxy_async` orders this thread's generic shared writes "
+                          "before later async-proxy reads: it must come after the store");
+        if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
+          f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
+                              "insert `fence_proxy_async` before the " + reader});
+      }
+    }
+    if (wFirst || xFirst)
+      return;
+    const CEvent &we = at(w.ref);
+    const CEvent &xe = at(x.ref);
+    if (x.write) {
+      const Access &later =
+          (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x : w;
+      const Access &other = &later == &x ? w : x;
+      const CEvent &le = at(later.ref);
+      if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
+        Finding &f = report(DiagId::ProtocolWritesUnordered, le.ev->span,
+                            "this write of " + regionText(later.region) +
+                                " is not ordered after the earlier write of it (" +
+                                when(le, later.ref.trace) + ")");
+        f.labels.push_back({at(other.ref).ev->span, "the other write"});
+        if (other.copy)
+          f.notes.push_back("the earlier copy completes on " +
+                            barrierStage(at(other.ref).ev->barrier, at(other.ref).stage) +
+                            " round " + std::to_string(other.round) +
+                            ", which is not waited for before this write");
+      }
+      return;
+    }
+    // A read x and a write w, unordered.
+    bool wIssuedBefore = hb(w.ref, x.ref);
+    bool xStartedBefore = hb(x.ref, w.ref);
+    if (wIssuedBefore) {
+      if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+        Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                            "this read of " + regionText(x.region) + " is not covered by a " +
+                                "wait on " + barrierStage(we.ev->barrier, we.stage) + " round " +
+                                std::to_string(w.round) + ", the phase its copy " + "completes (" +
+                                when(xe, x.ref.trace) + ")");
+        f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
+      }
+      return;
+    }
+    if (xStartedBefore && x.store) {
+      // The write changes the source of a bulk store still reading it.
+      if (!seen(DiagId::ProtocolStoreSourceRewritten, we.ev->span)) {
+        Finding &f = report(DiagId::ProtocolStoreSourceRewritten, we.ev->span,
+                            "this write of " + regionText(w.region) + " may change it while " +
+                                "the `tma_store` reading it is still in flight (" +
+                                when(we, w.ref.trace) + ")");
+        f.labels.push_back({xe.ev->span, "the store (" + when(xe, x.ref.trace) + ")"});
+        if (w.ref.trace == x.ref.trace) {
+          // The groups committed after the store's own, before the write.
           auto &evs = traces_[x.ref.trace].events;
-          int stop = x.endIndex >= 0 ? x.endIndex : pc_[x.ref.trace];
-          int64_t groups = 0;
-          for (int k = x.ref.index + 1; k < stop; ++k) {
-            if (evs[k].ev->kind == EvKind::Commit)
-              ++groups;
-            if (evs[k].ev->kind == EvKind::Arrive && hb({x.ref.trace, k}, w.ref)) {
-              release = &evs[k];
-              pendingNewer = std::max<int64_t>(groups - 1, 0);
-              break;
-            }
-          }
-          if (release) {
-            if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
-              Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
-                                  "`" + release->ev->what + "` releases " + regionText(x.region) +
-                                      " while the `wgmma` reading it " + "is still in flight (" +
-                                      when(*release, x.ref.trace) + ")");
-              f.labels.push_back({xe.ev->span, "the wgmma reading it"});
-              f.labels.push_back({we.ev->span, "refilled here"});
-              if (release->ev->insertAt.end)
-                f.fixits.push_back(
-                    {release->ev->insertAt,
-                     "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
-                     "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
-                         "`"});
-            }
-            continue;
-          }
-        }
-        // Otherwise: the write overruns a read it is not ordered with.
-        bool covered = anyWrite(x, [&](const Access &w2) { return before(w2, x); }) != nullptr;
-        if (!covered) {
-          if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
-            Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                                "this read of " + regionText(x.region) +
-                                    " is not ordered after any write of it: no wait covers the " +
-                                    "copy that fills it (" + when(xe, x.ref.trace) + ")");
-            f.labels.push_back({we.ev->span, "a write it may race with"});
-            if (w.copy)
-              f.notes.push_back("wait on " + barrierStage(we.ev->barrier, we.stage) +
-                                " in the round of that copy before the read");
-          }
-        } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
-          Finding &f =
-              report(DiagId::ProtocolStageRefilled, we.ev->span,
-                     "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
-                         std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
-                         when(we, w.ref.trace) + ")");
-          f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
-          f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
-                            "their read of the previous round (write-after-read across roles)");
+          int64_t commits = 0;
+          for (int k = x.ref.index + 1; k < w.ref.index; ++k)
+            commits += evs[k].ev->kind == EvKind::StoreCommit;
+          if (commits == 0)
+            f.notes.push_back("the store's bulk group is not committed before the write");
+          else if (we.ev->insertAt.end)
+            f.fixits.push_back(
+                {we.ev->insertAt,
+                 "tma_store_wait " + std::to_string(commits - 1) + "\n" + we.ev->indent,
+                 "retire the store first: insert `tma_store_wait " + std::to_string(commits - 1) +
+                     "`"});
+        } else {
+          f.notes.push_back("the store is another warpgroup's: order the write after a "
+                            "barrier that warpgroup arrives on after its `tma_store_wait`");
         }
       }
+      return;
+    }
+    if (xStartedBefore && x.async) {
+      // The read began before the write; it was still in flight. Blame the
+      // reader's arrive that released the stage before the retiring wait.
+      const CEvent *release = nullptr;
+      int64_t pendingNewer = 0;
+      auto &evs = traces_[x.ref.trace].events;
+      int stop = x.endIndex >= 0 ? x.endIndex : pc_[x.ref.trace];
+      int64_t groups = 0;
+      for (int k = x.ref.index + 1; k < stop; ++k) {
+        if (evs[k].ev->kind == EvKind::Commit)
+          ++groups;
+        if (evs[k].ev->kind == EvKind::Arrive && hb({x.ref.trace, k}, w.ref)) {
+          release = &evs[k];
+          pendingNewer = std::max<int64_t>(groups - 1, 0);
+          break;
+        }
+      }
+      if (release) {
+        if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
+          Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
+                              "`" + release->ev->what + "` releases " + regionText(x.region) +
+                                  " while the `wgmma` reading it " + "is still in flight (" +
+                                  when(*release, x.ref.trace) + ")");
+          f.labels.push_back({xe.ev->span, "the wgmma reading it"});
+          f.labels.push_back({we.ev->span, "refilled here"});
+          if (release->ev->insertAt.end)
+            f.fixits.push_back(
+                {release->ev->insertAt,
+                 "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
+                 "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
+                     "`"});
+        }
+        return;
+      }
+    }
+    // Otherwise: the write overruns a read it is not ordered with.
+    bool covered = anyWrite(x, [&](const Access &w2) { return before(w2, x); }) != nullptr;
+    if (!covered) {
+      if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+        Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                            "this read of " + regionText(x.region) +
+                                " is not ordered after any write of it: no wait covers the " +
+                                "copy that fills it (" + when(xe, x.ref.trace) + ")");
+        f.labels.push_back({we.ev->span, "a write it may race with"});
+        if (w.copy)
+          f.notes.push_back("wait on " + barrierStage(we.ev->barrier, we.stage) +
+                            " in the round of that copy before the read");
+      }
+    } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
+      Finding &f =
+          report(DiagId::ProtocolStageRefilled, we.ev->span,
+                 "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
+                     std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
+                     when(we, w.ref.trace) + ")");
+      f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
+      f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
+                        "their read of the previous round (write-after-read across roles)");
+    }
+  };
+  for (size_t i = 0; i < acc.size(); ++i) {
+    if (!acc[i].write)
+      continue;
+    if (chainPos[i] >= 0) {
+      for (size_t j : bucket[i])
+        pairCheck(i, j);
+      continue;
+    }
+    for (auto [jBegin, jEnd] : overlapping(acc[i]))
+      for (size_t j = jBegin; j < jEnd; ++j)
+        pairCheck(i, j);
   }
 }
 
@@ -1468,24 +1552,65 @@ void Engine::run() {
     if (relevant[i] && (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles))
       maxConst = std::max(maxConst, x.value < 0 ? -x.value : x.value);
   }
-  int64_t window = 3 * period + 2 * std::min<int64_t>(maxConst, 8) + 4;
-  int64_t span = p_.hasParam ? window : 0;
+  int64_t c = std::min<int64_t>(maxConst, 8);
+  int64_t span = p_.hasParam ? 3 * period + 2 * c + 4 : 0;
   if (span > kMaxSpan) {
     cannotProve(p_.gridSpan, "the rings' period (" + std::to_string(period) +
                                  " iterations) needs more trip counts than the checker samples");
     flush();
     return;
   }
-  // The block's tile count m of a persistent tile loop: every m from 0 (a
-  // block without tiles) to one period of the ring's phase at the tile
-  // boundaries (j * n mod P), after two tiles of warm-up (the store groups
-  // of the previous tiles), plus the tiles one window spans when the inner
-  // loop is short (docs/checks.md, "Why a sample suffices").
+  // The block's tile count m of a persistent tile loop (docs/checks.md, "Why
+  // a sample of tile counts suffices"). D bounds how many flattened
+  // iterations apart two related events are (a ring, the constants, the
+  // groups kept in flight); the tile-level state (groups of earlier tiles
+  // still pending) is steady after `warm` tiles. For n up to nT + P (nT the
+  // n beyond which a window sees no k that a condition tells from the
+  // middle of a tile near a tile boundary), every m from 0 to
+  // P + warm + ceil(D / n) (+ the conditions' constant when a condition
+  // reads the tile ordinal); a larger n shows the windows of the
+  // n' = n - qP in (nT, nT + P], so m <= 1 there (the single-loop sample).
+  int64_t maxPending = 0;
+  bool tileCond = false;
+  auto readsTiles = [&](auto &&self, XId id) -> bool {
+    if (id == kNoX)
+      return false;
+    const XNode &x = p_.exprs[id];
+    if (x.op == XOp::Tiles || (x.op == XOp::Var && p_.slotIsTileOrdinal(x.value)))
+      return true;
+    return self(self, x.a) || self(self, x.b);
+  };
+  // The constants conditions compare with (`k > 0`): how far from a tile's
+  // ends a condition can tell iterations apart.
+  int64_t condConst = 0;
+  auto constsOf = [&](auto &&self, XId id) -> void {
+    if (id == kNoX)
+      return;
+    const XNode &x = p_.exprs[id];
+    if (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles)
+      condConst = std::max(condConst, std::min<int64_t>(x.value < 0 ? -x.value : x.value, 8));
+    self(self, x.a);
+    self(self, x.b);
+  };
+  for (const Node &node : p_.nodes) {
+    if (node.kind == NodeKind::Event &&
+        (node.event.kind == EvKind::WgmmaWait || node.event.kind == EvKind::StoreWait))
+      maxPending = std::max(maxPending, node.event.pending);
+    if (node.kind == NodeKind::If) {
+      constsOf(constsOf, node.cond);
+      tileCond = tileCond || readsTiles(readsTiles, node.cond);
+    }
+  }
+  int64_t D = period + c + 2 + maxPending;
+  int64_t warm = maxPending + 2;
+  int64_t nT = D + condConst + 1;
   auto tilesMax = [&](int64_t n) -> int64_t {
     if (!p_.hasTiles)
       return 0;
+    if (p_.hasParam && n > nT + period)
+      return 1;
     int64_t inner = p_.hasParam ? std::max<int64_t>(n, 1) : 1;
-    return period + 3 + (window + inner - 1) / inner;
+    return period + warm + (tileCond ? condConst : 0) + (D + inner - 1) / inner;
   };
   for (int64_t n = p_.paramMin; n <= p_.paramMin + span && !stop_; ++n) {
     for (int64_t m = 0; m <= tilesMax(n) && !stop_; ++m) {
