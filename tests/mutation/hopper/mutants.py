@@ -361,10 +361,10 @@ MUTANTS += [
                          "              arrive empty[(it - 1) mod 3]\n            }\n"))],
          at="a_r <- a_s"),
     # --- TMA store bulk groups
-    dict(name="persistent-dropped-store-wait-before-rewrite", base=PERSISTENT, code="K0636",
+    dict(name="persistent-dropped-store-wait-before-rewrite", fix=True, base=PERSISTENT, code="K0636",
          edits=[("          tma_store_wait 0\n          c_s[wg]", "          c_s[wg]")],
          at="c_s[wg] <- convert"),
-    dict(name="persistent-store-wait-1-before-rewrite", base=PERSISTENT, code="K0636",
+    dict(name="persistent-store-wait-1-before-rewrite", fix=True, base=PERSISTENT, code="K0636",
          edits=[("          tma_store_wait 0\n          c_s[wg]", "          tma_store_wait 1\n          c_s[wg]")],
          at="c_s[wg] <- convert"),
     dict(name="persistent-dropped-final-store-wait", fix=True, base=PERSISTENT, code="K0637",
