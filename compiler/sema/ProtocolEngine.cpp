@@ -32,7 +32,9 @@
 #include "sema/Protocol.h"
 
 #include <algorithm>
+#include <list>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -1632,6 +1634,131 @@ void Engine::run() {
 
 } // namespace
 
-void proveProtocol(const Program &program, DiagnosticSink &sink) { Engine(program, sink).run(); }
+namespace {
+
+/// The model as the proofs see it, without spans, names or texts, and only
+/// what the roles reach (an unused `let` typed in the editor leaves it
+/// unchanged). Two programs with equal fingerprints have equal findings up
+/// to spans and wording, so a proved-clean fingerprint needs no new proof.
+class Fingerprint {
+public:
+  explicit Fingerprint(const Program &p) : p_(p) {
+    put('P');
+    put(p.slots);
+    put(p.warpgroupSlot);
+    put(p.hasParam);
+    put(p.paramMin);
+    put(p.hasTiles);
+    for (int s : p.tileOrdinalSlots)
+      put(s);
+    put('B');
+    for (const BarrierInfo &b : p.barriers) {
+      put(b.stages);
+      put(b.arrivals);
+    }
+    put('T');
+    for (const SharedTileInfo &t : p.tiles)
+      put(t.stages);
+    put(int64_t(p.accs.size()));
+    for (const RoleInfo &r : p.roles) {
+      put('R');
+      put(r.first);
+      put(r.last);
+      put(r.endInsert.end != 0);
+      block(r.body);
+    }
+  }
+  std::string key;
+
+private:
+  const Program &p_;
+  void put(int64_t v) { key.append(reinterpret_cast<const char *>(&v), sizeof v); }
+  void expr(XId id) {
+    if (id == kNoX) {
+      put('-');
+      return;
+    }
+    const XNode &x = p_.exprs[id];
+    put(int64_t(x.op) << 8 | 'x');
+    put(x.value);
+    expr(x.a);
+    expr(x.b);
+  }
+  void region(const RegionRef &r) {
+    put(r.tile);
+    expr(r.stage);
+  }
+  void block(const std::vector<uint32_t> &body) {
+    put('{');
+    for (uint32_t id : body) {
+      const Node &n = p_.nodes[id];
+      put(int64_t(n.kind));
+      put(n.slot);
+      expr(n.value);
+      expr(n.start);
+      expr(n.end);
+      expr(n.step);
+      expr(n.cond);
+      if (n.kind == NodeKind::Event) {
+        const Event &e = n.event;
+        put(int64_t(e.kind));
+        put(e.barrier);
+        expr(e.stage);
+        expr(e.round);
+        put(e.hasTx);
+        put(e.txBytes);
+        region(e.dst);
+        put(e.bytes);
+        put(int64_t(e.reads.size()));
+        for (const RegionRef &r : e.reads)
+          region(r);
+        put(e.acc);
+        put(e.regA);
+        put(e.accWrite);
+        put(e.pending);
+        put(e.loopDepth);
+      }
+      block(n.body);
+      block(n.elseBody);
+    }
+    put('}');
+  }
+};
+
+/// Fingerprints of programs proved clean, most recent first (the editor
+/// re-checks a kernel on every keystroke; most keystrokes leave its
+/// protocol model as it was).
+std::mutex provedMutex;
+std::list<std::string> proved;
+constexpr size_t kProvedCapacity = 64;
+
+} // namespace
+
+void proveProtocol(const Program &program, DiagnosticSink &sink) {
+  if (!program.outside.empty()) {
+    Engine(program, sink).run();
+    return;
+  }
+  std::string key = Fingerprint(program).key;
+  {
+    std::lock_guard<std::mutex> lock(provedMutex);
+    for (auto it = proved.begin(); it != proved.end(); ++it)
+      if (*it == key) {
+        proved.splice(proved.begin(), proved, it);
+        return;
+      }
+  }
+  DiagnosticSink local;
+  Engine(program, local).run();
+  std::vector<Diagnostic> found = local.take();
+  if (found.empty()) {
+    std::lock_guard<std::mutex> lock(provedMutex);
+    proved.push_front(std::move(key));
+    if (proved.size() > kProvedCapacity)
+      proved.pop_back();
+    return;
+  }
+  sink.append(found);
+}
 
 } // namespace kina::sema::protocol
