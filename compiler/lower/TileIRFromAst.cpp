@@ -94,6 +94,8 @@ private:
     ir::TileId tile = 0;       ///< Tile: a whole register or shared tile
     ir::Access access;         ///< View: a tensor or shared tile, maybe sliced
     ir::BarrierId barrier = 0; ///< Barrier: a `shared` barrier ring
+    /// Index: the step of the strided loop whose variable this is.
+    std::optional<ir::IndexExpr> step;
   };
   static Value indexValue(ir::IndexExpr e) { return Value{Value::Index, std::move(e)}; }
   static Value scalarValue(ir::ScalarExpr e) {
@@ -297,6 +299,22 @@ private:
       switch (e.op) {
       case BinaryOp::Div:
       case BinaryOp::Mod: {
+        // A dimension-expression divisor (the checker proved it >= 1 and
+        // the dividend >= 0: truncation is floor division).
+        if (const sema::Type &d = typeOf(e.children[1]);
+            d.kind == sema::Type::Index && !d.index.isConstant()) {
+          ir::IndexExpr divisor = index(e.children[1]);
+          return e.op == BinaryOp::Div ? ir::div(a, divisor) : ir::mod(a, divisor);
+        }
+        // `t / S` on a strided loop's variable: the ordinal, rounded down.
+        if (e.op == BinaryOp::Div && m_.expr(e.children[0]).kind == ExprKind::Name)
+          if (const Value *v = lookup(m_.expr(e.children[0]).name.name);
+              v && v->kind == Value::Index && v->step) {
+            auto n = positiveConstant(e.children[1], "the divisor");
+            if (!n)
+              return ir::IndexExpr::constant(0);
+            return ir::floorDiv(a, *n);
+          }
         auto n = positiveConstant(e.children[1], "the divisor");
         if (!n)
           return ir::IndexExpr::constant(0);
@@ -871,10 +889,27 @@ private:
       while (g.size() < 3)
         g.push_back(ir::IndexExpr::constant(1));
       b_.setBlockGrid(g[0], g[1], g[2]);
+      env_.emplace_back();
+      if (!s.cluster.empty()) {
+        // `cluster [C0, C1]`: constants the checker proved (K0134).
+        std::vector<int64_t> c;
+        for (ExprId e : s.cluster) {
+          auto v = positiveConstant(e, "a cluster extent");
+          if (!v)
+            return;
+          c.push_back(*v);
+        }
+        while (c.size() < 3)
+          c.push_back(1);
+        b_.setCluster(c[0], c[1], c[2]);
+        bind("cluster_rank", indexValue(ir::IndexExpr::clusterRank()));
+      }
       bool saved = inGrid_;
       inGrid_ = true;
-      body(s.body);
+      for (StmtId c : s.body)
+        stmt(c);
       inGrid_ = saved;
+      env_.pop_back();
       return;
     }
     case StmtKind::WarpGrid: {
@@ -1055,19 +1090,30 @@ private:
     case StmtKind::FenceProxyAsync:
       b_.fenceProxyAsync(s.span);
       return;
-    case StmtKind::TmaStore:
+    case StmtKind::TmaStore: {
+      auto dst = view(s.target);
+      auto src = stagedView(s.value);
+      if (!dst || !src)
+        return;
+      b_.tmaStore(*dst, *src, s.span);
+      return;
+    }
     case StmtKind::TmaStoreCommit:
+      b_.tmaStoreCommit(s.span);
+      return;
     case StmtKind::TmaStoreWait:
-      fail(s.span, "TMA stores are not lowered yet (the checker rejects them, K0510)");
+      b_.tmaStoreWait(static_cast<unsigned>(s.count), s.span);
       return;
     case StmtKind::For: {
-      if (s.step != kNone) {
-        fail(s.span, "strided loops are not lowered yet (the checker rejects them, K0510)");
-        return;
-      }
-      ir::VarId v = b_.beginFor(s.name.name, index(s.value), index(s.end), s.span);
+      ir::VarId v =
+          s.step != kNone
+              ? b_.beginFor(s.name.name, index(s.value), index(s.end), index(s.step), s.span)
+              : b_.beginFor(s.name.name, index(s.value), index(s.end), s.span);
       env_.emplace_back();
-      bind(s.name.name, indexValue(ir::IndexExpr::var(v)));
+      Value var = indexValue(ir::IndexExpr::var(v));
+      if (s.step != kNone)
+        var.step = index(s.step); // `v / step` is the iteration's ordinal (floor)
+      bind(s.name.name, std::move(var));
       for (StmtId c : s.body)
         stmt(c);
       env_.pop_back();
@@ -1139,7 +1185,8 @@ private:
       tile(s.value, *t);
       return;
     }
-    auto dst = view(s.target);
+    // `c_s[i] <- acc`: a shared stage keeps its trailing dims whole.
+    auto dst = stagedView(s.target);
     if (!dst)
       return;
     const Expr &value = m_.expr(s.value);

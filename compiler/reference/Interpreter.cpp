@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -168,9 +169,17 @@ private:
     case K::WarpId: return warpCoord(warp, e.index());
     case K::WarpgroupId:
       return warpgroupMode_ ? warp : warp / 4;
-    case K::Var: return vars_[warp][e.index()];
-    case K::Not: return !eval(e.lhs(), warp);
-    default: break;
+    case K::ClusterRank: {
+      // %cluster_ctarank: x fastest, then y, then z within the cluster.
+      const auto &c = k_.cluster;
+      return blockId_[0] % c[0] + c[0] * (blockId_[1] % c[1] + c[1] * (blockId_[2] % c[2]));
+    }
+    case K::Var:
+      return vars_[warp][e.index()];
+    case K::Not:
+      return !eval(e.lhs(), warp);
+    default:
+      break;
     }
     int64_t a = eval(e.lhs(), warp), b = eval(e.rhs(), warp);
     switch (e.kind()) {
@@ -492,8 +501,12 @@ private:
       int w0 = firstActive(active);
       if (w0 < 0)
         return;
-      int64_t lo = eval(f->lower, w0), hi = eval(f->upper, w0);
-      for (int64_t i = lo; i < hi && error.empty(); ++i) {
+      int64_t lo = eval(f->lower, w0), hi = eval(f->upper, w0), step = eval(f->step, w0);
+      if (step < 1) {
+        fail("a loop step below 1 in the reference execution");
+        return;
+      }
+      for (int64_t i = lo; i < hi && error.empty(); i += step) {
         for (int w = 0; w < warps_; ++w)
           vars_[w][f->var] = i;
         block(f->body, active);
@@ -522,6 +535,21 @@ void BlockRun::runWarpgroups() {
     size_t pc = 0;
     const ir::ForOp *loop = nullptr;
     int64_t hi = 0;
+    int64_t step = 1;
+  };
+  // TMA stores per warpgroup: the open bulk group and the committed ones,
+  // oldest first. A store reads its shared stage as late as the program
+  // allows (when a tma_store_wait retires its group, or at the warpgroup's
+  // end), so a stage rewritten before that wait changes the result, as the
+  // hardware's asynchronous read may.
+  struct PendingStore {
+    View dst, src;
+  };
+  std::vector<std::vector<PendingStore>> openStores(warps_);
+  std::vector<std::deque<std::vector<PendingStore>>> committedStores(warps_);
+  auto performStores = [&](const std::vector<PendingStore> &group) {
+    for (const PendingStore &p : group)
+      copy(p.dst, p.src, false);
   };
   std::vector<std::vector<Frame>> stacks(warps_);
   for (auto &st : stacks)
@@ -535,11 +563,20 @@ void BlockRun::runWarpgroups() {
     while (!stack.empty() && error.empty()) {
       Frame &f = stack.back();
       if (f.pc >= f.block->ops.size()) {
-        if (f.loop && ++vars_[w][f.loop->var] < f.hi) {
+        if (f.loop && (vars_[w][f.loop->var] += f.step) < f.hi) {
           f.pc = 0;
           continue;
         }
         stack.pop_back();
+        if (stack.empty()) {
+          // The end of the warpgroup's code: every store completes (the
+          // compiler's final cp.async.bulk.wait_group 0).
+          for (const auto &group : committedStores[w])
+            performStores(group);
+          committedStores[w].clear();
+          performStores(openStores[w]);
+          openStores[w].clear();
+        }
         progress = true;
         continue;
       }
@@ -551,9 +588,14 @@ void BlockRun::runWarpgroups() {
       } else if (auto *loop = op.as<ir::ForOp>()) {
         ++f.pc;
         int64_t lo = eval(loop->lower, w), hi = eval(loop->upper, w);
+        int64_t step = eval(loop->step, w);
+        if (step < 1) {
+          fail("a loop step below 1 in the reference execution");
+          return progress;
+        }
         if (lo < hi) {
           vars_[w][loop->var] = lo;
-          stack.push_back(Frame{&loop->body, 0, loop, hi});
+          stack.push_back(Frame{&loop->body, 0, loop, hi, step});
         }
       } else if (auto *iff = op.as<ir::IfOp>()) {
         ++f.pc;
@@ -612,6 +654,19 @@ void BlockRun::runWarpgroups() {
               sum += a.at(i, kk) * bv.at(j, kk);
             acc.data[i * N + j] = roundTo(acc.dtype, sum);
           }
+      } else if (auto *st = op.as<ir::TmaStoreOp>()) {
+        ++f.pc;
+        openStores[w].push_back({view(st->dst, w), view(st->src, w)});
+      } else if (op.as<ir::TmaStoreCommitOp>()) {
+        ++f.pc;
+        committedStores[w].push_back(std::move(openStores[w]));
+        openStores[w].clear();
+      } else if (auto *sw = op.as<ir::TmaStoreWaitOp>()) {
+        ++f.pc;
+        while (committedStores[w].size() > sw->pending) {
+          performStores(committedStores[w].front());
+          committedStores[w].pop_front();
+        }
       } else if (op.as<ir::WgmmaCommitOp>() || op.as<ir::WgmmaWaitOp>() ||
                  op.as<ir::FenceProxyAsyncOp>()) {
         ++f.pc; // the wgmma above has completed; nothing is in flight

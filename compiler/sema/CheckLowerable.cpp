@@ -143,8 +143,6 @@ private:
     case StmtKind::For:
       expr(s.value);
       expr(s.end);
-      if (s.step != syntax::kNone)
-        notYet(m().expr(s.step).span, "a strided loop (`step`)");
       block(s.body, false);
       return;
     case StmtKind::If:
@@ -257,14 +255,6 @@ private:
     }
     case ExprKind::Application:
       break;
-    case ExprKind::Binary:
-      if ((e.op == syntax::BinaryOp::Div || e.op == syntax::BinaryOp::Mod) &&
-          t.kind == Type::Index) {
-        const Type &d = c_.typeOf(e.children[1]);
-        if (d.kind == Type::Index && !d.index.isConstant())
-          notYet(e.span, "division by a dimension expression");
-      }
-      return;
     default:
       return;
     }

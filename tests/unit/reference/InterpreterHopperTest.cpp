@@ -145,3 +145,75 @@ TEST(InterpreterHopper, TooManyArrivalsFail) {
   ASSERT_TRUE(err);
   EXPECT_NE(err->find("cannot tell these rounds apart"), std::string::npos) << *err;
 }
+
+namespace {
+
+/// Erases the first op of type T (depth first, in program order); false when
+/// there is none.
+template <typename T> bool eraseFirst(Block &b) {
+  for (size_t i = 0; i < b.ops.size(); ++i) {
+    if (b.ops[i].as<T>()) {
+      b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+    if (auto *f = b.ops[i].as<ForOp>())
+      if (eraseFirst<T>(f->body))
+        return true;
+  }
+  return false;
+}
+
+/// Elements of c that differ from the direct product a * transpose(b).
+int64_t wrongElements(const Gemm &g, DType t) {
+  const auto &a = g.params[0].data, &b = g.params[1].data, &c = g.params[2].data;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      double want = 0;
+      for (int64_t kk = 0; kk < g.k; ++kk)
+        want += a[i * g.k + kk] * b[j * g.k + kk];
+      wrong += c[i * g.n + j] != reference::roundTo(t, want);
+    }
+  return wrong;
+}
+
+} // namespace
+
+// The persistent GEMM on 3 blocks: 4 tiles of 128 x 256, so block 0 runs
+// tiles 0 and 3 and its ring counter continues across them (K/64 = 5), the
+// epilogue goes through the shared stage and a TMA store per tile.
+TEST(InterpreterHopper, PersistentGemmMatchesDirectProduct) {
+  for (DType t : {DType::BF16, DType::F16}) {
+    Kernel kernel = fixtures::hopperGemmPersistent({t, 3, 1, true});
+    Gemm g = inputs(kernel, 256, 512, 320);
+    auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+    ASSERT_FALSE(err) << *err;
+    EXPECT_EQ(wrongElements(g, t), 0) << dtypeName(t);
+  }
+}
+
+// A TMA store reads its shared stage when a tma_store_wait retires its group:
+// without the wait before the epilogue rewrites the stage, block 0's first
+// tile is stored with its second tile's values, as the GPU's asynchronous
+// read may do.
+TEST(InterpreterHopper, TmaStoreReadsItsStageWhenItsGroupRetires) {
+  Kernel kernel = fixtures::hopperGemmPersistent({DType::BF16, 3, 1, true});
+  ASSERT_TRUE(eraseFirst<TmaStoreWaitOp>(role(kernel, 1)));
+  Gemm g = inputs(kernel, 256, 512, 320);
+  auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+  ASSERT_FALSE(err) << *err;
+  EXPECT_GT(wrongElements(g, DType::BF16), 0);
+}
+
+// Every store completes by the end of its warpgroup (the compiler's final
+// full wait), also without the role's last tma_store_wait.
+TEST(InterpreterHopper, TmaStoresCompleteAtTheEndOfTheWarpgroup) {
+  Kernel kernel = fixtures::hopperGemmPersistent({DType::BF16, 3, 1, true});
+  Block &consumer = role(kernel, 1);
+  ASSERT_TRUE(!consumer.ops.empty() && consumer.ops.back().as<TmaStoreWaitOp>());
+  consumer.ops.pop_back();
+  Gemm g = inputs(kernel, 256, 512, 320);
+  auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+  ASSERT_FALSE(err) << *err;
+  EXPECT_EQ(wrongElements(g, DType::BF16), 0);
+}
