@@ -72,13 +72,21 @@ struct TensorMapUse {
   bool operator==(const TensorMapUse &) const = default;
 };
 
-/// The tensor maps of `kernel`'s tma_loads, in first-use order (the order of
-/// the kernel parameters that carry them).
+/// The tensor maps of `kernel`'s tma_loads and tma_stores, in first-use
+/// order (the order of the kernel parameters that carry them). A copy of a
+/// tile wider than one 128-byte panel uses a box of one panel ([rows, 64]
+/// for 16-bit types), issued once per panel; a load and a store of the same
+/// tensor and box share one map (the map has no direction).
 std::vector<TensorMapUse> planTensorMaps(const ir::Kernel &kernel);
 
-/// The index in `maps` of the map a tma_load uses; -1 when none fits.
+/// Elements of `dtype` in one 128-byte swizzle panel (64 for 16-bit types).
+int64_t panelElements(ir::DType dtype);
+
+/// The index in `maps` of the map a tma_load / tma_store uses; -1 when none fits.
 int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
                    const ir::TmaLoadOp &op);
+int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
+                   const ir::TmaStoreOp &op);
 
 /// The lines of a ptxas log that report wgmma serialisation (warnings
 /// C7510 .. C7515, "wgmma.mma_async instructions are serialized ..."), in

@@ -54,6 +54,22 @@ CASES=(
   "gemm_f16_hopper M=512,N=256,K=576"
   "gemm_f16_hopper M=2048,N=1024,K=1024"
   "gemm_f16_hopper M=4096,N=4096,K=4096 timed"
+  # Persistent (132 blocks): 1 tile (131 blocks idle), 4 tiles, 128 tiles with
+  # K/64 = 5 (the 3-stage ring wraps inside a tile), 288 tiles (2-3 per
+  # block, the ring counter runs across tiles) with K/64 = 7.
+  "gemm_bf16_hopper_persistent M=128,N=256,K=64"
+  "gemm_bf16_hopper_persistent M=256,N=512,K=192"
+  "gemm_bf16_hopper_persistent M=2048,N=2048,K=320"
+  "gemm_bf16_hopper_persistent M=4096,N=2304,K=448"
+  "gemm_bf16_hopper_persistent M=4096,N=4096,K=4096 timed"
+  "gemm_f16_hopper_persistent M=128,N=256,K=64"
+  "gemm_f16_hopper_persistent M=4096,N=2304,K=448"
+  "gemm_f16_hopper_persistent M=4096,N=4096,K=4096 timed"
+  "gemm_bf16_hopper_persistent_gstore M=128,N=256,K=64"
+  "gemm_bf16_hopper_persistent_gstore M=4096,N=2304,K=448"
+  "gemm_bf16_hopper_persistent_gstore M=4096,N=4096,K=4096 timed"
+  "gemm_bf16_hopper_persistent_wait0_gstore M=128,N=256,K=64"
+  "gemm_bf16_hopper_persistent_wait0_gstore M=4096,N=4096,K=4096 timed"
   "stdlib_gemm_bf16_hopper M=256,N=512,K=192"
   "stdlib_gemm_bf16_hopper M=1024,N=768,K=2048"
   "stdlib_gemm_bf16_hopper M=4096,N=4096,K=4096 timed"

@@ -89,8 +89,18 @@ Kernel hopperGemm(const HopperGemmConfig &cfg) {
             Access::tile(bs, {P(st), R(c(0), BN), R(c(0), BK)}), eq(kk, c(0)));
     b.wgmmaCommit();
     b.wgmmaWait(cfg.wgmmaPending);
-    b.barrierArrive(empty, st);
+    if (cfg.wgmmaPending) { // release the previous stage; the last one after the loop
+      b.beginIf(E::binary(E::Kind::Gt, kk, c(0)));
+      b.barrierArrive(empty, mod(kk + c(S - 1), S));
+      b.endIf();
+    } else {
+      b.barrierArrive(empty, st);
+    }
     b.endFor();
+    if (cfg.wgmmaPending) {
+      b.wgmmaWait(0);
+      b.barrierArrive(empty, mod(exactDiv(k, BK) + c(S - 1), S));
+    }
     b.store(Access::tensor(out, {R(E::var(bm) * BM + E::var(wg) * 64, 64), R(E::var(bn) * BN, BN)}),
             acc, /*convert=*/true);
   }
