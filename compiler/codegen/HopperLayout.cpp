@@ -22,6 +22,14 @@ uint64_t wgmmaDescriptor128B(uint32_t byteAddress) {
   return start | kWgmmaDescriptor128BFixed;
 }
 
+uint32_t stmatrixRowAddress(unsigned thread, unsigned square, int64_t rows) {
+  unsigned lane = thread % 32, warp = (thread % 128) / 32;
+  uint32_t row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8;
+  uint32_t col = 16 * square + 8 * (lane / 16); // 16-bit elements
+  uint32_t panel = col / 64;
+  return panel * static_cast<uint32_t>(rows) * 128 + swizzle128BOffset(row, (col % 64) * 2);
+}
+
 FragmentCoord wgmmaAccumulatorCoord(unsigned thread, unsigned i) {
   unsigned warp = (thread % 128) / 32, lane = thread % 32;
   FragmentCoord c;
