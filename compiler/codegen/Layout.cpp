@@ -170,20 +170,22 @@ public:
            k_.tiles[a.id].space == MemSpace::Shared && k_.tiles[a.id].shape.back() * 2 > 128;
   }
 
+  /// `a_r <- convert BF16 acc` (F32 -> 16-bit warpgroup tile): lowered.
+  bool isRegisterAConvert(const UnaryOp &o) const {
+    return o.kind == UnaryKind::Convert && o.src.kind == Operand::Kind::Tile &&
+           isWarpgroupTile(o.src.tile) && k_.tiles[o.src.tile].dtype == DType::F32 &&
+           (k_.tiles[o.dst].dtype == DType::BF16 || k_.tiles[o.dst].dtype == DType::F16);
+  }
+
   void kernelForms() {
     if (k_.clusterSize() != 1)
       notLowered(k_.span, "a cluster launch");
   }
 
   void hopperForms(const Op &op) {
-    if (auto *o = op.as<LoadOp>(); o && isWarpgroupTile(o->dst))
-      notLowered(op.span, "a load into a warpgroup tile (ldmatrix)");
-    else if (auto *o = op.as<WgmmaOp>();
-             o && o->a.kind == Access::Kind::Tile && isWarpgroupTile(o->a.id))
-      notLowered(op.span, "wgmma with A from registers");
-    else if (auto *o = op.as<WgmmaOp>(); o && (wide(o->a) || wide(o->b)))
+    if (auto *o = op.as<WgmmaOp>(); o && (wide(o->a) || wide(o->b)))
       notLowered(op.span, "a wgmma operand in a swizzle_128b tile wider than one 128-byte panel");
-    else if (auto *o = op.as<UnaryOp>(); o && isWarpgroupTile(o->dst))
+    else if (auto *o = op.as<UnaryOp>(); o && isWarpgroupTile(o->dst) && !isRegisterAConvert(*o))
       notLowered(op.span, "an elementwise op on warpgroup tiles");
     else if (auto *o = op.as<BinaryOp>(); o && isWarpgroupTile(o->dst))
       notLowered(op.span, "an elementwise op on warpgroup tiles");

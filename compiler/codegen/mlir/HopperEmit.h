@@ -178,5 +178,12 @@ bool hasTmaStore(const ir::Block &b);
 /// WarpgroupSharedToMLIR.cpp: a warpgroup tile into a whole stage of a
 /// 16-bit swizzle_128b tile with stmatrix (converted from F32 when asked).
 mlir::LogicalResult lowerStmatrixStore(HopperEmit &e, const ir::StoreOp &o, std::string &error);
+/// WgmmaRegisterAToMLIR.cpp: 16-bit warpgroup tiles as register A operands:
+/// the F32 -> 16-bit convert, the ldmatrix load from a swizzled stage, and
+/// wgmma with A from registers (`descriptor` builds B's descriptor).
+mlir::LogicalResult lowerWarpgroupConvert(HopperEmit &e, const ir::UnaryOp &o, std::string &error);
+mlir::LogicalResult lowerLdmatrixLoad(HopperEmit &e, const ir::LoadOp &o, std::string &error);
+mlir::LogicalResult lowerRegisterAWgmma(HopperEmit &e, const ir::WgmmaOp &o, std::string &error,
+                                        const std::function<mlir::Value(mlir::Value)> &descriptor);
 
 } // namespace kina::codegen::detail

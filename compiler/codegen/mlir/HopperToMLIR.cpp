@@ -184,6 +184,9 @@ struct HopperLowering::Impl : HopperEmit {
   }
 
   LogicalResult wgmma(const kir::WgmmaOp &o, std::string &error) {
+    if (o.a.kind == kir::Access::Kind::Tile && o.a.id < k.tiles.size() &&
+        k.tiles[o.a.id].space == kir::MemSpace::Register)
+      return lowerRegisterAWgmma(*this, o, error, [&](Value off) { return descriptor(off); });
     const kir::TileDecl &acc = k.tiles[o.acc];
     if (!wgTiles[o.acc]) {
       error = "internal: warpgroup tile '" + acc.name + "' has no registers";
@@ -262,7 +265,7 @@ struct HopperLowering::Impl : HopperEmit {
   /// moves, where the intrinsic made it serialise every wgmma (C7514).
   void wgmmaWait(unsigned pending) {
     std::vector<std::pair<kir::TileId, int64_t>> regs; // (tile, register)
-    for (kir::TileId t : accumulators())
+    for (kir::TileId t : wgmmaTiles())
       for (int64_t i = 0; i < fragmentRegisters(k.tiles[t]); ++i)
         regs.emplace_back(t, i);
     std::string text = "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
@@ -272,14 +275,17 @@ struct HopperLowering::Impl : HopperEmit {
     }
     std::string constraints;
     SmallVector<Value> operands;
-    for (size_t i = 0; i < regs.size(); ++i)
-      constraints += (i ? ",=f" : "=f");
+    SmallVector<Type> fields;
+    for (size_t i = 0; i < regs.size(); ++i) {
+      bool f = k.tiles[regs[i].first].dtype == kir::DType::F32;
+      constraints += std::string(i ? "," : "") + (f ? "=f" : "=r");
+      fields.push_back(f ? f32() : i32());
+    }
     for (size_t i = 0; i < regs.size(); ++i) {
       constraints += "," + std::to_string(i);
       operands.push_back(loadFragment(regs[i].first, regs[i].second));
     }
     constraints += ",~{memory}";
-    SmallVector<Type> fields(regs.size(), f32());
     auto structTy = LLVM::LLVMStructType::getLiteral(&cx.ctx, fields);
     auto asmOp = LLVM::InlineAsmOp::create(
         b, loc, structTy, operands, text, constraints, /*has_side_effects=*/true,
@@ -291,14 +297,18 @@ struct HopperLowering::Impl : HopperEmit {
                                                  ArrayRef<int64_t>{static_cast<int64_t>(i)}));
   }
 
-  /// The warpgroup tiles that wgmma ops of the kernel accumulate into.
-  const std::vector<kir::TileId> &accumulators() {
+  /// The warpgroup tiles that wgmma ops of the kernel accumulate into or
+  /// read as register A operands (both stay tied through a wait).
+  const std::vector<kir::TileId> &wgmmaTiles() {
     if (!accumulatorsKnown) {
       std::function<void(const kir::Block &)> walk = [&](const kir::Block &blk) {
         for (const kir::Op &op : blk.ops) {
           if (auto *w = op.as<kir::WgmmaOp>()) {
             if (std::find(accs.begin(), accs.end(), w->acc) == accs.end() && wgTiles[w->acc])
               accs.push_back(w->acc);
+            if (w->a.kind == kir::Access::Kind::Tile && w->a.id < wgTiles.size() &&
+                wgTiles[w->a.id] && std::find(accs.begin(), accs.end(), w->a.id) == accs.end())
+              accs.push_back(w->a.id);
           } else if (auto *f = op.as<kir::ForOp>()) {
             walk(f->body);
           } else if (auto *r = op.as<kir::RoleOp>()) {
@@ -484,6 +494,10 @@ struct HopperLowering::Impl : HopperEmit {
       lowerTmaStoreWait(*this, *o);
       return success();
     }
+    if (auto *o = op.as<kir::UnaryOp>())
+      return lowerWarpgroupConvert(*this, *o, error);
+    if (auto *o = op.as<kir::LoadOp>())
+      return lowerLdmatrixLoad(*this, *o, error);
     if (auto *o = op.as<kir::StoreOp>()) {
       if (o->dst.kind == kir::Access::Kind::Tile)
         return lowerStmatrixStore(*this, *o, error);
@@ -498,8 +512,17 @@ HopperLowering::HopperLowering(EmitContext &cx) : impl_(std::make_unique<Impl>(c
 HopperLowering::~HopperLowering() = default;
 
 bool HopperLowering::isHopperOp(const kir::Kernel &k, const kir::Op &op) {
+  auto wg = [&](kir::TileId t) {
+    return t < k.tiles.size() && k.tiles[t].scope == kir::RegisterScope::Warpgroup;
+  };
   if (auto *s = op.as<kir::StoreOp>())
-    return s->src < k.tiles.size() && k.tiles[s->src].scope == kir::RegisterScope::Warpgroup;
+    return wg(s->src);
+  // The F32 -> 16-bit convert (register A); other warpgroup elementwise ops
+  // are K1241 before codegen (Layout.cpp).
+  if (auto *u = op.as<kir::UnaryOp>())
+    return wg(u->dst) && u->kind == kir::UnaryKind::Convert;
+  if (auto *l = op.as<kir::LoadOp>())
+    return wg(l->dst);
   return op.as<kir::RoleOp>() || op.as<kir::BarrierArriveOp>() || op.as<kir::BarrierWaitOp>() ||
          op.as<kir::TmaLoadOp>() || op.as<kir::WgmmaOp>() || op.as<kir::WgmmaCommitOp>() ||
          op.as<kir::WgmmaWaitOp>() || op.as<kir::FenceProxyAsyncOp>() || op.as<kir::TmaStoreOp>() ||

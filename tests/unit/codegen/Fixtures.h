@@ -80,6 +80,10 @@ inline std::vector<NamedKernel> hopperKernels() {
          return hopperGemm(c);
        },
        true},
+      {"wgmma_rega_ldmatrix_n64", [] { return wgmmaRegisterA(64, false); }},
+      {"wgmma_rega_ldmatrix_n256", [] { return wgmmaRegisterA(256, false); }},
+      {"wgmma_rega_chain_n64", [] { return wgmmaRegisterA(64, true); }},
+      {"wgmma_rega_chain_n128", [] { return wgmmaRegisterA(128, true); }},
       // hopper2.md section 1: the persistent kernel, and its older forms.
       {"gemm_bf16_hopper_persistent", [] { return hopperGemmPersistent(); }, true},
       {"gemm_f16_hopper_persistent", [] { return hopperGemmPersistent({ir::DType::F16}); }, true},

@@ -164,7 +164,8 @@ TEST(Hopper2Layout, StmatrixStoresEveryFragmentElementAtItsTileOffset) {
   ir::TileId t =
       b.addSharedTile("c_s", ir::DType::BF16, {64, 256}, {}, ir::SharedLayout::Swizzle128B);
   ir::Kernel k = std::move(*b.finish());
-  const SharedTileLayout &s = *planLayout(k).shared[t];
+  KernelLayout layout = planLayout(k);
+  const SharedTileLayout &s = *layout.shared[t];
   std::set<uint64_t> seen;
   for (unsigned thread = 0; thread < 128; ++thread)
     for (unsigned i = 0; i < 128; ++i) {
@@ -178,4 +179,50 @@ TEST(Hopper2Layout, StmatrixStoresEveryFragmentElementAtItsTileOffset) {
       seen.insert(at);
     }
   EXPECT_EQ(seen.size(), 64u * 256); // every element written once
+}
+
+// wgmma with A from registers: ldmatrix.x4 per k16 step into the A
+// fragment, or the F32 accumulator fragment converted (cvt-packed) into it;
+// HGMMA takes a register operand (R...) instead of a descriptor for A.
+TEST(Hopper2Compile, RegisterAWgmma) {
+  for (bool chain : {false, true})
+    for (int64_t n : {64, 256}) {
+      ir::Kernel k = ir::fixtures::wgmmaRegisterA(n, chain);
+      CodegenResult r = compileOrDie(k);
+      ASSERT_FALSE(r.cubin.empty()) << k.name;
+      for (const char *w : {"C7510", "C7511", "C7512", "C7513", "C7514", "C7515"})
+        EXPECT_EQ(r.ptxasLog.find(w), std::string::npos) << r.ptxasLog;
+      EXPECT_NE(r.ptxasLog.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos)
+          << r.ptxasLog;
+      std::string form =
+          "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32.bf16.bf16";
+      // K = 64: four k16 steps (the chain's first, shared-A product is m64n64 too).
+      EXPECT_EQ(count(r.ptx, form), chain && n == 64 ? 8 : 4) << r.ptx;
+      EXPECT_NE(r.ptx.find("}, {%r"), std::string::npos) << "no register A operand:\n" << r.ptx;
+      auto ops = sassOpcodes(r, k.name);
+      EXPECT_EQ(ops["HGMMA"], chain ? 8u : 4u);
+      if (chain) {
+        EXPECT_EQ(ops["LDSM"], 0u);
+        EXPECT_EQ(count(r.ptx, "cvt.rn.bf16x2.f32"), 16); // [64, 64] F32: 32 regs -> 16 pairs
+      } else {
+        EXPECT_EQ(ops["LDSM"], 4u); // one ldmatrix.x4 per k16 step
+      }
+    }
+}
+
+// ldmatrix.x4 for k16 step s gives lane l of warp w, in register j, row
+// 16w + 8 * (j % 2) + l / 4, columns 16s + 8 * (j / 2) + 2 * (l % 4) + {0, 1}
+// (PTX ISA ldmatrix: thread l holds row l / 4 of each 8x8 matrix); the
+// register A tile keeps it as pair 4s + j, i.e. accumulator-numbered
+// elements 8s + 2j + {0, 1}: the same coordinates as wgmmaAccumulatorCoord.
+TEST(Hopper2Layout, LdmatrixFillsTheAccumulatorNumberedPairs) {
+  for (unsigned t = 0; t < 128; ++t)
+    for (unsigned s = 0; s < 4; ++s)
+      for (unsigned j = 0; j < 4; ++j)
+        for (unsigned e = 0; e < 2; ++e) {
+          unsigned l = t % 32, w = t / 32;
+          FragmentCoord c = wgmmaAccumulatorCoord(t, 8 * s + 2 * j + e);
+          EXPECT_EQ(c.row, 16 * w + 8 * (j % 2) + l / 4);
+          EXPECT_EQ(c.col, 16 * s + 8 * (j / 2) + 2 * (l % 4) + e);
+        }
 }
