@@ -114,17 +114,6 @@ private:
 
   void stmt(const Stmt &s) {
     switch (s.kind) {
-    case StmtKind::Wgmma: {
-      const Type &a = c_.typeOf(s.operandA);
-      if (a.isTensor() && a.tensor.warpgroup)
-        notYet(m().expr(s.operandA).span, "a wgmma A operand in registers");
-      return;
-    }
-    case StmtKind::TmaStore:
-    case StmtKind::TmaStoreCommit:
-    case StmtKind::TmaStoreWait:
-      notYet(s.keywordSpan, "`tma_store`, `tma_store_commit` and `tma_store_wait`");
-      return;
     case StmtKind::BlockGrid:
       if (!s.clusterSpan.empty())
         notYet(s.clusterSpan, "a cluster launch");
@@ -163,13 +152,6 @@ private:
                      syntax::printExpr(m(), tr.shape[0]) + "]` and index row 0");
         return;
       }
-      if (s.kind == StmtKind::Shared && !tr.shape.empty() && tr.layout.valid())
-        if (auto cols = c_.exprValueOrNull(tr.shape.back());
-            cols && cols->constantValue().value_or(0) > 64)
-          notYet(tr.span, "a swizzle_128b tile wider than one 128-byte panel");
-      if (s.kind == StmtKind::Register && inWarpgroupGrid_ && tr.dtype.valid() &&
-          (tr.dtype.name == "BF16" || tr.dtype.name == "F16"))
-        notYet(tr.span, "a 16-bit warpgroup tile");
       if (s.kind == StmtKind::Register && tr.kind != syntax::TypeKind::Barrier) {
         TensorType t;
         bool ok = true;
@@ -194,6 +176,8 @@ private:
       expr(s.target);
       expr(s.value);
       const Type &dst = c_.typeOf(s.target);
+      if (widePanels(s.target))
+        notYet(s.span, "`cp_async` into a swizzle_128b tile wider than one 128-byte panel");
       if (dst.isTensor() && dst.tensor.shape.size() != 2)
         c_.error(DiagId::TileRankNotLowerable, m().expr(s.target).span,
                  "`cp_async` copies 2-D regions; this one is " +
@@ -206,10 +190,11 @@ private:
       expr(s.value);
       const Type &dst = c_.typeOf(s.target);
       const Type &val = c_.typeOf(s.value);
-      if (val.isTensor() && dst.isTensor() &&
-          (dst.tensor.warpgroup || (val.tensor.warpgroup && dst.tensor.space == Space::Shared)))
-        notYet(s.span, "this move of a warpgroup tile (into shared memory, or into a 16-bit "
-                       "warpgroup tile)");
+      // Only TMA copies and warpgroup stores address a panel-major tile.
+      if ((widePanels(s.target) && !(val.isTensor() && val.tensor.warpgroup)) ||
+          widePanels(s.value))
+        notYet(s.span, "a load or store of a swizzle_128b tile wider than one 128-byte panel "
+                       "(only tma_load, tma_store and warpgroup tile stores address its panels)");
       if (val.kind == Type::Splat && dst.isTensor() && dst.tensor.space == Space::Shared)
         c_.error(DiagId::OperandPlacement, m().expr(s.value).span,
                  "`fill` initializes register tiles; fill a register tile and store it into "
@@ -230,6 +215,20 @@ private:
   }
 
   bool inWarpgroupGrid_ = false;
+  /// A view (any slice) of a swizzle_128b shared tile wider than one
+  /// 128-byte panel: the tile is stored panel-major, which only the TMA and
+  /// warpgroup-store lowerings address.
+  bool widePanels(ExprId id) const {
+    while (id != syntax::kNone &&
+           (m().expr(id).kind == ExprKind::Index || m().expr(id).kind == ExprKind::Paren))
+      id = m().expr(id).children[0];
+    if (id == syntax::kNone || m().expr(id).kind != ExprKind::Name)
+      return false;
+    const Type &t = c_.typeOf(id);
+    return t.isTensor() && t.tensor.space == Space::Shared &&
+           t.tensor.layout == SharedLayout::Swizzle128B && !t.tensor.shape.empty() &&
+           t.tensor.shape.back().constantValue().value_or(0) > 64;
+  }
   /// K0510 until the tile IR lowers the construct.
   void notYet(Span span, const std::string &what) {
     c_.error(DiagId::NotYetLowerable, span,
