@@ -194,7 +194,7 @@ private:
       if ((widePanels(s.target) && !(val.isTensor() && val.tensor.warpgroup)) ||
           widePanels(s.value))
         notYet(s.span, "a load or store of a swizzle_128b tile wider than one 128-byte panel "
-                       "(only tma_load, tma_store and warpgroup tile stores address its panels)");
+                       "(only tma_store and warpgroup tile stores address its panels)");
       if (val.kind == Type::Splat && dst.isTensor() && dst.tensor.space == Space::Shared)
         c_.error(DiagId::OperandPlacement, m().expr(s.value).span,
                  "`fill` initializes register tiles; fill a register tile and store it into "
