@@ -326,8 +326,10 @@ private:
         report(DiagId::ProtocolCannotProve, span, "cannot prove the barrier protocol: " + what);
     if (expression)
       f.notes.push_back("the protocol proofs cover stage, round and loop expressions built from "
-                        "constants, loop variables, `warpgroup_id` and one symbolic trip count, "
-                        "with +, -, * by a constant, / and mod by a constant (docs/checks.md)");
+                        "constants, loop variables, `warpgroup_id`, one symbolic trip count and "
+                        "the tile ordinal `t / G` of a persistent tile loop, with +, -, * by a "
+                        "constant, / and mod by a constant, and the ring counter's "
+                        "`(t / G) * n` (docs/checks.md)");
     else
       f.notes.push_back("docs/checks.md, \"Hopper protocol proofs\", lists what the model "
                         "covers");
