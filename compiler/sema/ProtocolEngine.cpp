@@ -1124,7 +1124,8 @@ void Engine::checkRegions() {
                        "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
         f.labels.push_back({at(w.ref).ev->span, "the generic store"});
         f.notes.push_back("`fence_proxy_async` orders this thread's generic shared writes "
-                          "before later async-proxy reads: it must come after the store");
+                          "before later async-proxy reads: it goes after the generic store and "
+                          "before the read");
         if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
           f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
                               "insert `fence_proxy_async` before the " + reader});
