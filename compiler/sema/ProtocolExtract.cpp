@@ -67,6 +67,7 @@ private:
     XId ordinal = kNoX; ///< Var of the model loop over j
     DimExpr step;       ///< G
     std::string name;
+    std::string stepText; ///< `132`, for messages
   };
   std::vector<TileVar> tileVars_;
   std::optional<DimExpr> tilesEnd_; ///< T of the grid's persistent loops
@@ -302,7 +303,7 @@ private:
       if (s && s->kind == Sym::TileVar)
         return unknown(e.span, "`" + e.name.name + "`, the tile index of a persistent loop (the " +
                                    "model reads it only as `" + e.name.name + " / " +
-                                   "step`, the block's tile ordinal)");
+                                   tileVars_[s->index].stepText + "`, the block's tile ordinal)");
       if (!s && e.name.name == "warpgroup_id")
         return wgVar(e.span);
       return unknown(e.span, "`" + e.name.name + "`");
@@ -612,7 +613,7 @@ private:
           XId ordinal = p_->add(std::move(v));
           p_->tileOrdinalSlots.push_back(n.slot);
           scopes_.back()[s.name.name] = Sym{Sym::TileVar, int(tileVars_.size()), kNoX};
-          tileVars_.push_back({ordinal, loop.step, s.name.name});
+          tileVars_.push_back({ordinal, loop.step, s.name.name, text(s.step)});
         } else {
           n.start = convert(s.value);
           n.end = tripCount(s.end);

@@ -391,4 +391,15 @@ MUTANTS += [
          edits=[("          c_s[wg] <- convert BF16 acc\n", "          c_s[0] <- convert BF16 acc\n"),
                 ("<- c_s[wg]\n", "<- c_s[0]\n")],
          at="c_s[0] <- convert"),
+    # --- outside the model: rejected, never accepted unproved
+    dict(name="persistent-stage-from-tile-index", base=PERSISTENT, code="K0650",
+         edits=[("let s = it mod 3 in\n            wait empty", "let s = (t + k) mod 3 in\n            wait empty")],
+         at="let s = (t + k) mod 3 in"),
+]
+
+# The consumers' tile count written in another order: the same T, proved equal.
+ACCEPT += [
+    dict(name="persistent-tile-count-commuted", base=PERSISTENT, edits=[
+        ("register]\n        for t in (block_id 0 .. (M/128) * (N/256) step 132) {",
+         "register]\n        for t in (block_id 0 .. (N/256) * (M/128) step 132) {")]),
 ]
