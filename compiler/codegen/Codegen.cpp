@@ -59,6 +59,18 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
     } else if (op.as<ir::TmaLoadOp>()) {
       caps.insert(CapabilityId::Tma);
       caps.insert(CapabilityId::MbarrierTryWait);
+    } else if (op.as<ir::TmaStoreOp>() || op.as<ir::TmaStoreCommitOp>() ||
+               op.as<ir::TmaStoreWaitOp>()) {
+      caps.insert(CapabilityId::Tma); // cp.async.bulk.tensor shared -> global (sm_90)
+    } else if (auto *o = op.as<ir::StoreOp>();
+               o && o->src < k.tiles.size() &&
+               k.tiles[o->src].scope == ir::RegisterScope::Warpgroup &&
+               o->dst.kind == ir::Access::Kind::Tile) {
+      caps.insert(CapabilityId::Stmatrix);
+    } else if (auto *o = op.as<ir::LoadOp>();
+               o && o->dst < k.tiles.size() &&
+               k.tiles[o->dst].scope == ir::RegisterScope::Warpgroup) {
+      caps.insert(CapabilityId::Ldmatrix);
     } else if (op.as<ir::BarrierArriveOp>() || op.as<ir::BarrierWaitOp>()) {
       caps.insert(CapabilityId::MbarrierTryWait);
     } else if (op.as<ir::FenceProxyAsyncOp>()) {

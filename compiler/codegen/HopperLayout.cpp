@@ -22,6 +22,14 @@ uint64_t wgmmaDescriptor128B(uint32_t byteAddress) {
   return start | kWgmmaDescriptor128BFixed;
 }
 
+uint32_t stmatrixRowAddress(unsigned thread, unsigned square, int64_t rows) {
+  unsigned lane = thread % 32, warp = (thread % 128) / 32;
+  uint32_t row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8;
+  uint32_t col = 16 * square + 8 * (lane / 16); // 16-bit elements
+  uint32_t panel = col / 64;
+  return panel * static_cast<uint32_t>(rows) * 128 + swizzle128BOffset(row, (col % 64) * 2);
+}
+
 FragmentCoord wgmmaAccumulatorCoord(unsigned thread, unsigned i) {
   unsigned warp = (thread % 128) / 32, lane = thread % 32;
   FragmentCoord c;
@@ -32,20 +40,36 @@ FragmentCoord wgmmaAccumulatorCoord(unsigned thread, unsigned i) {
 
 namespace {
 
-std::optional<TensorMapUse> useOf(const ir::Kernel &k, const ir::TmaLoadOp &op) {
-  if (op.src.kind != ir::Access::Kind::Tensor || op.src.id >= k.params.size())
+/// The map of a 2-D global slice: box = [rows, at most one 128-byte panel
+/// of columns] (a box's inner extent is 128 bytes under SWIZZLE_128B; wider
+/// tiles are copied one panel-sized box at a time).
+std::optional<TensorMapUse> useOfSlice(const ir::Kernel &k, const ir::Access &global) {
+  if (global.kind != ir::Access::Kind::Tensor || global.id >= k.params.size())
     return std::nullopt;
-  std::vector<int64_t> box = ir::accessShape(k, op.src);
+  std::vector<int64_t> box = ir::accessShape(k, global);
   if (box.size() != 2)
     return std::nullopt;
-  return TensorMapUse{op.src.id, k.params[op.src.id].dtype, box[0], box[1]};
+  ir::DType dt = k.params[global.id].dtype;
+  return TensorMapUse{global.id, dt, box[0], std::min<int64_t>(box[1], panelElements(dt))};
+}
+std::optional<TensorMapUse> useOf(const ir::Kernel &k, const ir::TmaLoadOp &op) {
+  return useOfSlice(k, op.src);
+}
+std::optional<TensorMapUse> useOf(const ir::Kernel &k, const ir::TmaStoreOp &op) {
+  return useOfSlice(k, op.dst);
+}
+
+template <typename Op> void add(const ir::Kernel &k, const Op &op, std::vector<TensorMapUse> &out) {
+  if (auto u = useOf(k, op); u && std::find(out.begin(), out.end(), *u) == out.end())
+    out.push_back(*u);
 }
 
 void collect(const ir::Kernel &k, const ir::Block &b, std::vector<TensorMapUse> &out) {
   for (const ir::Op &op : b.ops) {
     if (auto *t = op.as<ir::TmaLoadOp>()) {
-      if (auto u = useOf(k, *t); u && std::find(out.begin(), out.end(), *u) == out.end())
-        out.push_back(*u);
+      add(k, *t, out);
+    } else if (auto *t = op.as<ir::TmaStoreOp>()) {
+      add(k, *t, out);
     } else if (auto *f = op.as<ir::ForOp>()) {
       collect(k, f->body, out);
     } else if (auto *r = op.as<ir::RoleOp>()) {
@@ -63,6 +87,19 @@ std::vector<TensorMapUse> planTensorMaps(const ir::Kernel &kernel) {
   std::vector<TensorMapUse> out;
   collect(kernel, kernel.body, out);
   return out;
+}
+
+int64_t panelElements(ir::DType dtype) { return 128 / ir::dtypeBytes(dtype); }
+
+int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
+                   const ir::TmaStoreOp &op) {
+  auto u = useOf(kernel, op);
+  if (!u)
+    return -1;
+  for (size_t i = 0; i < maps.size(); ++i)
+    if (maps[i] == *u)
+      return static_cast<int>(i);
+  return -1;
 }
 
 int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,

@@ -62,6 +62,20 @@ struct FragmentCoord {
 };
 FragmentCoord wgmmaAccumulatorCoord(unsigned thread, unsigned i);
 
+/// Byte offset, within one stage of a 16-bit swizzle_128b tile with `rows`
+/// rows (panel-major 128-byte panels, codegen/Layout.h), of the row address
+/// that thread `thread` (0..127 of the warpgroup) gives to
+/// stmatrix.sync.aligned.m8n8.x4.b16 for the 16x16 square `square` of its
+/// warp's rows (PTX ISA "Warp-level matrix store instruction: stmatrix":
+/// lanes 8j .. 8j+7 give the addresses of rows 0..7 of matrix j). Matrices
+/// 0..3 are (rows 0-7, cols 0-7), (rows 8-15, cols 0-7), (rows 0-7, cols
+/// 8-15), (rows 8-15, cols 8-15) of the square at rows 16w .. 16w+15 (w the
+/// warp), columns 16 * square ..: lane l addresses row 16w + 8 * ((l/8)%2)
+/// + l%8, column 16 * square + 8 * (l/16). WarpgroupSharedToMLIR.cpp emits
+/// exactly this; the unit test checks that with the accumulator fragment
+/// (wgmmaAccumulatorCoord) every element lands at the tile layout's offset.
+uint32_t stmatrixRowAddress(unsigned thread, unsigned square, int64_t rows);
+
 /// A TMA tensor map a kernel takes: one per (tensor, box). The map is 2-D,
 /// row-major, box = [boxRows, boxCols] of `dtype` with the 128-byte swizzle;
 /// the runtime encodes it with cuTensorMapEncodeTiled (dims inner first).
@@ -72,13 +86,21 @@ struct TensorMapUse {
   bool operator==(const TensorMapUse &) const = default;
 };
 
-/// The tensor maps of `kernel`'s tma_loads, in first-use order (the order of
-/// the kernel parameters that carry them).
+/// The tensor maps of `kernel`'s tma_loads and tma_stores, in first-use
+/// order (the order of the kernel parameters that carry them). A copy of a
+/// tile wider than one 128-byte panel uses a box of one panel ([rows, 64]
+/// for 16-bit types), issued once per panel; a load and a store of the same
+/// tensor and box share one map (the map has no direction).
 std::vector<TensorMapUse> planTensorMaps(const ir::Kernel &kernel);
 
-/// The index in `maps` of the map a tma_load uses; -1 when none fits.
+/// Elements of `dtype` in one 128-byte swizzle panel (64 for 16-bit types).
+int64_t panelElements(ir::DType dtype);
+
+/// The index in `maps` of the map a tma_load / tma_store uses; -1 when none fits.
 int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
                    const ir::TmaLoadOp &op);
+int tensorMapIndex(const std::vector<TensorMapUse> &maps, const ir::Kernel &kernel,
+                   const ir::TmaStoreOp &op);
 
 /// The lines of a ptxas log that report wgmma serialisation (warnings
 /// C7510 .. C7515, "wgmma.mma_async instructions are serialized ..."), in

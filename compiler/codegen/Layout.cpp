@@ -21,6 +21,12 @@ uint64_t SharedTileLayout::byteOffset(int64_t row, int64_t col) const {
   if (!swizzled)
     return static_cast<uint64_t>(row * cols + col) * elemBytes;
   int64_t perChunk = 16 / elemBytes;
+  if (panelled) { // panel-major 128-byte panels, each an 8-chunk swizzled tile
+    int64_t perPanel = 128 / elemBytes, c = col % perPanel;
+    int64_t q = row * 8 + c / perChunk;
+    return static_cast<uint64_t>(col / perPanel) * panelBytes +
+           static_cast<uint64_t>((q ^ (row % 8)) * 16 + (c % perChunk) * elemBytes);
+  }
   int64_t q = row * chunksPerRow + col / perChunk;
   int64_t key = chunksPerRow >= 8 ? row % 8 : (q / 8) % 8;
   return static_cast<uint64_t>((q ^ key) * 16 + (col % perChunk) * elemBytes);
@@ -46,6 +52,10 @@ KernelLayout planLayout(const Kernel &kernel) {
     s.chunksPerRow = s.swizzled ? static_cast<unsigned>(rowBytes / 16) : 0;
     s.stageBytes = (static_cast<uint64_t>(s.rows) * rowBytes + 127) / 128 * 128;
     if (t.layout == SharedLayout::Swizzle128B) {
+      if (rowBytes > 128 && rowBytes % 128 == 0 && s.swizzled) {
+        s.panelled = true;
+        s.panelBytes = static_cast<uint64_t>(s.rows) * 128;
+      }
       layout.alignBase1024 = true;
       offset = (offset + 1023) / 1024 * 1024;
       s.stageBytes = (s.stageBytes + 1023) / 1024 * 1024;
@@ -160,31 +170,25 @@ public:
            k_.tiles[a.id].space == MemSpace::Shared && k_.tiles[a.id].shape.back() * 2 > 128;
   }
 
+  /// `a_r <- convert BF16 acc` (F32 -> 16-bit warpgroup tile): lowered.
+  bool isRegisterAConvert(const UnaryOp &o) const {
+    return o.kind == UnaryKind::Convert && o.src.kind == Operand::Kind::Tile &&
+           isWarpgroupTile(o.src.tile) && k_.tiles[o.src.tile].dtype == DType::F32 &&
+           (k_.tiles[o.dst].dtype == DType::BF16 || k_.tiles[o.dst].dtype == DType::F16);
+  }
+
   void kernelForms() {
     if (k_.clusterSize() != 1)
       notLowered(k_.span, "a cluster launch");
   }
 
   void hopperForms(const Op &op) {
-    if (op.as<TmaStoreOp>() || op.as<TmaStoreCommitOp>() || op.as<TmaStoreWaitOp>())
-      notLowered(op.span, "tma_store");
-    else if (auto *o = op.as<StoreOp>();
-             o && isWarpgroupTile(o->src) && o->dst.kind == Access::Kind::Tile)
-      notLowered(op.span, "a store of a warpgroup tile to shared memory (stmatrix)");
-    else if (auto *o = op.as<LoadOp>(); o && isWarpgroupTile(o->dst))
-      notLowered(op.span, "a load into a warpgroup tile (ldmatrix)");
-    else if (auto *o = op.as<WgmmaOp>();
-             o && o->a.kind == Access::Kind::Tile && isWarpgroupTile(o->a.id))
-      notLowered(op.span, "wgmma with A from registers");
-    else if (auto *o = op.as<WgmmaOp>(); o && (wide(o->a) || wide(o->b)))
+    if (auto *o = op.as<WgmmaOp>(); o && (wide(o->a) || wide(o->b)))
       notLowered(op.span, "a wgmma operand in a swizzle_128b tile wider than one 128-byte panel");
-    else if (auto *o = op.as<UnaryOp>(); o && isWarpgroupTile(o->dst))
+    else if (auto *o = op.as<UnaryOp>(); o && isWarpgroupTile(o->dst) && !isRegisterAConvert(*o))
       notLowered(op.span, "an elementwise op on warpgroup tiles");
     else if (auto *o = op.as<BinaryOp>(); o && isWarpgroupTile(o->dst))
       notLowered(op.span, "an elementwise op on warpgroup tiles");
-    else if (auto *o = op.as<TmaLoadOp>();
-             o && o->dst.id < k_.tiles.size() && k_.tiles[o->dst.id].shape.back() * 2 > 128)
-      notLowered(op.span, "a tma_load into a swizzle_128b tile wider than one 128-byte panel");
   }
 
   void block(const Block &b) {

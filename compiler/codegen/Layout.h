@@ -42,6 +42,11 @@ struct SharedTileLayout {
   unsigned elemBytes = 2;
   bool swizzled = false;
   unsigned chunksPerRow = 0; ///< 16-byte chunks per row (when swizzled)
+  /// A swizzle_128b tile with rows wider than 128 bytes: stored as column
+  /// panels of 128 bytes, panel-major (panel p = an [rows, 128 B] block at
+  /// p * panelBytes, itself 128B-swizzled; see ir::SharedLayout).
+  bool panelled = false;
+  uint64_t panelBytes = 0; ///< rows * 128 when panelled
 
   /// Byte offset of element (row, col) within one stage.
   uint64_t byteOffset(int64_t row, int64_t col) const;
@@ -69,8 +74,8 @@ int64_t registerSlots(const std::vector<int64_t> &shape);
 
 /// Reports K1206/K1207 for what the lowering cannot handle; maxSharedBytes
 /// is the target's per-block limit (with opt-in). Returns true when fine.
-bool checkLowerable(const ir::Kernel &kernel, const KernelLayout &layout,
-                    uint64_t maxSharedBytes, DiagnosticSink &sink);
+bool checkLowerable(const ir::Kernel &kernel, const KernelLayout &layout, uint64_t maxSharedBytes,
+                    DiagnosticSink &sink);
 
 /// The largest power-of-two multiple known for `e`, using constants and the
 /// kernel's `requires (D mod m = 0)` facts (1 when nothing is known).

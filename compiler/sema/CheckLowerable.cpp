@@ -351,16 +351,48 @@ private:
     return false;
   }
 
+  /// The form in which a loop may keep a group in flight over its back edge
+  /// (docs/architecture.md, "Hopper code generation"): the loop is entered
+  /// with every group retired, has its wgmma ops at its own top level, and
+  /// ends each iteration with at most one group in flight, left by a
+  /// `wgmma_wait 1` at its top level after the iteration's commit. Code
+  /// generation ties the accumulators through that wait (inline asm with
+  /// "=f"/"0" operands), and ptxas 13 then compiles the GEMM consumer loop
+  /// (and the persistent one nested in its tile loop) without serialisation
+  /// (C7510-C7515) and without moves; with the plain wait intrinsic it
+  /// serialised every wgmma (C7514). Other shapes (a group in flight at the
+  /// loop's entry, two groups, a wgmma under an `if` or in an inner loop)
+  /// are untested and keep K0111; the ptxas gate (K1224) stays.
+  bool keepsOneGroupInFlight(const Stmt &loop, const WgmmaFlow &entry,
+                             const WgmmaFlow &iter) const {
+    if (entry.inFlight() || entry.open || iter.open || iter.committed > 1 || !iter.lastWait ||
+        iter.lastWait->count != 1)
+      return false;
+    bool waitAtTop = false, wgmmaAtTop = false;
+    for (StmtId id : loop.body) {
+      const Stmt &s = m().stmt(id);
+      waitAtTop |= &s == iter.lastWait;
+      wgmmaAtTop |= s.kind == StmtKind::Wgmma;
+      if (s.kind != StmtKind::Wgmma &&
+          (containsWgmma(m(), s.body) || containsWgmma(m(), s.elseBody)))
+        return false; // a wgmma under an `if` or an inner loop: not the tested form
+    }
+    return waitAtTop && wgmmaAtTop;
+  }
+
   /// Code generation keeps a wgmma accumulator in registers that the loop's
   /// back edge merges; with a group in flight there, ptxas serialises every
   /// wgmma of the kernel (C7514), which the build reports as K1224. So a
   /// loop whose body has a wgmma must be entered and left with every group
-  /// retired (`wgmma_wait 0` after the last commit of the iteration).
+  /// retired (`wgmma_wait 0` after the last commit of the iteration), except
+  /// in the form keepsOneGroupInFlight describes.
   void wgmmaFlow(const std::vector<StmtId> &body, WgmmaFlow &f) {
     for (StmtId id : body) {
       const Stmt &s = m().stmt(id);
       switch (s.kind) {
-      case StmtKind::Wgmma: f.open = true; break;
+      case StmtKind::Wgmma:
+        f.open = true;
+        break;
       case StmtKind::WgmmaCommit:
         if (f.open)
           ++f.committed;
@@ -368,7 +400,8 @@ private:
         break;
       case StmtKind::WgmmaWait:
         // (A count over 7 is K0128 already: no follow-on error here.)
-        f.committed = s.count > 7 ? 0 : std::min<int64_t>(f.committed, std::max<int64_t>(s.count, 0));
+        f.committed =
+            s.count > 7 ? 0 : std::min<int64_t>(f.committed, std::max<int64_t>(s.count, 0));
         f.lastWait = &s;
         break;
       case StmtKind::If: {
@@ -386,7 +419,8 @@ private:
         WgmmaFlow iter = f;
         iter.lastWait = nullptr;
         wgmmaFlow(s.body, iter);
-        if (containsWgmma(m(), s.body) && (entry.inFlight() || iter.inFlight())) {
+        if (containsWgmma(m(), s.body) && (entry.inFlight() || iter.inFlight()) &&
+            !keepsOneGroupInFlight(s, entry, iter)) {
           Span at = iter.lastWait ? iter.lastWait->span : s.keywordSpan;
           auto &d = c_.error(
               DiagId::WgmmaInFlightAcrossLoop, at,
@@ -394,10 +428,13 @@ private:
                               ? "a wgmma group is in flight when this loop starts"
                               : "a wgmma group stays in flight across the end of this loop's "
                                 "iteration") +
-                  ": code generation cannot keep a wgmma accumulator in flight over a loop's "
-                  "back edge (ptxas would serialise every wgmma, C7514)");
+                  ": code generation keeps a wgmma accumulator in flight over a loop's back "
+                  "edge only in one form (ptxas would serialise every wgmma otherwise, C7514)");
           d.note("retire the groups before the iteration ends (`wgmma_wait 0` after the last "
                  "`wgmma_commit`); releasing the stage after that wait stays correct");
+          d.note("the form that may keep one group in flight: a loop entered with every group "
+                 "retired, its wgmma ops and a `wgmma_wait 1` after the commit at its own top "
+                 "level (not under an `if` or in an inner loop)");
           if (iter.lastWait && iter.lastWait->count > 0)
             d.fix(iter.lastWait->countSpan, "0", "wait for every group in the iteration");
         }

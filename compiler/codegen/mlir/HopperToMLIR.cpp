@@ -26,14 +26,9 @@
 //    (HopperLayout.h) as pairs, converted to the destination type.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/mlir/HopperLowering.h"
+#include "codegen/mlir/HopperEmit.h"
 
 #include "ir/Verifier.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace kina::codegen::detail {
 
@@ -47,98 +42,24 @@ unsigned roleLaunchRegisters(const kir::Kernel &k) {
   return 0;
 }
 
-struct HopperLowering::Impl {
-  explicit Impl(EmitContext &c) : cx(c), b(c.b), loc(c.loc), k(c.kernel) {}
+mlir::Value HopperEmit::fragmentPtr(kir::TileId t, int64_t i) {
+  const kir::TileDecl &d = k.tiles[t];
+  Type et = d.dtype == kir::DType::F32 ? f32() : i32();
+  auto arr = LLVM::LLVMArrayType::get(et, static_cast<unsigned>(fragmentRegisters(d)));
+  return LLVM::GEPOp::create(b, loc, ptr(0), arr, wgTiles[t],
+                             ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+mlir::Value HopperEmit::loadFragment(kir::TileId t, int64_t i) {
+  Type et = k.tiles[t].dtype == kir::DType::F32 ? f32() : i32();
+  return LLVM::LoadOp::create(b, loc, et, fragmentPtr(t, i));
+}
+void HopperEmit::storeFragment(kir::TileId t, int64_t i, Value v) {
+  LLVM::StoreOp::create(b, loc, v, fragmentPtr(t, i));
+}
 
-  EmitContext &cx;
-  OpBuilder &b;
-  Location loc;
-  const kir::Kernel &k;
-  std::vector<Value> wgTiles; // by TileId: alloca of the N/2 fragment registers
-  bool groupOpen = false;
-
-  // ---- values ----
-  Type i32() { return b.getI32Type(); }
-  Type i64() { return b.getI64Type(); }
-  Type f32() { return b.getF32Type(); }
-  LLVM::LLVMPointerType ptr(unsigned space) { return LLVM::LLVMPointerType::get(&cx.ctx, space); }
-  Value c32(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(v)));
-  }
-  Value c64(uint64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(static_cast<int64_t>(v)));
-  }
-  std::optional<int64_t> constOf(Value v) {
-    if (auto c = v.getDefiningOp<arith::ConstantOp>())
-      if (auto a = dyn_cast<IntegerAttr>(c.getValue()))
-        return a.getInt();
-    return std::nullopt;
-  }
-  Value add(Value a, Value c) {
-    auto ca = constOf(a), cc = constOf(c);
-    if (ca && cc)
-      return c32(*ca + *cc);
-    if (cc == 0)
-      return a;
-    if (ca == 0)
-      return c;
-    return arith::AddIOp::create(b, loc, a, c);
-  }
-  Value mul(Value a, int64_t c) {
-    if (c == 1)
-      return a;
-    if (auto ca = constOf(a))
-      return c32(*ca * c);
-    return arith::MulIOp::create(b, loc, a, c32(c));
-  }
-  Value divu(Value a, int64_t c) { return arith::DivUIOp::create(b, loc, a, c32(c)); }
-  Value remu(Value a, int64_t c) { return arith::RemUIOp::create(b, loc, a, c32(c)); }
-  Value cmp(arith::CmpIPredicate p, Value l, Value r) {
-    return arith::CmpIOp::create(b, loc, p, l, r);
-  }
-  Value warpgroup() { return divu(cx.tid, 128); }
-  Value threadInWarpgroup() { return remu(cx.tid, 128); }
-
-  /// Runs `body` inside `if (cond)`.
-  template <typename F> void emitIf(Value cond, F body) {
-    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    body();
-  }
-  /// Runs `body` on thread 0 of the warpgroup only.
-  template <typename F> void elected(F body) {
-    emitIf(cmp(arith::CmpIPredicate::eq, threadInWarpgroup(), c32(0)), body);
-  }
-
-  // ---- shared memory ----
-  Value sharedAt(Value byteOffset) {
-    return LLVM::GEPOp::create(b, loc, ptr(3), b.getI8Type(), cx.smem,
-                               ArrayRef<LLVM::GEPArg>{byteOffset});
-  }
-  Value barrierPtr(kir::BarrierId id, Value stage) {
-    return sharedAt(add(c32(static_cast<int64_t>(cx.layout.barrierOffsets[id])), mul(stage, 8)));
-  }
-  /// Byte offset in the arena of (stage, row0, col0) of a swizzle_128b tile
-  /// access (the verifier guarantees point stages and row0 % 8 == 0).
-  Value tileByteOffset(const kir::Access &a) {
-    const kir::TileDecl &t = k.tiles[a.id];
-    const SharedTileLayout &sl = *cx.layout.shared[a.id];
-    size_t rank = t.shape.size();
-    Value off = c32(static_cast<int64_t>(sl.offsetBytes));
-    if (a.slice.empty())
-      return off;
-    Value stage = c32(0);
-    int64_t stride = 1;
-    for (size_t i = rank - 2; i-- > 0;) {
-      stage = add(stage, mul(cx.index(a.slice[i].offset), stride));
-      stride *= t.shape[i];
-    }
-    off = add(off, mul(stage, static_cast<int64_t>(sl.stageBytes)));
-    off = add(off, mul(cx.index(a.slice[rank - 2].offset), sl.cols * sl.elemBytes));
-    off = add(off, mul(cx.index(a.slice[rank - 1].offset), sl.elemBytes));
-    return off;
-  }
+struct HopperLowering::Impl : HopperEmit {
+  explicit Impl(EmitContext &c) : HopperEmit(c) {}
 
   // ---- ops ----
   void prologue() {
@@ -148,7 +69,8 @@ struct HopperLowering::Impl {
       const kir::TileDecl &t = k.tiles[i];
       if (t.space != kir::MemSpace::Register || t.scope != kir::RegisterScope::Warpgroup)
         continue;
-      auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(t.shape[1] / 2));
+      Type et = t.dtype == kir::DType::F32 ? f32() : i32();
+      auto arr = LLVM::LLVMArrayType::get(et, static_cast<unsigned>(fragmentRegisters(t)));
       wgTiles[i] = LLVM::AllocaOp::create(b, loc, ptr(0), arr, one, 16);
     }
     if (k.barriers.empty())
@@ -182,13 +104,14 @@ struct HopperLowering::Impl {
     groupOpen = false;
     LogicalResult r = cx.block(o.body, error);
     groupOpen = false;
+    if (succeeded(r) && hasTmaStore(o.body))
+      lowerTmaStoreRoleEnd(*this);
     return r;
   }
 
   void arrive(const kir::BarrierArriveOp &o) {
     // Orders the whole warpgroup's earlier work before the elected arrival.
-    NVVM::BarrierOp::create(b, loc, Type(), add(warpgroup(), c32(1)), c32(128),
-                            NVVM::BarrierReductionAttr(), Value());
+    warpgroupBarrier();
     Value stage = cx.index(o.stage);
     elected([&] {
       Value bar = barrierPtr(o.barrier, stage);
@@ -227,15 +150,25 @@ struct HopperLowering::Impl {
       error = "internal: tma_load has no tensor map parameter";
       return failure();
     }
-    Value dst = LLVM::AddrSpaceCastOp::create(b, loc, ptr(7), sharedAt(tileByteOffset(o.dst)));
-    SmallVector<Value> coords = {cx.index(o.src.slice[1].offset),
-                                 cx.index(o.src.slice[0].offset)}; // innermost first
+    // One box per 128-byte panel of the destination (the verifier makes the
+    // box cover whole rows): panel p lands at base + p * panelBytes and
+    // reads columns col0 + p * panelCols of the source.
+    const SharedTileLayout &sl = *cx.layout.shared[o.dst.id];
+    int64_t panelCols = cx.maps[map].boxCols;
+    int64_t panels = sl.panelled ? sl.cols / panelCols : 1;
+    Value base = tileByteOffset(o.dst);
+    Value col0 = cx.index(o.src.slice[1].offset), row0 = cx.index(o.src.slice[0].offset);
     Value bar = barrierPtr(o.barrier, cx.index(o.stage));
     Value desc = cx.tensorMaps[map];
     elected([&] {
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, dst, desc, coords, bar, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
-          false, NVVM::CTAGroupKindAttr(), Value());
+      for (int64_t p = 0; p < panels; ++p) {
+        Value dst = LLVM::AddrSpaceCastOp::create(
+            b, loc, ptr(7), sharedAt(add(base, c32(p * static_cast<int64_t>(sl.panelBytes)))));
+        SmallVector<Value> coords = {add(col0, c32(p * panelCols)), row0}; // innermost first
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, desc, coords, bar, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+            false, NVVM::CTAGroupKindAttr(), Value());
+      }
     });
     return success();
   }
@@ -251,6 +184,9 @@ struct HopperLowering::Impl {
   }
 
   LogicalResult wgmma(const kir::WgmmaOp &o, std::string &error) {
+    if (o.a.kind == kir::Access::Kind::Tile && o.a.id < k.tiles.size() &&
+        k.tiles[o.a.id].space == kir::MemSpace::Register)
+      return lowerRegisterAWgmma(*this, o, error, [&](Value off) { return descriptor(off); });
     const kir::TileDecl &acc = k.tiles[o.acc];
     if (!wgTiles[o.acc]) {
       error = "internal: warpgroup tile '" + acc.name + "' has no registers";
@@ -315,6 +251,82 @@ struct HopperLowering::Impl {
     return success();
   }
 
+  /// `wgmma_wait N` as `wgmma.wait_group.sync.aligned N` in inline asm whose
+  /// outputs are the accumulators' registers, tied to them as inputs (the
+  /// form Triton's NVGPU lowering of WGMMAWaitGroupOp uses). The NVVM
+  /// intrinsic has no register operands, so LLVM may move a read of an
+  /// accumulator above it, and ptxas does not insert a wait for such a read
+  /// (docs/architecture.md, "Hopper code generation"): a silent race. Tied
+  /// through the asm, every later use reads the asm's results, which exist
+  /// only after the wait; and with the registers tied in and out, one group
+  /// kept in flight across a loop's back edge (`wgmma_wait 1`) keeps its
+  /// accumulator in the same registers: ptxas 13 compiles the GEMM's
+  /// consumer loop with `wgmma_wait 1` without serialisation and without
+  /// moves, where the intrinsic made it serialise every wgmma (C7514).
+  void wgmmaWait(unsigned pending) {
+    std::vector<std::pair<kir::TileId, int64_t>> regs; // (tile, register)
+    for (kir::TileId t : wgmmaTiles())
+      for (int64_t i = 0; i < fragmentRegisters(k.tiles[t]); ++i)
+        regs.emplace_back(t, i);
+    std::string text = "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+    if (regs.empty()) {
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, static_cast<uint64_t>(pending));
+      return;
+    }
+    std::string constraints;
+    SmallVector<Value> operands;
+    SmallVector<Type> fields;
+    for (size_t i = 0; i < regs.size(); ++i) {
+      bool f = k.tiles[regs[i].first].dtype == kir::DType::F32;
+      constraints += std::string(i ? "," : "") + (f ? "=f" : "=r");
+      fields.push_back(f ? f32() : i32());
+    }
+    for (size_t i = 0; i < regs.size(); ++i) {
+      constraints += "," + std::to_string(i);
+      operands.push_back(loadFragment(regs[i].first, regs[i].second));
+    }
+    constraints += ",~{memory}";
+    auto structTy = LLVM::LLVMStructType::getLiteral(&cx.ctx, fields);
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, structTy, operands, text, constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(&cx.ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    for (size_t i = 0; i < regs.size(); ++i)
+      storeFragment(regs[i].first, regs[i].second,
+                    LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0),
+                                                 ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  }
+
+  /// The warpgroup tiles that wgmma ops of the kernel accumulate into or
+  /// read as register A operands (both stay tied through a wait).
+  const std::vector<kir::TileId> &wgmmaTiles() {
+    if (!accumulatorsKnown) {
+      std::function<void(const kir::Block &)> walk = [&](const kir::Block &blk) {
+        for (const kir::Op &op : blk.ops) {
+          if (auto *w = op.as<kir::WgmmaOp>()) {
+            if (std::find(accs.begin(), accs.end(), w->acc) == accs.end() && wgTiles[w->acc])
+              accs.push_back(w->acc);
+            if (w->a.kind == kir::Access::Kind::Tile && w->a.id < wgTiles.size() &&
+                wgTiles[w->a.id] && std::find(accs.begin(), accs.end(), w->a.id) == accs.end())
+              accs.push_back(w->a.id);
+          } else if (auto *f = op.as<kir::ForOp>()) {
+            walk(f->body);
+          } else if (auto *r = op.as<kir::RoleOp>()) {
+            walk(r->body);
+          } else if (auto *i = op.as<kir::IfOp>()) {
+            walk(i->thenBody);
+            walk(i->elseBody);
+          }
+        }
+      };
+      walk(k.body);
+      accumulatorsKnown = true;
+    }
+    return accs;
+  }
+  std::vector<kir::TileId> accs;
+  bool accumulatorsKnown = false;
+
   /// wgmma.mma_async with a run-time scale-d (PTX ISA wgmma.mma_async:
   /// `d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a,
   /// imm-trans-b`; trans 0/0 = A row-major (K-major), B column-major
@@ -345,17 +357,6 @@ struct HopperLowering::Impl {
         /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
         LLVM::AsmDialectAttr::get(&cx.ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
     return asmOp.getResult(0);
-  }
-
-  Type elemType(kir::DType t) {
-    switch (t) {
-    case kir::DType::F16:
-      return b.getF16Type();
-    case kir::DType::BF16:
-      return b.getBF16Type();
-    default:
-      return f32();
-    }
   }
 
   LogicalResult storeWarpgroupTile(const kir::StoreOp &o, std::string &error) {
@@ -474,7 +475,7 @@ struct HopperLowering::Impl {
       return success();
     }
     if (auto *o = op.as<kir::WgmmaWaitOp>()) {
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, static_cast<uint64_t>(o->pending));
+      wgmmaWait(o->pending);
       return success();
     }
     if (op.as<kir::FenceProxyAsyncOp>()) {
@@ -483,8 +484,25 @@ struct HopperLowering::Impl {
           NVVM::SharedSpaceAttr::get(&cx.ctx, NVVM::SharedSpace::shared_cta));
       return success();
     }
-    if (auto *o = op.as<kir::StoreOp>())
+    if (auto *o = op.as<kir::TmaStoreOp>())
+      return lowerTmaStore(*this, *o, error);
+    if (op.as<kir::TmaStoreCommitOp>()) {
+      lowerTmaStoreCommit(*this);
+      return success();
+    }
+    if (auto *o = op.as<kir::TmaStoreWaitOp>()) {
+      lowerTmaStoreWait(*this, *o);
+      return success();
+    }
+    if (auto *o = op.as<kir::UnaryOp>())
+      return lowerWarpgroupConvert(*this, *o, error);
+    if (auto *o = op.as<kir::LoadOp>())
+      return lowerLdmatrixLoad(*this, *o, error);
+    if (auto *o = op.as<kir::StoreOp>()) {
+      if (o->dst.kind == kir::Access::Kind::Tile)
+        return lowerStmatrixStore(*this, *o, error);
       return storeWarpgroupTile(*o, error);
+    }
     error = "internal: not a Hopper op";
     return failure();
   }
@@ -494,11 +512,21 @@ HopperLowering::HopperLowering(EmitContext &cx) : impl_(std::make_unique<Impl>(c
 HopperLowering::~HopperLowering() = default;
 
 bool HopperLowering::isHopperOp(const kir::Kernel &k, const kir::Op &op) {
+  auto wg = [&](kir::TileId t) {
+    return t < k.tiles.size() && k.tiles[t].scope == kir::RegisterScope::Warpgroup;
+  };
   if (auto *s = op.as<kir::StoreOp>())
-    return s->src < k.tiles.size() && k.tiles[s->src].scope == kir::RegisterScope::Warpgroup;
+    return wg(s->src);
+  // The F32 -> 16-bit convert (register A); other warpgroup elementwise ops
+  // are K1241 before codegen (Layout.cpp).
+  if (auto *u = op.as<kir::UnaryOp>())
+    return wg(u->dst) && u->kind == kir::UnaryKind::Convert;
+  if (auto *l = op.as<kir::LoadOp>())
+    return wg(l->dst);
   return op.as<kir::RoleOp>() || op.as<kir::BarrierArriveOp>() || op.as<kir::BarrierWaitOp>() ||
          op.as<kir::TmaLoadOp>() || op.as<kir::WgmmaOp>() || op.as<kir::WgmmaCommitOp>() ||
-         op.as<kir::WgmmaWaitOp>() || op.as<kir::FenceProxyAsyncOp>();
+         op.as<kir::WgmmaWaitOp>() || op.as<kir::FenceProxyAsyncOp>() || op.as<kir::TmaStoreOp>() ||
+         op.as<kir::TmaStoreCommitOp>() || op.as<kir::TmaStoreWaitOp>();
 }
 
 void HopperLowering::prologue() { impl_->prologue(); }

@@ -498,6 +498,15 @@ Value Emitter::sharedByteOffset(const View &v, Value r, Value c) {
   Value off;
   if (!sl.swizzled) {
     off = mul(add(mul(row, sl.cols), col), static_cast<int64_t>(sl.elemBytes));
+  } else if (sl.panelled) {
+    // Panel-major 128-byte panels (Layout.h): panel col / perPanel, then the
+    // 8-chunk 128B swizzle inside it.
+    int64_t perChunk = 16 / sl.elemBytes, perPanel = 128 / sl.elemBytes;
+    Value c = remu(col, perPanel);
+    Value q = add(mul(row, 8), divu(c, perChunk));
+    off = add(mul(divu(col, perPanel), static_cast<int64_t>(sl.panelBytes)),
+              add(mul(xorv(q, remu(row, 8)), 16),
+                  mul(remu(c, perChunk), static_cast<int64_t>(sl.elemBytes))));
   } else {
     int64_t perChunk = 16 / sl.elemBytes;
     Value q = add(mul(row, static_cast<int64_t>(sl.chunksPerRow)), divu(col, perChunk));

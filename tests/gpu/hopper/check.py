@@ -8,6 +8,9 @@ meaning (tests/unit/ir/HopperKernels.h), independently of the compiler:
   gemm_*_hopper_*     c[M, N] = a[M, K] @ b[N, K].T   (f32 math, output rounded)
   tma_round_trip      out = a                         (bit-exact)
   wgmma_m64nNkK       c[64, N] = a[:, :K] @ b[:, :K].T (f32 output)
+  wgmma_rega_ldmatrix_nN  c[64, N] = a @ b.T, A from registers (ldmatrix)
+  wgmma_rega_chain_nN     c[64, N] = bf16(a @ b.T) @ b2.T (F32 fragment
+                          converted into the register A operand)
 
 Prints PASS/FAIL with the max abs error, the tolerance and the worst index;
 exit 0 on PASS, 1 on FAIL.
@@ -71,6 +74,30 @@ def main():
         a, b, c = load(d, "a", "bf16"), load(d, "b", "bf16"), load(d, "c", "f32")
         ref = a[:, :k].astype(np.float64) @ b[:, :k].astype(np.float64).T
         return verdict(kernel, c, ref.astype(np.float32), 1e-5 * k, 1e-5)
+    m = re.match(r"wgmma_rega_ldmatrix_n(\d+)$", kernel)
+    if m:
+        a, b, c = load(d, "a", "bf16"), load(d, "b", "bf16"), load(d, "c", "f32")
+        ref = a.astype(np.float64) @ b.astype(np.float64).T
+        return verdict(kernel, c, ref.astype(np.float32), 1e-5 * 64, 1e-5)
+    m = re.match(r"wgmma_rega_chain_n(\d+)$", kernel)
+    if m:
+        a, b, b2 = load(d, "a", "bf16"), load(d, "b", "bf16"), load(d, "b2", "bf16")
+        c = load(d, "c", "f32")
+        p = (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.float32)
+        # Round p to bf16 (nearest even) as the kernel's convert does.
+        bits = p.view(np.uint32).astype(np.uint64)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+        pb = bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        ref = pb @ b2.astype(np.float64).T
+        # An element of p one bf16 ulp off (f32 accumulation order) moves
+        # c by at most 2^-8 |p| |b2| summed over the 64 terms.
+        slack = 2.0 ** -8 * (np.abs(pb) @ np.abs(b2.astype(np.float64)).T)
+        err = np.abs(c - ref)
+        ok = bool(np.all(err <= 1e-5 * 64 + slack))
+        worst = np.unravel_index(np.argmax(err - slack), err.shape)
+        print(f"{'PASS' if ok else 'FAIL'} {kernel}: max abs err {err.max():.3g}, worst "
+              f"{tuple(int(i) for i in worst)} got {c[worst]:.6g} ref {ref[worst]:.6g}")
+        return 0 if ok else 1
     print(f"FAIL {kernel}: no reference")
     return 1
 

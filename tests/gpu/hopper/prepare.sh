@@ -18,7 +18,13 @@ for f in "$FIXTURE" "$RUNNER"; do
   [ -x "$f" ] || { echo "missing $f: scripts/build.sh kina-codegen-fixture hopper_run" >&2; exit 1; }
 done
 mkdir -p "$CARRY"
-for k in tma_round_trip wgmma_m64n64k16 wgmma_m64n256k64 gemm_bf16_hopper gemm_f16_hopper; do
+# hopper2.md: the persistent kernel (TMA-store epilogue, one wgmma group in
+# flight) and its older forms, for the comparison at 4096^3.
+PERSISTENT="gemm_bf16_hopper_persistent gemm_f16_hopper_persistent
+  gemm_bf16_hopper_persistent_gstore gemm_bf16_hopper_persistent_wait0_gstore"
+REGA="wgmma_rega_ldmatrix_n64 wgmma_rega_ldmatrix_n256 wgmma_rega_chain_n64 wgmma_rega_chain_n128"
+for k in tma_round_trip wgmma_m64n64k16 wgmma_m64n256k64 gemm_bf16_hopper gemm_f16_hopper \
+  $REGA $PERSISTENT; do
   "$FIXTURE" --kernel "$k" --target sm_90a --emit cubin -o "$CARRY/$k.cubin" >/dev/null
   "$FIXTURE" --kernel "$k" --target sm_90a --emit ptxas-log > "$CARRY/$k.ptxas.txt"
   "$FIXTURE" --kernel "$k" --target sm_90a --emit ptx > "$CARRY/$k.ptx"

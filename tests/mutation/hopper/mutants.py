@@ -53,6 +53,9 @@ FOUR_STAGES = [
 
 ACCEPT = [
     dict(name="base", base=GEMM, edits=[]),
+    # One wgmma group in flight across the back edge, the previous stage
+    # released under `if k > 0` and the last one after the loop (hopper2.md).
+    dict(name="wgmma-wait-1-keeps-one-group-in-flight", base=GEMM, edits=[WAIT1_LOOP]),
     dict(name="four-stages", base=GEMM, edits=FOUR_STAGES),
     dict(name="producer-prologue-fills-the-ring", base=GEMM, edits=PROLOGUE),
     dict(name="roles-swapped", base=GEMM, edits=[
@@ -101,12 +104,14 @@ ACCEPT = [
 ]
 
 MUTANTS = [
-    # --- the `wgmma_wait 1` ring (release the previous stage) is a correct
-    # protocol the proofs accept, but code generation cannot keep a group in
-    # flight over the loop's back edge (ptxas C7514 serialises every wgmma):
-    # K0111 at the wait, whose fix-it (`wgmma_wait 0`) checks clean.
-    dict(name="wgmma-wait-1-in-flight-across-the-back-edge", fix=True, base=GEMM, code="K0111",
-         edits=[WAIT1_LOOP], at="wgmma_wait 1"),
+    # --- the `wgmma_wait 1` ring is accepted (ACCEPT, hopper2.md: code
+    # generation ties the accumulator through the wait and ptxas keeps the
+    # group in flight without serialising); two groups in flight over the
+    # back edge are not the tested form: K0111 at the wait, whose fix-it
+    # (`wgmma_wait 0`) checks clean.
+    dict(name="wgmma-wait-2-in-flight-across-the-back-edge", fix=True, base=GEMM, code="K0111",
+         edits=[WAIT1_LOOP, ("          wgmma_wait 1\n", "          wgmma_wait 2\n")],
+         at="wgmma_wait 2"),
     # --- dropped or misplaced waits
     dict(name="dropped-full-wait", fix=True, base=GEMM, code="K0620",
          edits=[("          wait full[s] round (k / 3)\n", "")],

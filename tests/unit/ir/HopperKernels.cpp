@@ -89,8 +89,18 @@ Kernel hopperGemm(const HopperGemmConfig &cfg) {
             Access::tile(bs, {P(st), R(c(0), BN), R(c(0), BK)}), eq(kk, c(0)));
     b.wgmmaCommit();
     b.wgmmaWait(cfg.wgmmaPending);
-    b.barrierArrive(empty, st);
+    if (cfg.wgmmaPending) { // release the previous stage; the last one after the loop
+      b.beginIf(E::binary(E::Kind::Gt, kk, c(0)));
+      b.barrierArrive(empty, mod(kk + c(S - 1), S));
+      b.endIf();
+    } else {
+      b.barrierArrive(empty, st);
+    }
     b.endFor();
+    if (cfg.wgmmaPending) {
+      b.wgmmaWait(0);
+      b.barrierArrive(empty, mod(exactDiv(k, BK) + c(S - 1), S));
+    }
     b.store(Access::tensor(out, {R(E::var(bm) * BM + E::var(wg) * 64, 64), R(E::var(bn) * BN, BN)}),
             acc, /*convert=*/true);
   }
@@ -194,6 +204,49 @@ Kernel hopperGemmPersistent(const PersistentGemmConfig &cfg) {
       b.tmaStoreWait(0);
   }
   b.endRole();
+  return finish(b);
+}
+
+Kernel wgmmaRegisterA(int64_t n, bool chain) {
+  KernelBuilder b(std::string(chain ? "wgmma_rega_chain_n" : "wgmma_rega_ldmatrix_n") +
+                  std::to_string(n));
+  for (const char *cap : {"sm_90a", "wgmma_bf16", "tma", "mbarrier"})
+    b.addCapability(cap);
+  ParamId a = b.addTensor("a", DType::BF16, {c(64), c(64)});
+  ParamId bt = b.addTensor("b", DType::BF16, {c(chain ? 64 : n), c(64)});
+  ParamId b2 = chain ? b.addTensor("b2", DType::BF16, {c(n), c(64)}) : 0;
+  ParamId out = b.addResult("c", DType::F32, {c(64), c(n)});
+  b.setWarpgroups(1);
+  TileId as = b.addSharedTile("a_s", DType::BF16, {64, 64}, {}, SharedLayout::Swizzle128B);
+  TileId bs =
+      b.addSharedTile("b_s", DType::BF16, {chain ? 64 : n, 64}, {}, SharedLayout::Swizzle128B);
+  TileId b2s =
+      chain ? b.addSharedTile("b2_s", DType::BF16, {n, 64}, {}, SharedLayout::Swizzle128B) : 0;
+  BarrierId full = b.addBarrier("full", 1, 1);
+  int64_t bytes = (64 + (chain ? 64 + n : n)) * 64 * 2;
+  b.barrierArrive(full, c(0), bytes);
+  b.tmaLoad(Access::tile(as), Access::tensor(a, {R(c(0), 64), R(c(0), 64)}), full, c(0));
+  b.tmaLoad(Access::tile(bs), Access::tensor(bt, {R(c(0), chain ? 64 : n), R(c(0), 64)}), full,
+            c(0));
+  if (chain)
+    b.tmaLoad(Access::tile(b2s), Access::tensor(b2, {R(c(0), n), R(c(0), 64)}), full, c(0));
+  b.barrierWait(full, c(0), c(0));
+  TileId ar = b.addRegisterTile("a_r", DType::BF16, {64, 64}, {}, RegisterScope::Warpgroup);
+  TileId acc = b.addRegisterTile("acc", DType::F32, {64, n}, {}, RegisterScope::Warpgroup);
+  if (chain) {
+    TileId acc1 = b.addRegisterTile("acc1", DType::F32, {64, 64}, {}, RegisterScope::Warpgroup);
+    b.wgmma(acc1, Access::tile(as), Access::tile(bs), eq(c(0), c(0)));
+    b.wgmmaCommit();
+    b.wgmmaWait(0);
+    b.unary(UnaryKind::Convert, ar, Operand::ofTile(acc1));
+    b.wgmma(acc, Access::tile(ar), Access::tile(b2s), eq(c(0), c(0)));
+  } else {
+    b.load(ar, Access::tile(as, {R(c(0), 64), R(c(0), 64)}));
+    b.wgmma(acc, Access::tile(ar), Access::tile(bs), eq(c(0), c(0)));
+  }
+  b.wgmmaCommit();
+  b.wgmmaWait(0);
+  b.store(Access::tensor(out, {R(c(0), 64), R(c(0), n)}), acc);
   return finish(b);
 }
 

@@ -42,6 +42,13 @@ Kernel tmaRoundTrip();
 /// BF16; K a multiple of 16 up to 64, N a multiple of 8 up to 256.
 Kernel wgmmaSmall(int64_t n = 64, int64_t k = 16);
 
+/// wgmma with A from registers, one warpgroup, a [64, 64] BF16, b [N, 64]:
+///  * chain = false: a_r <- a_s (ldmatrix); c[64, N] F32 = a @ b.T;
+///  * chain = true: acc1 = a @ b1.T with b1 = b[0:64, :] (shared A), a_r <-
+///    convert BF16 acc1, c[64, N] F32 = a_r @ b2.T with b2 = b2[N, 64] (the
+///    attention-style P @ V step: the F32 fragment reused as the A fragment).
+Kernel wgmmaRegisterA(int64_t n = 64, bool chain = false);
+
 struct PersistentGemmConfig {
   DType input = DType::BF16;
   int64_t grid = 132;        ///< blocks (the H200's 132 SMs)
