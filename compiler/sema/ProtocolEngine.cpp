@@ -32,6 +32,7 @@
 #include "sema/Protocol.h"
 
 #include <algorithm>
+#include <array>
 #include <list>
 #include <map>
 #include <mutex>
@@ -191,7 +192,15 @@ struct CEvent {
   int64_t stage = 0;
   int64_t round = 0; ///< Wait: the round waited; Arrive/TmaLoad: attributed
   CRegion dst;
-  std::vector<CRegion> reads;
+  /// The regions an event reads: at most kMaxReads (a statement reading
+  /// more shared regions is outside the model), kept inline.
+  struct Reads {
+    std::array<CRegion, 4> r{};
+    uint8_t n = 0;
+    const CRegion *begin() const { return r.data(); }
+    const CRegion *end() const { return r.data() + n; }
+    size_t size() const { return n; }
+  } reads;
 };
 
 struct Trace {
@@ -326,8 +335,10 @@ private:
         report(DiagId::ProtocolCannotProve, span, "cannot prove the barrier protocol: " + what);
     if (expression)
       f.notes.push_back("the protocol proofs cover stage, round and loop expressions built from "
-                        "constants, loop variables, `warpgroup_id` and one symbolic trip count, "
-                        "with +, -, * by a constant, / and mod by a constant (docs/checks.md)");
+                        "constants, loop variables, `warpgroup_id`, one symbolic trip count and "
+                        "the tile ordinal `t / G` of a persistent tile loop, with +, -, * by a "
+                        "constant, / and mod by a constant, and the ring counter's "
+                        "`(t / G) * n` (docs/checks.md)");
     else
       f.notes.push_back("docs/checks.md, \"Hopper protocol proofs\", lists what the model "
                         "covers");
@@ -493,11 +504,16 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
           return false;
         c.dst = *d;
       }
+      if (e.reads.size() > c.reads.r.size()) {
+        cannotProve(e.span, "the statement reads more than " + std::to_string(c.reads.r.size()) +
+                                " shared regions");
+        return false;
+      }
       for (const RegionRef &r : e.reads) {
         auto d = region(r);
         if (!d)
           return false;
-        c.reads.push_back(*d);
+        c.reads.r[c.reads.n++] = *d;
       }
       t.events.push_back(std::move(c));
       break;
@@ -633,13 +649,17 @@ void Engine::simulate() {
   std::vector<Clock> cur(g, zero);
   clocks_.assign(g, {});
   width_ = g + stageCount_;
+  for (size_t t = 0; t < g; ++t)
+    clocks_[t].reserve(traces_[t].events.size() * width_);
   waitPhaseOk_.assign(g, {});
   pc_.assign(g, 0);
   // Rounds complete in order; a round completes when its arrivals and copies
   // were all issued (counts are checked separately, K0623/K0622).
+  // Rounds [0, firstOpen[bs]) of each stage are complete.
+  std::vector<size_t> firstOpen(stageCount_, 0);
   auto tryComplete = [&](int bs) {
     auto &v = rounds_[bs];
-    for (size_t r = 0; r < v.size(); ++r) {
+    for (size_t r = firstOpen[bs]; r < v.size(); ++r) {
       Round &R = v[r];
       if (R.complete)
         continue;
@@ -654,6 +674,7 @@ void Engine::simulate() {
       for (EventRef e : R.loads)
         R.clock.join(clockAt(e));
       R.clock.complete[bs] = std::max<int32_t>(R.clock.complete[bs], int32_t(r));
+      firstOpen[bs] = r + 1;
     }
   };
   bool progress = true;
@@ -1122,7 +1143,8 @@ void Engine::checkRegions() {
                        "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
         f.labels.push_back({at(w.ref).ev->span, "the generic store"});
         f.notes.push_back("`fence_proxy_async` orders this thread's generic shared writes "
-                          "before later async-proxy reads: it must come after the store");
+                          "before later async-proxy reads: it goes after the generic store and "
+                          "before the read");
         if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
           f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
                               "insert `fence_proxy_async` before the " + reader});
@@ -1548,10 +1570,22 @@ void Engine::run() {
   for (size_t t = 0; t < p_.tiles.size(); ++t)
     if (p_.tiles[t].stages > 0 && tileVaries[t])
       period = std::lcm(period, p_.tiles[t].stages);
+  // A constant divisor or modulus d makes its expression periodic with
+  // period d: it joins P (the period), not c (the offsets).
+  std::vector<bool> divisor(p_.exprs.size(), false);
+  for (size_t i = 0; i < p_.exprs.size(); ++i) {
+    const XNode &x = p_.exprs[i];
+    if (relevant[i] && (x.op == XOp::Div || x.op == XOp::Mod) && x.b != kNoX &&
+        p_.exprs[x.b].op == XOp::Const && p_.exprs[x.b].value > 0) {
+      divisor[x.b] = true;
+      period = std::lcm(period, p_.exprs[x.b].value);
+    }
+  }
   int64_t maxConst = 0;
   for (size_t i = 0; i < p_.exprs.size(); ++i) {
     const XNode &x = p_.exprs[i];
-    if (relevant[i] && (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles))
+    if (relevant[i] && !divisor[i] &&
+        (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles))
       maxConst = std::max(maxConst, x.value < 0 ? -x.value : x.value);
   }
   int64_t c = std::min<int64_t>(maxConst, 8);

@@ -30,8 +30,8 @@ using namespace protocol;
 constexpr int64_t kSmRegisters = 65536;
 
 struct Sym {
-  enum Kind : uint8_t { Barrier, Tile, Acc, Expr } kind = Expr;
-  int index = -1;  ///< Barrier, Tile, Acc
+  enum Kind : uint8_t { Barrier, Tile, Acc, Expr, TileVar } kind = Expr;
+  int index = -1;  ///< Barrier, Tile, Acc, TileVar (into Extractor::tileVars_)
   XId expr = kNoX; ///< Expr: a let or loop variable
 };
 
@@ -45,7 +45,7 @@ public:
   Extractor(Checker &c) : c_(c) {}
 
   void walkKernel(const Item &item) {
-    itemError_ = errorWithin(c_, item.span);
+    itemError_ = checkedError(item.span);
     scopes_.emplace_back();
     walkOuter(item.body);
     scopes_.pop_back();
@@ -61,7 +61,77 @@ private:
   Program *p_ = nullptr;   ///< the program being built (inside a grid)
   bool itemError_ = false; ///< the checker already rejected something in the kernel
   std::optional<DimExpr> param_;
+  /// The variable of a persistent tile loop: the model reads it only as
+  /// `t / G`, the block's tile ordinal j (hopper2.md, "Persistent tile loop").
+  struct TileVar {
+    XId ordinal = kNoX; ///< Var of the model loop over j
+    DimExpr step;       ///< G
+    std::string name;
+    std::string stepText; ///< `132`, for messages
+  };
+  std::vector<TileVar> tileVars_;
+  std::optional<DimExpr> tilesEnd_; ///< T of the grid's persistent loops
 
+  bool persistentLoop(StmtId id) const {
+    auto it = c_.stridedLoops.find(id);
+    return it != c_.stridedLoops.end() && it->second.persistent;
+  }
+  /// `t / G` for a tile variable t and its step G: the tile ordinal.
+  std::optional<XId> tileOrdinal(const Expr &e) {
+    if (e.kind != ExprKind::Binary || e.op != syntax::BinaryOp::Div || e.children.size() < 2)
+      return std::nullopt;
+    ExprId lhs = e.children[0];
+    while (c_.m.expr(lhs).kind == ExprKind::Paren)
+      lhs = c_.m.expr(lhs).children[0];
+    const Expr &l = c_.m.expr(lhs);
+    const Sym *s = l.kind == ExprKind::Name ? lookup(l.name.name) : nullptr;
+    if (!s || s->kind != Sym::TileVar)
+      return std::nullopt;
+    auto g = c_.exprValueOrNull(e.children[1]);
+    const TileVar &tv = tileVars_[s->index];
+    if (!g || !g->isValid() || (*g - tv.step).constantValue() != std::optional<int64_t>(0))
+      return std::nullopt;
+    return tv.ordinal;
+  }
+  bool isOrdinal(XId id) const {
+    const XNode &x = p_->exprs[id];
+    if (x.op != XOp::Var)
+      return false;
+    for (const TileVar &tv : tileVars_)
+      if (p_->exprs[tv.ordinal].value == x.value)
+        return true;
+    return false;
+  }
+  /// Built from constants and the trip count n only (and reads n).
+  bool paramOnly(XId id, bool &sawParam) const {
+    const XNode &x = p_->exprs[id];
+    if (x.op == XOp::Param) {
+      sawParam = true;
+      return true;
+    }
+    if (x.op == XOp::Var || x.op == XOp::Unknown || x.op == XOp::Tiles)
+      return false;
+    return (x.a == kNoX || paramOnly(x.a, sawParam)) && (x.b == kNoX || paramOnly(x.b, sawParam));
+  }
+  /// `j * n` (either order): the ring counter's term (hopper2.md).
+  bool ringProduct(XId a, XId b) const {
+    bool saw = false;
+    return (isOrdinal(a) && paramOnly(b, saw) && saw) || (isOrdinal(b) && paramOnly(a, saw) && saw);
+  }
+
+  /// An error of the checker within `span`, leaving out K0510 (a construct
+  /// checked in full that this build does not lower yet: the kernel stays
+  /// rejected, and the facts the model rests on were checked).
+  bool checkedError(Span span) const {
+    if (!c_.current || c_.current->sinkAtStart != c_.active)
+      return false;
+    const std::vector<Diagnostic> &ds = c_.active->diagnostics();
+    for (size_t i = c_.current->diagsAtStart; i < ds.size(); ++i)
+      if (diagInfo(ds[i].id).severity == Severity::Error && ds[i].id != DiagId::NotYetLowerable &&
+          ds[i].span.begin >= span.begin && ds[i].span.end <= span.end)
+        return true;
+    return false;
+  }
   const Sym *lookup(const std::string &name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto f = it->find(name);
@@ -158,6 +228,9 @@ private:
       case StmtKind::Wgmma:
       case StmtKind::WgmmaCommit:
       case StmtKind::WgmmaWait:
+      case StmtKind::TmaStore:
+      case StmtKind::TmaStoreCommit:
+      case StmtKind::TmaStoreWait:
         if (!errorWithin(c_, s.span))
           c_.error(DiagId::ProtocolCannotProve, s.keywordSpan,
                    "cannot prove the barrier protocol: this statement is outside every "
@@ -227,6 +300,10 @@ private:
       const Sym *s = lookup(e.name.name);
       if (s && s->kind == Sym::Expr && s->expr != kNoX)
         return s->expr;
+      if (s && s->kind == Sym::TileVar)
+        return unknown(e.span, "`" + e.name.name + "`, the tile index of a persistent loop (the " +
+                                   "model reads it only as `" + e.name.name + " / " +
+                                   tileVars_[s->index].stepText + "`, the block's tile ordinal)");
       if (!s && e.name.name == "warpgroup_id")
         return wgVar(e.span);
       return unknown(e.span, "`" + e.name.name + "`");
@@ -237,6 +314,8 @@ private:
       return unknown(e.span, "`" + text(id) + "`");
     case ExprKind::Binary: {
       using syntax::BinaryOp;
+      if (auto j = tileOrdinal(e))
+        return *j;
       XNode x;
       x.span = e.span;
       x.a = convert(e.children[0]);
@@ -249,7 +328,7 @@ private:
         x.op = XOp::Sub;
         break;
       case BinaryOp::Mul:
-        if (varies(x.a) && varies(x.b))
+        if (varies(x.a) && varies(x.b) && !ringProduct(x.a, x.b))
           return unknown(e.span, "`" + text(id) + "`, a product of two varying values");
         x.op = XOp::Mul;
         break;
@@ -293,7 +372,9 @@ private:
     if (v && v->isValid() && !v->isConstant() && param_ && !(*v - *param_).isConstant() &&
         !mentionsLoopOrRole(end))
       return unknown(c_.m.expr(end).span, "a second symbolic trip count `" + text(end) +
-                                              "` (the proofs handle one, `" + p_->paramText + "`)");
+                                              "` (the proofs handle one, `" + p_->paramText +
+                                              "`, and the tile count of a persistent tile loop "
+                                              "`for t in (block_id d .. T step G)`)");
     return convert(end);
   }
   /// Does the expression read a loop variable or a let of the roles?
@@ -318,24 +399,26 @@ private:
     return p_->add(std::move(x));
   }
 
-  void findParam(const std::vector<StmtId> &body) {
+  /// The symbolic trip count n: the end of the innermost loop holding
+  /// protocol events (the first one at the greatest depth), so that an
+  /// outer loop with another symbolic end is the one reported outside.
+  void findParam(const std::vector<StmtId> &body, int depth = 0) {
     for (StmtId id : body) {
-      if (param_)
-        return;
       const Stmt &s = c_.m.stmt(id);
-      if (s.kind == StmtKind::For && hasProtocol(s.body)) {
+      if (s.kind == StmtKind::For && hasProtocol(s.body) && !persistentLoop(id)) {
         auto v = c_.exprValueOrNull(s.end);
-        if (v && v->isValid() && !v->isConstant()) {
+        if (v && v->isValid() && !v->isConstant() && depth > paramDepth_) {
           param_ = *v;
+          paramDepth_ = depth;
           p_->hasParam = true;
           p_->paramText = text(s.end);
-          return;
         }
       }
-      findParam(s.body);
-      findParam(s.elseBody);
+      findParam(s.body, depth + 1);
+      findParam(s.elseBody, depth + 1);
     }
   }
+  int paramDepth_ = -1;
 
   /// Does a block hold barrier, TMA or wgmma statements (at any depth)?
   bool hasProtocol(const std::vector<StmtId> &body) const {
@@ -349,6 +432,9 @@ private:
       case StmtKind::WgmmaCommit:
       case StmtKind::WgmmaWait:
       case StmtKind::FenceProxyAsync:
+      case StmtKind::TmaStore:
+      case StmtKind::TmaStoreCommit:
+      case StmtKind::TmaStoreWait:
         return true;
       default:
         if (hasProtocol(s.body) || hasProtocol(s.elseBody))
@@ -495,14 +581,46 @@ private:
         n.span = s.span;
         n.slot = p_->slots++;
         n.varName = s.name.name;
-        n.start = convert(s.value);
-        n.end = tripCount(s.end);
         XNode v;
         v.op = XOp::Var;
         v.value = n.slot;
         v.span = s.name.span;
         scopes_.emplace_back();
-        scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, p_->add(std::move(v))};
+        if (persistentLoop(id)) {
+          // `for t in (block_id d .. T step G)`: the model loops over the
+          // block's tile ordinals j = t / G in 0 .. m (m the block's tile
+          // count, a sample dimension); t itself stays outside the model.
+          const auto &loop = c_.stridedLoops.at(id);
+          if (!tilesEnd_) {
+            tilesEnd_ = loop.end;
+            p_->hasTiles = true;
+            p_->tilesText = text(s.end);
+          } else if ((*tilesEnd_ - loop.end).constantValue() != std::optional<int64_t>(0)) {
+            outside(c_.m.expr(s.end).span, "a persistent loop over `" + text(s.end) +
+                                               "` tiles beside one over `" + p_->tilesText +
+                                               "` (the model has one tile count per block)");
+          }
+          for (const TileVar &tv : tileVars_)
+            if (lookup(tv.name) && lookup(tv.name)->kind == Sym::TileVar)
+              outside(s.keywordSpan.end ? s.keywordSpan : s.span,
+                      "a persistent tile loop inside another one");
+          n.varName = s.name.name + " / " + text(s.step);
+          n.start = constNode(0, s.span);
+          XNode m;
+          m.op = XOp::Tiles;
+          m.span = c_.m.expr(s.end).span;
+          n.end = p_->add(std::move(m));
+          XId ordinal = p_->add(std::move(v));
+          p_->tileOrdinalSlots.push_back(n.slot);
+          scopes_.back()[s.name.name] = Sym{Sym::TileVar, int(tileVars_.size()), kNoX};
+          tileVars_.push_back({ordinal, loop.step, s.name.name, text(s.step)});
+        } else {
+          n.start = convert(s.value);
+          n.end = tripCount(s.end);
+          if (s.step != syntax::kNone)
+            n.step = convert(s.step);
+          scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, p_->add(std::move(v))};
+        }
         ++depth_;
         roleBody(s.body, n.body);
         --depth_;
@@ -622,6 +740,27 @@ private:
       case StmtKind::FenceProxyAsync:
         push(out, event(EvKind::FenceProxy, s, "fence_proxy_async"));
         break;
+      case StmtKind::TmaStore: {
+        Event ev =
+            event(EvKind::TmaStore, s, "tma_store " + text(s.target) + " <- " + text(s.value));
+        auto r = s.value != syntax::kNone ? region(s.value) : std::nullopt;
+        if (!r) {
+          outside(s.span, "the store's source is not a shared tile");
+          break;
+        }
+        ev.reads.push_back(r->first);
+        push(out, std::move(ev));
+        break;
+      }
+      case StmtKind::TmaStoreCommit:
+        push(out, event(EvKind::StoreCommit, s, "tma_store_commit"));
+        break;
+      case StmtKind::TmaStoreWait: {
+        Event ev = event(EvKind::StoreWait, s, "tma_store_wait " + std::to_string(s.count));
+        ev.pending = s.count;
+        push(out, std::move(ev));
+        break;
+      }
       case StmtKind::Assign: {
         Event reads = event(EvKind::SharedRead, s, "load");
         std::vector<int> accReads;
@@ -723,6 +862,9 @@ private:
     barrierMap_.clear();
     tileMap_.clear();
     param_.reset();
+    paramDepth_ = -1;
+    tileVars_.clear();
+    tilesEnd_.reset();
     p.warpgroupSlot = p.slots++;
     int64_t warpgroups = g.shape.empty() ? 0 : constant(g.shape[0]).value_or(0);
     findParam(g.body);
@@ -787,8 +929,9 @@ private:
       } else if (s.kind == StmtKind::Arrive || s.kind == StmtKind::Wait ||
                  s.kind == StmtKind::TmaLoad || s.kind == StmtKind::Wgmma ||
                  s.kind == StmtKind::WgmmaCommit || s.kind == StmtKind::WgmmaWait ||
-                 s.kind == StmtKind::FenceProxyAsync || s.kind == StmtKind::For ||
-                 s.kind == StmtKind::If || s.kind == StmtKind::Assign) {
+                 s.kind == StmtKind::FenceProxyAsync || s.kind == StmtKind::TmaStore ||
+                 s.kind == StmtKind::TmaStoreCommit || s.kind == StmtKind::TmaStoreWait ||
+                 s.kind == StmtKind::For || s.kind == StmtKind::If || s.kind == StmtKind::Assign) {
         outside(s.keywordSpan.end ? s.keywordSpan : s.span,
                 "a statement of the warpgroup_grid outside its roles (put it in a role)");
       }

@@ -327,10 +327,13 @@ MUTANTS += [
          edits=[("wait empty[s] round (it / 3 - 1)", "wait empty[s] round (k / 3 - 1)")]),
     dict(name="persistent-consumer-round-one-early", base=PERSISTENT, code="K0621",
          edits=[("wait full[s] round (it / 3)", "wait full[s] round (it / 3 - 1)")]),
-    dict(name="persistent-consumer-tile-stride-halved", base=PERSISTENT, code="K0650",
+    # Not a persistent tile loop any more (the step is not the grid's
+    # extent): `t / 132` is no tile ordinal, and the checker says so.
+    dict(name="persistent-consumer-tile-stride-halved", base=PERSISTENT, code="K0201",
          edits=[("register]\n        for t in (block_id 0 .. (M/128) * (N/256) step 132) {",
                  "register]\n        for t in (block_id 0 .. (M/128) * (N/256) step 66) {")],
-         at="step 66"),
+         at="step 66) {\n          let bm = t / (N/256) in\n          let bn = t mod (N/256) in\n"
+            "          for k in (0 .. K/64) {\n            let it = (t / 132) * (K/64) + k in"),
     dict(name="persistent-producer-tiles-from-zero", base=PERSISTENT, code="K0650",
          edits=[("registers 40 {\n        for t in (block_id 0 .. (M/128) * (N/256) step 132) {",
                  "registers 40 {\n        for t in (0 .. (M/128) * (N/256) step 132) {")],
@@ -338,8 +341,11 @@ MUTANTS += [
     # --- one group in flight across the back edge
     dict(name="persistent-wait-2-releases-in-flight-stage", base=PERSISTENT, code="K0626",
          edits=[("wgmma_wait 1", "wgmma_wait 2")], at="arrive empty[(it - 1) mod 3]"),
-    dict(name="persistent-guarded-release-of-current-stage", base=PERSISTENT, code="K0626",
-         edits=[("arrive empty[(it - 1) mod 3]", "arrive empty[it mod 3]")]),
+    # The stage of iteration 0 of each tile is never released: the producer's
+    # next round of it waits forever.
+    dict(name="persistent-guarded-release-of-current-stage", base=PERSISTENT, code="K0625",
+         edits=[("arrive empty[(it - 1) mod 3]", "arrive empty[it mod 3]")],
+         at="wait empty[s]"),
     dict(name="persistent-release-without-guard", base=PERSISTENT, code="K0629",
          edits=[("            if (k > 0) {\n              arrive empty[(it - 1) mod 3]\n            }\n",
                  "            arrive empty[(it - 1) mod 3]\n")]),
@@ -386,8 +392,19 @@ MUTANTS += [
          edits=[("          c_s[wg] <- convert BF16 acc\n          fence_proxy_async\n",
                  "          fence_proxy_async\n          c_s[wg] <- convert BF16 acc\n")],
          at="tma_store c["),
-    dict(name="persistent-consumers-share-one-store-stage", base=PERSISTENT, code="K0633",
+    dict(name="persistent-consumers-share-one-store-stage", base=PERSISTENT, code="K0636",
          edits=[("          c_s[wg] <- convert BF16 acc\n", "          c_s[0] <- convert BF16 acc\n"),
                 ("<- c_s[wg]\n", "<- c_s[0]\n")],
          at="c_s[0] <- convert"),
+    # --- outside the model: rejected, never accepted unproved
+    dict(name="persistent-stage-from-tile-index", base=PERSISTENT, code="K0650",
+         edits=[("let s = it mod 3 in\n            wait empty", "let s = (t + k) mod 3 in\n            wait empty")],
+         at="let s = (t + k) mod 3 in"),
+]
+
+# The consumers' tile count written in another order: the same T, proved equal.
+ACCEPT += [
+    dict(name="persistent-tile-count-commuted", base=PERSISTENT, edits=[
+        ("register]\n        for t in (block_id 0 .. (M/128) * (N/256) step 132) {",
+         "register]\n        for t in (block_id 0 .. (N/256) * (M/128) step 132) {")]),
 ]
