@@ -94,13 +94,22 @@ void Checker::checkFor(StmtId id, const Stmt &s) {
     loop.start = *start;
     loop.end = *end;
     loop.step = *step;
+    bool fromZero = start->constantValue() == std::optional<int64_t>(0);
     loop.ordinal = symbols.newSymbolExpr(
-        "(" + s.name.name + " - " + str(*start) + ") / " + str(*step), solver::SymbolKind::LoopVar);
+        (fromZero ? s.name.name : "(" + s.name.name + " - " + str(*start) + ")") + " / " +
+            str(*step),
+        solver::SymbolKind::LoopVar);
     prover.assumeNonNegative(loop.ordinal);
     // lo + S * i < hi: the iteration's value is in the range.
     DimExpr at = *start + symbols.mul(*step, loop.ordinal);
     if (at.isValid())
       prover.assumeLess(at, *end);
+    // i < ceil((hi - lo) / S), the trip count, when S is a constant.
+    if (auto n = step->constantValue(); n && *n > 0) {
+      DimExpr trips = symbols.ceilDiv(*end - *start, *n);
+      if (trips.isValid())
+        prover.assumeLess(loop.ordinal, trips);
+    }
     // A persistent tile loop: starts at a block id and steps by its extent.
     if (auto a = start->asAtom()) {
       for (size_t axis = 0; axis < grid.blockIds.size(); ++axis)

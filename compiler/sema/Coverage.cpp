@@ -321,13 +321,21 @@ private:
         return;
       }
       // A strided loop's variable skips values: it is no variable of the
-      // fragment (a store it moves is not proved to cover), only its
-      // ordinal is, for "may run zero times".
+      // fragment (a store it moves is not proved to cover). Its ordinal
+      // (`t / S`) is, over [0, ceil((end - start) / S)) when S is a
+      // constant; a variable that no store mentions, over [start, end),
+      // stands for "may run zero times".
       if (strided != c_.stridedLoops.end() && start && end) {
-        if (auto a = strided->second.ordinal.asAtom()) {
-          Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
-          vars_.push_back(Var{*a, *start, *end, VarKind::Loop, range, st.end});
-        }
+        const Checker::StridedLoop &loop = strided->second;
+        Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
+        if (auto s = loop.step.constantValue(); s && *s > 0)
+          if (auto a = loop.ordinal.asAtom()) {
+            DimExpr trips = c_.symbols.ceilDiv(*end - *start, *s);
+            if (trips.isValid())
+              vars_.push_back(Var{*a, DimExpr::constant(0), trips, VarKind::Loop, range, st.end});
+          }
+        solver::AtomId runs = c_.symbols.newSymbol("(the loop runs)", solver::SymbolKind::Other);
+        vars_.push_back(Var{runs, *start, *end, VarKind::Loop, range, st.end});
       } else if (var != c_.loopVarOf.end() && start && end)
         if (auto a = var->second.asAtom()) {
           Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
