@@ -177,6 +177,8 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
   }
   std::set<CapabilityId> used;
   collectCapabilities(kernel, kernel.body, used);
+  if (kernel.clusterSize() > 1)
+    used.insert(CapabilityId::Clusters);
   for (CapabilityId cap : used)
     if (!target::hasCapability(tgt->id, cap)) {
       const auto &info = target::capabilityInfo(cap);

@@ -278,6 +278,8 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
   for (int i = 0; i < 3; ++i)
     m.grid[i] = {ir::printIndex(kernel, kernel.blockGrid[i]), kernel.blockGrid[i]};
   m.block[0] = kernel.threadsPerBlock();
+  for (int i = 0; i < 3; ++i)
+    m.cluster[i] = static_cast<unsigned>(kernel.cluster[i]);
   m.staticSharedBytes = staticSharedBytes;
   m.dynamicSharedBytes = dynamicSharedBytes;
   for (const auto &r : kernel.requirements)
@@ -369,6 +371,8 @@ json toJson(const LaunchMetadata &m) {
   for (const auto &g : m.grid)
     j["grid"].push_back(formulaToJson(m, g));
   j["block"] = {m.block[0], m.block[1], m.block[2]};
+  if (m.cluster[0] * m.cluster[1] * m.cluster[2] != 1)
+    j["cluster"] = {m.cluster[0], m.cluster[1], m.cluster[2]};
   j["static_shared_bytes"] = m.staticSharedBytes;
   j["dynamic_shared_bytes"] = m.dynamicSharedBytes;
   j["requires"] = json::array();
@@ -452,6 +456,15 @@ llvm::Expected<LaunchMetadata> launchMetadataFromJson(const std::string &text) {
     if (!j["block"][i].is_number_unsigned())
       return llvm::createStringError("launch metadata: block sizes must be unsigned integers");
     m.block[i] = j["block"][i].get<unsigned>();
+  }
+  if (auto c = j.find("cluster"); c != j.end()) {
+    if (!c->is_array() || c->size() != 3)
+      return llvm::createStringError("launch metadata: cluster must have 3 extents");
+    for (int i = 0; i < 3; ++i) {
+      if (!(*c)[i].is_number_unsigned())
+        return llvm::createStringError("launch metadata: cluster extents are unsigned");
+      m.cluster[i] = (*c)[i].get<unsigned>();
+    }
   }
   m.staticSharedBytes = j.value("static_shared_bytes", uint64_t(0));
   m.dynamicSharedBytes = j.value("dynamic_shared_bytes", uint64_t(0));

@@ -62,6 +62,10 @@ struct LaunchMetadata {
   std::vector<LaunchParam> params;
   LaunchFormula grid[3];
   unsigned block[3] = {1, 1, 1};
+  /// Thread-block cluster shape; {1, 1, 1} = no cluster ("cluster" absent
+  /// from the JSON). The runtime launches with cuLaunchKernelEx and the
+  /// cluster-dimension attribute, after checking the grid divides by it.
+  unsigned cluster[3] = {1, 1, 1};
   uint64_t staticSharedBytes = 0;
   uint64_t dynamicSharedBytes = 0;
   std::vector<LaunchFormula> requires_;

@@ -177,11 +177,6 @@ public:
            (k_.tiles[o.dst].dtype == DType::BF16 || k_.tiles[o.dst].dtype == DType::F16);
   }
 
-  void kernelForms() {
-    if (k_.clusterSize() != 1)
-      notLowered(k_.span, "a cluster launch");
-  }
-
   void hopperForms(const Op &op) {
     if (auto *o = op.as<WgmmaOp>(); o && (wide(o->a) || wide(o->b)))
       notLowered(op.span, "a wgmma operand in a swizzle_128b tile wider than one 128-byte panel");
@@ -236,7 +231,6 @@ bool checkLowerable(const Kernel &kernel, const KernelLayout &layout, uint64_t m
                     DiagnosticSink &sink) {
   Legality l(kernel, sink);
   l.tiles();
-  l.kernelForms();
   l.block(kernel.body);
   bool ok = l.ok();
   if (layout.sharedBytes > maxSharedBytes) {

@@ -156,6 +156,23 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
   plan.config.grid = {grid[0], grid[1], grid[2]};
   plan.config.block = spec.block;
   plan.config.cluster = spec.cluster;
+  // Clusters (cuLaunchKernelEx, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION): the
+  // driver wants each grid extent a multiple of the cluster's, and at most
+  // 8 CTAs per cluster without the non-portable opt-in.
+  if (spec.cluster.volume() > 1) {
+    unsigned c[3] = {spec.cluster.x, spec.cluster.y, spec.cluster.z};
+    if (spec.cluster.volume() > 8)
+      return makeError(ErrorKind::ClusterInvalid, who + ": cluster " + spec.cluster.str() +
+                                                      " has " +
+                                                      std::to_string(spec.cluster.volume()) +
+                                                      " CTAs; at most 8 are portable");
+    for (int i = 0; i < 3; ++i)
+      if (c[i] == 0 || grid[i] % c[i] != 0)
+        return makeError(ErrorKind::ClusterInvalid,
+                         who + ": grid " + axis[i] + " = `" + spec.grid[i].text() + "` = " +
+                             std::to_string(grid[i]) + " is not a multiple of the cluster's " +
+                             std::to_string(c[i]) + " (cluster " + spec.cluster.str() + ")");
+  }
   if (spec.dynamicSharedBytes > std::int64_t(UINT32_MAX))
     return makeError(ErrorKind::InvalidMetadata, who + ": dynamic shared memory too large");
   plan.config.dynamicSharedBytes = std::uint32_t(spec.dynamicSharedBytes);

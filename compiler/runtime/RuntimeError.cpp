@@ -26,6 +26,7 @@ std::string_view errorKindName(ErrorKind kind) {
   case ErrorKind::InvalidArgument: return "invalid-argument";
   case ErrorKind::TensorMapInvalid: return "tensor-map-invalid";
   case ErrorKind::TensorMapEncode: return "tensor-map-encode";
+  case ErrorKind::ClusterInvalid: return "cluster-invalid";
   }
   return "unknown";
 }
@@ -49,6 +50,7 @@ DiagId diagIdFor(ErrorKind kind) {
   case ErrorKind::InvalidArgument: return DiagId::CudaDriverError;
   case ErrorKind::TensorMapInvalid: return DiagId::TensorMapInvalid;
   case ErrorKind::TensorMapEncode: return DiagId::TensorMapEncodeFailed;
+  case ErrorKind::ClusterInvalid: return DiagId::ClusterLaunchInvalid;
   }
   return DiagId::CudaDriverError;
 }

@@ -44,6 +44,7 @@ enum class ErrorKind {
   InvalidArgument,   ///< API misuse by the caller (bad ordinal, size mismatch)
   TensorMapInvalid,  ///< a tensor cannot be described by a TMA tensor map (K1325)
   TensorMapEncode,   ///< cuTensorMapEncodeTiled rejected a checked map (K1326)
+  ClusterInvalid,    ///< launch guard: the cluster shape does not fit the grid (K1327)
 };
 
 std::string_view errorKindName(ErrorKind kind);

@@ -84,7 +84,15 @@ struct HopperLowering::Impl : HopperEmit {
       // transactions on these barriers) before the block barrier.
       NVVM::FenceMbarrierInitOp::create(b, loc);
     });
-    NVVM::Barrier0Op::create(b, loc);
+    if (k.clusterSize() > 1) {
+      // fence.mbarrier_init is a release at cluster scope; the cluster
+      // barrier (every thread of every CTA of the cluster) makes the
+      // initialised barriers visible cluster-wide before any use.
+      NVVM::ClusterArriveOp::create(b, loc, UnitAttr::get(&cx.ctx));
+      NVVM::ClusterWaitOp::create(b, loc, UnitAttr::get(&cx.ctx));
+    } else {
+      NVVM::Barrier0Op::create(b, loc);
+    }
   }
 
   LogicalResult role(const kir::RoleOp &o, std::string &error) {

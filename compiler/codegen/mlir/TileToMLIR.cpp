@@ -1087,6 +1087,10 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
     fn->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(), b_.getI32IntegerAttr(regs));
     fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b_.getI32IntegerAttr(1));
   }
+  if (k_.clusterSize() > 1) // .reqnctapercluster: the runtime launches with the same shape
+    fn->setAttr("nvvm.cluster_dim", b_.getDenseI32ArrayAttr({static_cast<int32_t>(k_.cluster[0]),
+                                                             static_cast<int32_t>(k_.cluster[1]),
+                                                             static_cast<int32_t>(k_.cluster[2])}));
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b_.getUnitAttr());
   int32_t threads = static_cast<int32_t>(k_.threadsPerBlock());
   fn.setKnownBlockSizeAttr(b_.getDenseI32ArrayAttr({threads, 1, 1}));

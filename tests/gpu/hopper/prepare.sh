@@ -21,7 +21,8 @@ mkdir -p "$CARRY"
 # hopper2.md: the persistent kernel (TMA-store epilogue, one wgmma group in
 # flight) and its older forms, for the comparison at 4096^3.
 PERSISTENT="gemm_bf16_hopper_persistent gemm_f16_hopper_persistent
-  gemm_bf16_hopper_persistent_gstore gemm_bf16_hopper_persistent_wait0_gstore"
+  gemm_bf16_hopper_persistent_gstore gemm_bf16_hopper_persistent_wait0_gstore
+  gemm_bf16_hopper_persistent_cluster2"
 REGA="wgmma_rega_ldmatrix_n64 wgmma_rega_ldmatrix_n256 wgmma_rega_chain_n64 wgmma_rega_chain_n128"
 for k in tma_round_trip wgmma_m64n64k16 wgmma_m64n256k64 gemm_bf16_hopper gemm_f16_hopper \
   $REGA $PERSISTENT; do

@@ -72,6 +72,9 @@ CASES=(
   "gemm_bf16_hopper_persistent_gstore M=128,N=256,K=64"
   "gemm_bf16_hopper_persistent_gstore M=4096,N=2304,K=448"
   "gemm_bf16_hopper_persistent_gstore M=4096,N=4096,K=4096 timed"
+  # 2x1 clusters (launch only: cuLaunchKernelEx with the cluster attribute).
+  "gemm_bf16_hopper_persistent_cluster2 M=128,N=256,K=64"
+  "gemm_bf16_hopper_persistent_cluster2 M=4096,N=2304,K=448"
   "gemm_bf16_hopper_persistent_wait0_gstore M=128,N=256,K=64"
   "gemm_bf16_hopper_persistent_wait0_gstore M=4096,N=4096,K=4096 timed"
   "stdlib_gemm_bf16_hopper M=256,N=512,K=192"

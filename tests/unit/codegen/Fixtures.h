@@ -89,6 +89,13 @@ inline std::vector<NamedKernel> hopperKernels() {
       {"gemm_f16_hopper_persistent", [] { return hopperGemmPersistent({ir::DType::F16}); }, true},
       {"gemm_bf16_hopper_persistent_gstore",
        [] { return hopperGemmPersistent({ir::DType::BF16, 132, 1, false}); }, true},
+      {"gemm_bf16_hopper_persistent_cluster2",
+       [] {
+         ir::fixtures::PersistentGemmConfig c;
+         c.cluster = 2;
+         return hopperGemmPersistent(c);
+       },
+       true},
       {"gemm_bf16_hopper_persistent_grid1_gstore",
        [] { return hopperGemmPersistent({ir::DType::BF16, 1, 1, false}); }, true},
       {"gemm_bf16_hopper_persistent_wait0_gstore",

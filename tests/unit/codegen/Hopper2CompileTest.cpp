@@ -226,3 +226,47 @@ TEST(Hopper2Layout, LdmatrixFillsTheAccumulatorNumberedPairs) {
           EXPECT_EQ(c.col, 16 * s + 8 * (j / 2) + 2 * (l % 4) + e);
         }
 }
+
+// Clusters change the launch only: .reqnctapercluster in the PTX, the
+// mbarrier initialisation made cluster-visible (fence.mbarrier_init is a
+// cluster-scope release; barrier.cluster arrive/wait instead of bar.sync 0),
+// the launch metadata's "cluster", and the launch guard's checks (K1327).
+TEST(Hopper2Compile, ClusterLaunch) {
+  ir::fixtures::PersistentGemmConfig cfg;
+  cfg.cluster = 2;
+  ir::Kernel k = ir::fixtures::hopperGemmPersistent(cfg);
+  CodegenResult r = compileOrDie(k);
+  ASSERT_FALSE(r.cubin.empty());
+  EXPECT_NE(r.ptx.find(".reqnctapercluster 2, 1, 1"), std::string::npos) << r.ptx;
+  EXPECT_EQ(count(r.ptx, "barrier.cluster.arrive.aligned;"), 1);
+  EXPECT_EQ(count(r.ptx, "barrier.cluster.wait.aligned;"), 1);
+  EXPECT_NE(r.ptx.find("fence.mbarrier_init.release.cluster;"), std::string::npos);
+  EXPECT_NE(r.ptxasLog.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos);
+  EXPECT_EQ(r.launch.cluster[0], 2u);
+  std::string json = toJsonText(r.launch);
+  auto spec = runtime::parseLaunchSpec(json, "c.launch.json");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->cluster.x, 2u);
+  auto plan = runtime::checkDims(*spec, runtime::DimValues{{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->config.cluster.x, 2u);
+  // A grid the cluster does not divide, and a cluster over 8 CTAs: K1327.
+  runtime::LaunchSpec bad = *spec;
+  bad.cluster = {5, 1, 1};
+  auto p5 = runtime::checkDims(bad, runtime::DimValues{{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_FALSE(p5);
+  EXPECT_EQ(p5.error().kind, runtime::ErrorKind::ClusterInvalid);
+  EXPECT_EQ(std::string(diagInfo(p5.error().diagId()).code), "K1327");
+  EXPECT_NE(p5.error().message.find("grid x = `132` = 132 is not a multiple of the cluster's 5"),
+            std::string::npos)
+      << p5.error().message;
+  bad.cluster = {4, 3, 1};
+  auto p12 = runtime::checkDims(bad, runtime::DimValues{{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_FALSE(p12);
+  EXPECT_NE(p12.error().message.find("has 12 CTAs; at most 8 are portable"), std::string::npos);
+  // Without a cluster, the metadata has no "cluster" and the PTX no cluster barrier.
+  CodegenResult plain = compileOrDie(ir::fixtures::hopperGemmPersistent(), Stage::PTX);
+  EXPECT_EQ(toJsonText(plain.launch).find("\"cluster\""), std::string::npos);
+  EXPECT_EQ(plain.ptx.find("barrier.cluster"), std::string::npos);
+  EXPECT_EQ(plain.ptx.find("reqnctapercluster"), std::string::npos);
+}

@@ -112,7 +112,8 @@ Kernel hopperGemmPersistent(const PersistentGemmConfig &cfg) {
   const int64_t BM = 128, BN = 256, BK = 64, S = 3, G = cfg.grid;
   std::string name = std::string("gemm_") + (cfg.input == DType::BF16 ? "bf16" : "f16") +
                      "_hopper_persistent" + (cfg.wgmmaPending ? "" : "_wait0") +
-                     (cfg.tmaStore ? "" : "_gstore");
+                     (cfg.tmaStore ? "" : "_gstore") +
+                     (cfg.cluster > 1 ? "_cluster" + std::to_string(cfg.cluster) : "");
   KernelBuilder b(name);
   DimId M = b.addDim("M"), N = b.addDim("N"), K = b.addDim("K");
   E m = E::dim(M), n = E::dim(N), k = E::dim(K);
@@ -127,6 +128,10 @@ Kernel hopperGemmPersistent(const PersistentGemmConfig &cfg) {
   ParamId out = b.addResult("c", cfg.input, {m, n});
   b.setBlockGrid(c(G));
   b.setWarpgroups(3);
+  if (cfg.cluster > 1) {
+    b.setCluster(cfg.cluster);
+    b.addCapability("clusters");
+  }
   TileId as = b.addSharedTile("a_s", cfg.input, {S, BM, BK}, {}, SharedLayout::Swizzle128B);
   TileId bs = b.addSharedTile("b_s", cfg.input, {S, BN, BK}, {}, SharedLayout::Swizzle128B);
   TileId cs = cfg.tmaStore

@@ -54,6 +54,7 @@ struct PersistentGemmConfig {
   int64_t grid = 132;        ///< blocks (the H200's 132 SMs)
   unsigned wgmmaPending = 1; ///< 1: one group in flight across the back edge
   bool tmaStore = true;      ///< false: per-thread stores of the accumulator
+  int64_t cluster = 1;       ///< CTAs per cluster along x (launch only)
 };
 Kernel hopperGemmPersistent(const PersistentGemmConfig &config = {});
 
