@@ -115,9 +115,6 @@ private:
   void stmt(const Stmt &s) {
     switch (s.kind) {
     case StmtKind::BlockGrid:
-      if (!s.clusterSpan.empty())
-        notYet(s.clusterSpan, "a cluster launch");
-      [[fallthrough]];
     case StmtKind::WarpGrid:
     case StmtKind::WarpgroupGrid:
     case StmtKind::Role: {
