@@ -70,7 +70,9 @@ private:
     std::string stepText; ///< `132`, for messages
   };
   std::vector<TileVar> tileVars_;
-  std::optional<DimExpr> tilesEnd_; ///< T of the grid's persistent loops
+  std::optional<DimExpr> tilesEnd_;  ///< T of the grid's persistent loops
+  std::optional<DimExpr> tilesStep_; ///< and their G
+  size_t tilesAxis_ = 0;             ///< and their block_grid axis
 
   bool persistentLoop(StmtId id) const {
     auto it = c_.stridedLoops.find(id);
@@ -591,14 +593,22 @@ private:
           // block's tile ordinals j = t / G in 0 .. m (m the block's tile
           // count, a sample dimension); t itself stays outside the model.
           const auto &loop = c_.stridedLoops.at(id);
+          // One tile count m per block: every persistent loop of the grid
+          // walks the same T along the same axis with the same step.
           if (!tilesEnd_) {
             tilesEnd_ = loop.end;
+            tilesStep_ = loop.step;
+            tilesAxis_ = loop.axis;
             p_->hasTiles = true;
             p_->tilesText = text(s.end);
-          } else if ((*tilesEnd_ - loop.end).constantValue() != std::optional<int64_t>(0)) {
-            outside(c_.m.expr(s.end).span, "a persistent loop over `" + text(s.end) +
-                                               "` tiles beside one over `" + p_->tilesText +
-                                               "` (the model has one tile count per block)");
+          } else if ((*tilesEnd_ - loop.end).constantValue() != std::optional<int64_t>(0) ||
+                     (*tilesStep_ - loop.step).constantValue() != std::optional<int64_t>(0) ||
+                     tilesAxis_ != loop.axis) {
+            outside(s.keywordSpan.end ? s.keywordSpan : s.span,
+                    "a persistent loop over `" + text(s.end) + "` step `" + text(s.step) +
+                        "` beside one over `" + p_->tilesText +
+                        "` with another tile count, step or block axis (the model has one "
+                        "tile count per block)");
           }
           for (const TileVar &tv : tileVars_)
             if (lookup(tv.name) && lookup(tv.name)->kind == Sym::TileVar)
@@ -865,6 +875,7 @@ private:
     paramDepth_ = -1;
     tileVars_.clear();
     tilesEnd_.reset();
+    tilesStep_.reset();
     p.warpgroupSlot = p.slots++;
     int64_t warpgroups = g.shape.empty() ? 0 : constant(g.shape[0]).value_or(0);
     findParam(g.body);

@@ -638,3 +638,24 @@ TEST(ProtocolEngine, PersistentStoreSourceRewrittenNextTile) {
 }
 
 } // namespace
+
+namespace {
+
+// A model proved clean is remembered (ProtocolEngine.cpp): proving it again
+// reports nothing, and a model that differs only in one round offset is
+// proved anew, not served from the memory.
+TEST(ProtocolEngine, RememberedCleanModelDoesNotHideAChangedOne) {
+  Gemm clean;
+  EXPECT_TRUE(clean.prove().empty());
+  Gemm again;
+  EXPECT_TRUE(again.prove().empty());
+  Gemm early;
+  early.fullRoundOffset = -1;
+  auto ds = early.prove();
+  EXPECT_TRUE(has(ds, "K0621", early.waitFullSpan)) << dump(ds);
+  Gemm late;
+  late.fullRoundOffset = 1;
+  EXPECT_FALSE(late.prove().empty());
+}
+
+} // namespace
