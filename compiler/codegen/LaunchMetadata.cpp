@@ -192,11 +192,26 @@ struct WgmmaSite {
   unsigned count = 0;
   bool nested = false;
   int64_t warpgroups = 0; ///< warpgroups that run it
+  /// Inside a persistent tile loop `for t in (block_id d .. T step G)` with
+  /// G the grid's extent along d: T tiles over all blocks (hopper2.md).
+  std::optional<ir::IndexExpr> tiles;
 };
 
-void findWgmma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
+/// `for t in (block_id d .. T step G)`, G the block grid along d and the
+/// only grid axis: T over the dims, else none.
+std::optional<ir::IndexExpr> tileLoopCount(const ir::Kernel &k, const ir::ForOp &o,
+                                           std::map<ir::VarId, ir::IndexExpr> &lets) {
+  if (o.lower.kind() != Kind::BlockId || o.lower.index() != 0 ||
+      !o.step.structurallyEqual(k.blockGrid[0]) ||
+      k.blockGrid[1].asConstant() != std::optional<int64_t>(1) ||
+      k.blockGrid[2].asConstant() != std::optional<int64_t>(1))
+    return std::nullopt;
+  return overDims(o.upper, lets);
+}
+
+void findWgmma(const ir::Kernel &k, const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
                std::optional<ir::IndexExpr> trips, unsigned depth, int64_t warpgroups,
-               WgmmaSite &site) {
+               WgmmaSite &site, std::optional<ir::IndexExpr> tiles = std::nullopt) {
   for (const ir::Op &op : b.ops) {
     if (auto *o = op.as<ir::LetOp>()) {
       if (auto v = overDims(o->value, lets))
@@ -207,8 +222,12 @@ void findWgmma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
       site.trips = trips;
       site.nested = depth > 1;
       site.warpgroups = warpgroups;
+      site.tiles = tiles;
     } else if (auto *o = op.as<ir::RoleOp>()) {
-      findWgmma(o->body, lets, trips, depth, o->lastWarpgroup - o->firstWarpgroup + 1, site);
+      findWgmma(k, o->body, lets, trips, depth, o->lastWarpgroup - o->firstWarpgroup + 1, site,
+                tiles);
+    } else if (auto *o = op.as<ir::ForOp>(); o && !tiles && tileLoopCount(k, *o, lets)) {
+      findWgmma(k, o->body, lets, trips, depth, warpgroups, site, tileLoopCount(k, *o, lets));
     } else if (auto *o = op.as<ir::ForOp>()) {
       auto lo = overDims(o->lower, lets), hi = overDims(o->upper, lets);
       std::optional<ir::IndexExpr> t;
@@ -217,10 +236,10 @@ void findWgmma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
         t = lo->asConstant() == 0 ? *hi : *hi - *lo;
       else if (lo && hi && step && *step > 1) // ceil((hi - lo) / step) trips
         t = ir::ceilDiv(lo->asConstant() == 0 ? *hi : *hi - *lo, *step);
-      findWgmma(o->body, lets, t, depth + 1, warpgroups, site);
+      findWgmma(k, o->body, lets, t, depth + 1, warpgroups, site, tiles);
     } else if (auto *o = op.as<ir::IfOp>()) {
-      findWgmma(o->thenBody, lets, trips, depth, warpgroups, site);
-      findWgmma(o->elseBody, lets, trips, depth, warpgroups, site);
+      findWgmma(k, o->thenBody, lets, trips, depth, warpgroups, site, tiles);
+      findWgmma(k, o->elseBody, lets, trips, depth, warpgroups, site, tiles);
     }
   }
 }
@@ -293,7 +312,7 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
   {
     std::map<ir::VarId, ir::IndexExpr> wlets;
     WgmmaSite w;
-    findWgmma(kernel.body, wlets, std::nullopt, 0, kernel.warpgroups, w);
+    findWgmma(kernel, kernel.body, wlets, std::nullopt, 0, kernel.warpgroups, w);
     if (w.count == 1 && w.trips && !w.nested && w.op->acc < kernel.tiles.size()) {
       auto a = ir::accessShape(kernel, w.op->a);
       const auto &acc = kernel.tiles[w.op->acc].shape;
@@ -302,6 +321,8 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
         ir::IndexExpr blocks = kernel.blockGrid[0] * kernel.blockGrid[1];
         if (kernel.blockGrid[2].asConstant() != std::optional<int64_t>(1))
           blocks = blocks * kernel.blockGrid[2];
+        if (w.tiles) // a persistent kernel: every tile once, over all blocks
+          blocks = *w.tiles;
         ir::IndexExpr fl =
             blocks * ir::IndexExpr::constant(2 * acc[0] * acc[1] * w.warpgroups) * red;
         m.reduction = LaunchFormula{ir::printIndex(kernel, red), red};

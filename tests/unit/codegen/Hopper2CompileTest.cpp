@@ -106,6 +106,15 @@ TEST(Hopper2Compile, LaunchMetadataHasTheStoreMap) {
   EXPECT_EQ(mc.tensor, "c");
   EXPECT_EQ(mc.box, (std::vector<int64_t>{64, 64})); // one panel per box
   EXPECT_EQ(m.grid[0].text, "132");
+  // The persistent tile loop visits every tile once over all blocks: the
+  // flop count is 2 M N K, not grid * per-block work.
+  ASSERT_TRUE(m.flops && m.reduction);
+  auto fl = evaluate(m, m.flops->expr, {{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_TRUE(static_cast<bool>(fl));
+  EXPECT_EQ(*fl, 2 * 256 * 512 * 192);
+  auto red = evaluate(m, m.reduction->expr, {{"M", 256}, {"N", 512}, {"K", 192}});
+  ASSERT_TRUE(static_cast<bool>(red));
+  EXPECT_EQ(*red, 192);
   auto spec = runtime::parseLaunchSpec(toJsonText(m), "p.launch.json");
   ASSERT_TRUE(spec) << spec.error().message;
   auto plan = runtime::checkDims(*spec, runtime::DimValues{{"M", 256}, {"N", 512}, {"K", 192}});
