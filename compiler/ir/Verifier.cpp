@@ -478,6 +478,12 @@ private:
         }
       } else if (auto *o = op.as<UnaryOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "unary result");
+        // The math kinds' element types (what ElementwiseToMLIR.cpp lowers).
+        if (d && isMathKind(o->kind) && o->kind != UnaryKind::Abs &&
+            (!isFloat(d->dtype) || (d->dtype == DType::F64 && !mathKindTakesF64(o->kind))))
+          error(DiagId::TileIRTypeMismatch, sp,
+                std::string(unaryKindName(o->kind)) + ": not defined for " +
+                    std::string(dtypeName(d->dtype)) + " elements");
         if (o->src.kind == Operand::Kind::Scalar)
           checkScalar(o->src.scalar, scope, sp, "unary operand");
         if (o->src.kind == Operand::Kind::Tile) {
@@ -491,6 +497,9 @@ private:
         }
       } else if (auto *o = op.as<BinaryOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "binary result");
+        if (d && o->kind == BinaryKind::Pow && (!isFloat(d->dtype) || d->dtype == DType::F64))
+          error(DiagId::TileIRTypeMismatch, sp,
+                "pow: not defined for " + std::string(dtypeName(d->dtype)) + " elements");
         for (const Operand *x : {&o->lhs, &o->rhs}) {
           if (x->kind != Operand::Kind::Tile) {
             checkScalar(x->scalar, scope, sp, "binary operand");

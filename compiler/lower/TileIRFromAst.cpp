@@ -660,8 +660,29 @@ private:
       b_.mma(out, *acc, *a, *bb, span);
       return out;
     }
+    using UK = ir::UnaryKind;
     static const std::pair<const char *, ir::UnaryKind> unary[] = {
-        {"relu", ir::UnaryKind::Relu}, {"exp", ir::UnaryKind::Exp}, {"neg", ir::UnaryKind::Neg}};
+        {"relu", UK::Relu},
+        {"exp", UK::Exp},
+        {"neg", UK::Neg},
+        // The math builtins (docs/math.md).
+        {"sqrt", UK::Sqrt},
+        {"rsqrt", UK::Rsqrt},
+        {"exp2", UK::Exp2},
+        {"log", UK::Log},
+        {"log2", UK::Log2},
+        {"tanh", UK::Tanh},
+        {"erf", UK::Erf},
+        {"sigmoid", UK::Sigmoid},
+        {"silu", UK::Silu},
+        {"gelu", UK::Gelu},
+        {"gelu_tanh", UK::GeluTanh},
+        {"abs", UK::Abs},
+        {"floor", UK::Floor},
+        {"ceil", UK::Ceil},
+        {"exp2_approx", UK::Exp2Approx},
+        {"rsqrt_approx", UK::RsqrtApprox},
+        {"tanh_approx", UK::TanhApprox}};
     for (auto &[name, kind] : unary)
       if (f == name && e.children.size() == 1) {
         auto src = tile(e.children[0], std::nullopt);
@@ -679,25 +700,46 @@ private:
       b_.unary(ir::UnaryKind::Convert, out, ir::Operand::ofTile(*src), span);
       return out;
     }
+    if (f == "clamp" && e.children.size() == 3) {
+      // min (max x lo) hi: the bounds are scalars (the checker's rule).
+      auto src = tile(e.children[0], std::nullopt);
+      if (!src)
+        return std::nullopt;
+      ir::TileId out = destination(dst, *dtype, b_.tileDecl(*src).shape, span);
+      b_.binary(ir::BinaryKind::Max, out, ir::Operand::ofTile(*src),
+                ir::Operand::ofScalar(scalar(e.children[1])), span);
+      b_.binary(ir::BinaryKind::Min, out, ir::Operand::ofTile(out),
+                ir::Operand::ofScalar(scalar(e.children[2])), span);
+      return out;
+    }
     static const std::pair<const char *, ir::BinaryKind> binary[] = {
         {"add", ir::BinaryKind::Add}, {"sub", ir::BinaryKind::Sub}, {"mul", ir::BinaryKind::Mul},
-        {"div", ir::BinaryKind::Div}, {"max", ir::BinaryKind::Max}, {"min", ir::BinaryKind::Min}};
+        {"div", ir::BinaryKind::Div}, {"max", ir::BinaryKind::Max}, {"min", ir::BinaryKind::Min},
+        {"pow", ir::BinaryKind::Pow}};
     for (auto &[name, kind] : binary)
       if (f == name && e.children.size() == 2) {
-        auto lhs = tile(e.children[0], std::nullopt);
-        if (!lhs)
-          return std::nullopt;
-        ir::Operand rhs;
-        if (isScalarExpr(e.children[1])) {
-          rhs = ir::Operand::ofScalar(scalar(e.children[1]));
-        } else {
-          auto r = tile(e.children[1], std::nullopt);
-          if (!r)
+        // One operand may be a scalar (`pow 2.0 x` has it on the left).
+        bool scalarLhs = isScalarExpr(e.children[0]);
+        ir::Operand ops[2];
+        std::optional<ir::TileId> shapeOf;
+        for (int i = 0; i < 2; ++i) {
+          if (isScalarExpr(e.children[i])) {
+            ops[i] = ir::Operand::ofScalar(scalar(e.children[i]));
+            continue;
+          }
+          auto t = tile(e.children[i], std::nullopt);
+          if (!t)
             return std::nullopt;
-          rhs = ir::Operand::ofTile(*r);
+          ops[i] = ir::Operand::ofTile(*t);
+          if (!shapeOf || (scalarLhs && i == 1))
+            shapeOf = *t;
         }
-        ir::TileId out = destination(dst, *dtype, b_.tileDecl(*lhs).shape, span);
-        b_.binary(kind, out, ir::Operand::ofTile(*lhs), rhs, span);
+        if (!shapeOf) {
+          fail(span, "`" + f + "` of two scalars cannot be lowered as a tile");
+          return std::nullopt;
+        }
+        ir::TileId out = destination(dst, *dtype, b_.tileDecl(*shapeOf).shape, span);
+        b_.binary(kind, out, ops[0], ops[1], span);
         return out;
       }
     if ((f == "row_sum" || f == "row_max" || f == "transpose") && e.children.size() == 1) {

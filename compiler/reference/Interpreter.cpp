@@ -85,6 +85,64 @@ double roundTo(ir::DType t, double v) {
   }
 }
 
+/// The math builtins' reference values (docs/math.md), from long double
+/// libm: independent of codegen/MathAlgorithms.h, which the GPU runs. The
+/// _approx kinds have the exact function's value here; their hardware
+/// error is stated in docs/math.md and checked by tests/gpu/math.
+static double mathUnary(ir::UnaryKind k, double v) {
+  using K = ir::UnaryKind;
+  long double x = v;
+  const long double sqrt1_2 = 0.70710678118654752440084436210484903928L;
+  const long double sqrt2OverPi = 0.79788456080286535587989211986876373695L;
+  switch (k) {
+  case K::Sqrt:
+    return static_cast<double>(std::sqrt(x));
+  case K::Rsqrt:
+  case K::RsqrtApprox:
+    return static_cast<double>(1 / std::sqrt(x));
+  case K::Exp2:
+  case K::Exp2Approx:
+    return static_cast<double>(std::exp2(x));
+  case K::Log:
+    return static_cast<double>(std::log(x));
+  case K::Log2:
+    return static_cast<double>(std::log2(x));
+  case K::Tanh:
+  case K::TanhApprox:
+    return static_cast<double>(std::tanh(x));
+  case K::Erf:
+    return static_cast<double>(std::erf(x));
+  case K::Sigmoid:
+    return static_cast<double>(1 / (1 + std::exp(-x)));
+  case K::Silu:
+    return static_cast<double>(x / (1 + std::exp(-x)));
+  case K::Gelu:
+    return static_cast<double>(0.5L * x * std::erfc(-x * sqrt1_2));
+  case K::GeluTanh: {
+    long double u = sqrt2OverPi * (x + 0.044715L * x * x * x);
+    return static_cast<double>(x / (1 + std::exp(-2 * u)));
+  }
+  case K::Abs:
+    return std::fabs(v);
+  case K::Floor:
+    return std::floor(v);
+  case K::Ceil:
+    return std::ceil(v);
+  default:
+    return v;
+  }
+}
+
+/// pow as docs/math.md defines it: x^y for x >= 0, 1 when y = 0, NaN for
+/// x < 0 or a NaN operand otherwise.
+static double mathPow(double x, double y) {
+  if (y == 0)
+    return 1.0;
+  if (std::isnan(x) || std::isnan(y) || x < 0)
+    return NAN;
+  return static_cast<double>(std::pow(static_cast<long double>(x), static_cast<long double>(y)));
+}
+
 double convertTo(ir::DType t, double v) {
   if (ir::isFloat(t))
     return roundTo(t, v);
@@ -425,7 +483,12 @@ private:
           double y = u->kind == ir::UnaryKind::Neg    ? -x
                      : u->kind == ir::UnaryKind::Relu ? std::max(x, 0.0)
                      : u->kind == ir::UnaryKind::Exp  ? std::exp(x)
+                     : ir::isMathKind(u->kind)        ? mathUnary(u->kind, x)
                                                       : x;
+          // Integer abs wraps like the GPU's (abs of the minimum is itself).
+          if (u->kind == ir::UnaryKind::Abs && !ir::isFloat(dst.dtype) &&
+              roundTo(dst.dtype, y) != y)
+            y = x;
           out[i] = u->kind == ir::UnaryKind::Convert ? convertTo(dst.dtype, y)
                                                      : roundTo(dst.dtype, y);
         }
@@ -451,6 +514,9 @@ private:
             break;
           case ir::BinaryKind::Max: z = std::max(x, y); break;
           case ir::BinaryKind::Min: z = std::min(x, y); break;
+          case ir::BinaryKind::Pow:
+            z = mathPow(x, y);
+            break;
           }
           out[i] = roundTo(dst.dtype, z);
         }

@@ -18,10 +18,44 @@
 
 namespace kina::sema {
 
-namespace {
+/// The math builtins (docs/math.md): their arity, whether F64 tiles and
+/// integer tiles are accepted, and the capability of the approximate forms.
+struct MathFunction {
+  std::string_view name;
+  unsigned arity;
+  bool f64;
+  bool integers;
+  std::string_view capability;
+};
 
+constexpr MathFunction kMath[] = {
+    {"sqrt", 1, true, false, ""},
+    {"rsqrt", 1, true, false, ""},
+    {"exp2", 1, false, false, ""},
+    {"log", 1, false, false, ""},
+    {"log2", 1, false, false, ""},
+    {"tanh", 1, false, false, ""},
+    {"erf", 1, false, false, ""},
+    {"sigmoid", 1, false, false, ""},
+    {"silu", 1, false, false, ""},
+    {"gelu", 1, false, false, ""},
+    {"gelu_tanh", 1, false, false, ""},
+    {"abs", 1, true, true, ""},
+    {"floor", 1, true, false, ""},
+    {"ceil", 1, true, false, ""},
+    {"pow", 2, false, false, ""},
+    {"clamp", 3, true, true, ""},
+    {"exp2_approx", 1, false, false, "ex2_approx"},
+    {"rsqrt_approx", 1, false, false, "rsqrt_approx"},
+    {"tanh_approx", 1, false, false, "tanh_approx"},
+};
 
-} // namespace
+static const MathFunction *mathFunction(std::string_view name) {
+  for (const MathFunction &m : kMath)
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
 
 bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
   if (t.kind != Type::Index || t.index.isConstant())
@@ -665,6 +699,8 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     r.tensor.dtype = dt.scalar;
     return r;
   }
+  if (const MathFunction *mf = mathFunction(f))
+    return checkMath(id, e, *mf);
   static const char *unary[] = {"relu", "exp", "neg"};
   static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
   bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);
@@ -829,6 +865,141 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     return Type::error();
   }
   return checkCall(id, e, it->second);
+}
+
+Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
+  (void)id;
+  const std::string f(mf.name);
+  if (e.children.size() != mf.arity) {
+    error(DiagId::WrongArgumentCount, e.span,
+          "`" + f + "` takes " + std::to_string(mf.arity) + " argument(s), " +
+              std::to_string(e.children.size()) + " given");
+    for (ExprId a : e.children)
+      checkExpr(a);
+    return Type::error();
+  }
+  bool inDevice = current && current->item->kind != syntax::ItemKind::HostFunction;
+  std::vector<Type> args;
+  for (ExprId a : e.children)
+    args.push_back(checkExpr(a));
+  for (const Type &t : args)
+    if (t.isError())
+      return Type::error();
+  if (!inDevice) {
+    error(DiagId::InvalidStatementContext, e.span,
+          "`" + f +
+              "` computes on register tiles inside kernels and tile functions, not in host "
+              "functions");
+    return Type::error();
+  }
+  // `pow 2.0 x`: a scalar base broadcast over the exponent tile.
+  size_t tileArg = mf.arity == 2 && !args[0].isTensor() && args[1].isTensor() ? 1 : 0;
+  const Type &x = args[tileArg];
+  const Expr &xe = m.expr(e.children[tileArg]);
+  if (x.kind == Type::Scalar || x.kind == Type::Index) {
+    error(DiagId::ScalarMathNotAvailable, e.span,
+          "`" + f + "` of a scalar is not available in this version; apply it to a register tile")
+        .note("compute the scalar on the host and pass it as a scalar parameter");
+    return Type::error();
+  }
+  if (!x.isTensor()) {
+    error(DiagId::ExpectedTile, xe.span, "`" + f + "` takes a register tile, found " + typeStr(x));
+    return Type::error();
+  }
+  if (x.tensor.space != Space::Register) {
+    error(DiagId::OperandPlacement, xe.span,
+          "`" + f + "` computes on register tiles, found " + spaceName(x.tensor.space) +
+              "; load it into a `register` tile first");
+    return Type::error();
+  }
+  DType dt = x.tensor.dtype;
+  if (!isFloat(dt) && !mf.integers) {
+    std::string text = syntax::printExpr(m, e.children[tileArg]);
+    bool atomic = xe.kind == ExprKind::Name || xe.kind == ExprKind::Paren;
+    error(DiagId::MathNeedsFloat, xe.span,
+          "`" + f + "` takes floating-point elements, found " + dtypeName(dt) +
+              "; convert first: `" + f + " (convert F32 " + text + ")`")
+        .fix(xe.span, "(convert F32 " + (atomic ? text : "(" + text + ")") + ")", "convert to F32");
+    return Type::error();
+  }
+  if (dt == DType::F64 && !mf.f64) {
+    auto &d = error(DiagId::MathF64NotAvailable, e.span,
+                    "`" + f + "` of F64 elements is not available in this version");
+    if (!mf.capability.empty())
+      d.note("`" + f + "` is the F32 hardware instruction; for F64 use the accurate form");
+    else
+      d.note(
+          "the accurate form computes in F64 and rounds once to F32, F16 or BF16 (docs/math.md)");
+    return Type::error();
+  }
+  // The other operands: scalars of the tile's element type, or (pow) a tile
+  // of the same element type and shape, or an [R, 1] column.
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i == tileArg)
+      continue;
+    const Type &y = args[i];
+    ExprId ye = e.children[i];
+    if (y.kind == Type::Scalar || y.kind == Type::Index) {
+      if (!requireScalarOperand(ye, y, dt, "`" + f + "` computes on"))
+        return Type::error();
+      continue;
+    }
+    if (mf.arity == 3 || !y.isTensor()) {
+      error(DiagId::TypeMismatch, m.expr(ye).span,
+            "`" + f + "` takes " + (mf.arity == 3 ? "scalar bounds" : "a tile or a scalar") +
+                ", found " + typeStr(y));
+      return Type::error();
+    }
+    if (y.tensor.space != Space::Register) {
+      error(DiagId::OperandPlacement, m.expr(ye).span,
+            "`" + f + "` computes on register tiles, found " + spaceName(y.tensor.space));
+      return Type::error();
+    }
+    if (y.tensor.dtype != dt) {
+      error(DiagId::DTypeMismatch, e.span,
+            "`" + f + "` operands have different element types: " + dtypeName(dt) + " and " +
+                dtypeName(y.tensor.dtype) + "; use `convert`");
+      return Type::error();
+    }
+    bool column = y.tensor.shape.size() == 2 && x.tensor.shape.size() == 2 &&
+                  y.tensor.shape[0] == x.tensor.shape[0] &&
+                  y.tensor.shape[1] == DimExpr::constant(1);
+    if (y.tensor.shape != x.tensor.shape && !(column && i == 1)) {
+      error(DiagId::BroadcastMismatch, e.span,
+            "`" + f + "` operand shapes " + printShape(x.tensor.shape, symbols) + " and " +
+                printShape(y.tensor.shape, symbols) + " cannot be broadcast");
+      return Type::error();
+    }
+  }
+  if (mf.arity == 3) {
+    // Literal bounds are checked here; run-time bounds are the author's.
+    auto literal = [&](ExprId a) -> std::optional<double> {
+      const Expr *ex = &m.expr(a);
+      bool negative = false;
+      while (ex->kind == ExprKind::Paren || ex->kind == ExprKind::Negate) {
+        negative ^= ex->kind == ExprKind::Negate;
+        ex = &m.expr(ex->children[0]);
+      }
+      if (ex->kind == ExprKind::Float)
+        return negative ? -ex->floatValue : ex->floatValue;
+      if (ex->kind == ExprKind::Integer)
+        return static_cast<double>(negative ? -ex->intValue : ex->intValue);
+      return std::nullopt;
+    };
+    auto lo = literal(e.children[1]), hi = literal(e.children[2]);
+    if (lo && hi && *lo > *hi) {
+      Span both{m.expr(e.children[1]).span.begin, m.expr(e.children[2]).span.end};
+      std::string l = syntax::printExpr(m, e.children[1]), h = syntax::printExpr(m, e.children[2]);
+      error(DiagId::ClampBoundsOrder, both, "`clamp` bounds are out of order: " + l + " > " + h)
+          .fix(both, h + " " + l, "swap the bounds");
+      return Type::error();
+    }
+  }
+  if (!mf.capability.empty())
+    useCapability(std::string(mf.capability), e.span);
+  Type r = x;
+  r.tensor.writable = true;
+  return r;
 }
 
 } // namespace kina::sema

@@ -13,13 +13,15 @@
 //    ldmatrix.x4.trans for B (16x16 per fetch), then one m16n8k16 mma.sync
 //    per 16x8 accumulator fragment; the fetches of step k+1 are issued
 //    before the mma.sync ops of step k (register double buffering).
-//  * loads/stores/elementwise ops follow the accumulator layout; row
+//  * loads/stores/elementwise ops follow the accumulator layout (the value
+//    of each element comes from ElementwiseToMLIR.cpp); row
 //    reductions combine in-lane values and then shuffle (xor 1, 2);
 //    transpose exchanges values with shfl.sync.idx.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/mlir/Lowering.h"
 
+#include "codegen/mlir/ElementwiseLowering.h"
 #include "codegen/mlir/HopperLowering.h"
 
 #include "ir/Printer.h"
@@ -140,9 +142,7 @@ private:
   /// Integer division with Kina's meaning: x / 0 = 0 (the reference
   /// interpreter's), never LLVM's undefined behaviour: the divisor is made
   /// nonzero before the division and the quotient selected after it.
-  Value intDiv(Value l, Value r, bool isUnsigned);
-  /// exp of an f64 to about one ulp (ex2.approx is f32 only; no libdevice).
-  Value expF64(Value x);
+  Value intDiv(Value l, Value r, bool isUnsigned) { return em_.intDiv(l, r, isUnsigned); }
 
   // ---- scalars ----
   /// A scalar operand as a value of element type `dtype` (materialized once
@@ -195,10 +195,10 @@ private:
   void transpose(const kir::TransposeOp &o);
   /// Element conversion; integers are signed unless the flag says unsigned
   /// (U8). Float to integer truncates toward zero.
-  Value convert(Value v, Type to, bool fromUnsigned = false, bool toUnsigned = false);
-  Value convert(Value v, kir::DType from, kir::DType to) {
-    return convert(v, elemType(to), from == kir::DType::U8, to == kir::DType::U8);
+  Value convert(Value v, Type to, bool fromUnsigned = false, bool toUnsigned = false) {
+    return em_.convert(v, to, fromUnsigned, toUnsigned);
   }
+  Value convert(Value v, kir::DType from, kir::DType to) { return em_.convert(v, from, to); }
   Value shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind);
 
   MLIRContext &ctx_;
@@ -206,6 +206,8 @@ private:
   const kir::Kernel &k_;
   const KernelLayout &layout_;
   Location loc_;
+  // One element of the elementwise ops (ElementwiseToMLIR.cpp).
+  ElementMath em_{b_, loc_};
 
   std::vector<Value> dims_, params_, scalars_;
   Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
@@ -268,63 +270,6 @@ Value Emitter::floorDivS(Value a, int64_t c) {
   Value neg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, a, c32(0));
   Value adj = arith::SelectOp::create(b_, loc_, neg, arith::SubIOp::create(b_, loc_, a, c32(c - 1)), a);
   return arith::DivSIOp::create(b_, loc_, adj, c32(c));
-}
-
-Value Emitter::intDiv(Value l, Value r, bool isUnsigned) {
-  Type t = l.getType();
-  Value zero = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 0));
-  Value one = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 1));
-  Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, r, zero);
-  Value safe = arith::SelectOp::create(b_, loc_, isZero, one, r);
-  Value q = isUnsigned ? Value(arith::DivUIOp::create(b_, loc_, l, safe))
-                       : Value(arith::DivSIOp::create(b_, loc_, l, safe));
-  return arith::SelectOp::create(b_, loc_, isZero, zero, q);
-}
-
-Value Emitter::expF64(Value x) {
-  // Range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2 in two parts
-  // (fdlibm's ln2_hi, ln2_lo) and fused multiply-adds; exp(r) by its Taylor
-  // series to r^12 / 12! (truncation below 2e-16 relative); 2^n applied as
-  // two powers of two, each a normal double, so results down to the
-  // subnormals and up to overflow (inf) come out right. x is clamped first
-  // (exp(710) is inf, exp(-746) is 0 in f64) and NaN passed through.
-  Type f64 = b_.getF64Type();
-  auto cst = [&](double v) -> Value { return scalarConst(f64, v); };
-  auto fma = [&](Value a, Value b, Value c) -> Value {
-    return LLVM::FMAOp::create(b_, loc_, a, b, c);
-  };
-  Value clamped = LLVM::MinNumOp::create(
-      b_, loc_, LLVM::MaxNumOp::create(b_, loc_, x, cst(-746.0)), cst(710.0));
-  // n = x log2(e) rounded to nearest by adding and subtracting 1.5 * 2^52
-  // (llvm.roundeven is illegal after gpu-to-nvvm, which wants libdevice).
-  Value shifter = cst(6755399441055744.0);
-  Value n = arith::SubFOp::create(
-      b_, loc_,
-      arith::AddFOp::create(b_, loc_,
-                            arith::MulFOp::create(b_, loc_, clamped, cst(1.4426950408889634)),
-                            shifter),
-      shifter);
-  Value negN = arith::NegFOp::create(b_, loc_, n);
-  Value red = fma(negN, cst(6.93147180369123816490e-01), clamped);
-  red = fma(negN, cst(1.90821492927058770002e-10), red);
-  Value p = cst(1.0 / 479001600.0); // 1/12!
-  for (double f : {39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0, 120.0, 24.0,
-                   6.0, 2.0, 1.0, 1.0})
-    p = fma(p, red, cst(1.0 / f));
-  Value ni = arith::FPToSIOp::create(b_, loc_, i64(), n);
-  Value n1 = arith::ShRSIOp::create(b_, loc_, ni,
-                                    arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(1)));
-  Value n2 = arith::SubIOp::create(b_, loc_, ni, n1);
-  auto pow2 = [&](Value k) -> Value {
-    Value biased = arith::AddIOp::create(b_, loc_, k,
-                                         arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(1023)));
-    Value bits = arith::ShLIOp::create(b_, loc_, biased,
-                                       arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(52)));
-    return arith::BitcastOp::create(b_, loc_, f64, bits);
-  };
-  Value scaled = arith::MulFOp::create(b_, loc_, arith::MulFOp::create(b_, loc_, p, pow2(n1)), pow2(n2));
-  Value isNan = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNO, x, x);
-  return arith::SelectOp::create(b_, loc_, isNan, x, scaled);
 }
 
 Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo) {
@@ -560,30 +505,6 @@ int64_t Emitter::broadcastSlot(const std::vector<int64_t> &shape,
   return fm * 2 + s / 2;
 }
 
-Value Emitter::convert(Value v, Type to, bool fromUnsigned, bool toUnsigned) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF) {
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-      return arith::ExtFOp::create(b_, loc_, to, v);
-    if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth()) // f16 <-> bf16
-      return arith::TruncFOp::create(b_, loc_, to, arith::ExtFOp::create(b_, loc_, f32(), v));
-    return arith::TruncFOp::create(b_, loc_, to, v);
-  }
-  if (!fromF && toF)
-    return fromUnsigned ? Value(arith::UIToFPOp::create(b_, loc_, to, v))
-                        : Value(arith::SIToFPOp::create(b_, loc_, to, v));
-  if (fromF && !toF)
-    return toUnsigned ? Value(arith::FPToUIOp::create(b_, loc_, to, v))
-                      : Value(arith::FPToSIOp::create(b_, loc_, to, v));
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return fromUnsigned ? Value(arith::ExtUIOp::create(b_, loc_, to, v))
-                        : Value(arith::ExtSIOp::create(b_, loc_, to, v));
-  return arith::TruncIOp::create(b_, loc_, to, v);
-}
-
 Value Emitter::shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind) {
   Type t = v.getType();
   Value full = c32(-1), clamp = c32(0x1f);
@@ -789,7 +710,6 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
 void Emitter::unary(const kir::UnaryOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
   kir::DType dt = k_.tiles[o.dst].dtype;
-  Type et = elemType(dt);
   // The operand's own element type (a scalar operand of convert keeps its).
   kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
                        : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
@@ -800,38 +720,7 @@ void Emitter::unary(const kir::UnaryOp &o) {
     scalarOperand = scalar(o.src.scalar, srcType, memo);
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
     Value x = scalarOperand ? scalarOperand : regLoad(o.src.tile, s);
-    Value r;
-    bool fl = isa<FloatType>(x.getType());
-    switch (o.kind) {
-    case kir::UnaryKind::Copy: r = x; break;
-    case kir::UnaryKind::Convert: r = convert(x, srcType, dt); break;
-    case kir::UnaryKind::Neg:
-      r = fl ? Value(arith::NegFOp::create(b_, loc_, x))
-             : Value(arith::SubIOp::create(b_, loc_, scalarConst(et, 0), x));
-      break;
-    case kir::UnaryKind::Relu: // llvm.maxnum (arith.maxnumf would become __nv_fmaxf)
-      r = fl                       ? Value(LLVM::MaxNumOp::create(b_, loc_, x, scalarConst(et, 0.0)))
-          : dt == kir::DType::U8 ? x // never negative
-                                   : Value(arith::MaxSIOp::create(b_, loc_, x, scalarConst(et, 0)));
-      break;
-    case kir::UnaryKind::Exp: {
-      if (dt == kir::DType::F64) {
-        r = expF64(x);
-        break;
-      }
-      // exp(x) = ex2(x * log2(e)), evaluated in f32 (ex2.approx).
-      Value xf = convert(x, f32(), dt == kir::DType::U8);
-      Value scaled = arith::MulFOp::create(b_, loc_, xf, scalarConst(f32(), 1.4426950408889634));
-      // llvm.exp2 would become a libdevice call; ex2.approx.f32 is one instruction.
-      Value e2 = LLVM::CallIntrinsicOp::create(b_, loc_, f32(),
-                                               b_.getStringAttr("llvm.nvvm.ex2.approx.f32"),
-                                               ValueRange{scaled})
-                     .getResult(0);
-      r = convert(e2, et, false, dt == kir::DType::U8);
-      break;
-    }
-    }
-    regStore(o.dst, s, convert(r, et));
+    regStore(o.dst, s, em_.unary(o.kind, x, srcType, dt));
   }
 }
 
@@ -839,7 +728,6 @@ void Emitter::binary(const kir::BinaryOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
   kir::DType dt = k_.tiles[o.dst].dtype;
   Type et = elemType(dt);
-  bool fl = isa<FloatType>(et), u = dt == kir::DType::U8;
   // Scalars are materialized once, before the per-slot loop.
   std::map<const void *, Value> memo;
   Value scalars[2];
@@ -855,34 +743,8 @@ void Emitter::binary(const kir::BinaryOp &o) {
     }
     return regLoad(x.tile, broadcastSlot(shape, k_.tiles[x.tile].shape, s));
   };
-  for (int64_t s = 0; s < registerSlots(shape); ++s) {
-    Value l = operand(o.lhs, s), r = operand(o.rhs, s), v;
-    switch (o.kind) {
-    case kir::BinaryKind::Add:
-      v = fl ? Value(arith::AddFOp::create(b_, loc_, l, r)) : Value(arith::AddIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Sub:
-      v = fl ? Value(arith::SubFOp::create(b_, loc_, l, r)) : Value(arith::SubIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Mul:
-      v = fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Div:
-      v = fl ? Value(arith::DivFOp::create(b_, loc_, l, r)) : intDiv(l, r, u);
-      break;
-    case kir::BinaryKind::Max:
-      v = fl  ? Value(LLVM::MaxNumOp::create(b_, loc_, l, r))
-          : u ? Value(arith::MaxUIOp::create(b_, loc_, l, r))
-              : Value(arith::MaxSIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Min:
-      v = fl  ? Value(LLVM::MinNumOp::create(b_, loc_, l, r))
-          : u ? Value(arith::MinUIOp::create(b_, loc_, l, r))
-              : Value(arith::MinSIOp::create(b_, loc_, l, r));
-      break;
-    }
-    regStore(o.dst, s, v);
-  }
+  for (int64_t s = 0; s < registerSlots(shape); ++s)
+    regStore(o.dst, s, em_.binary(o.kind, operand(o.lhs, s), operand(o.rhs, s), dt));
 }
 
 void Emitter::reduce(const kir::ReduceOp &o) {
