@@ -37,6 +37,7 @@ json exprToJson(const std::vector<std::string> &dims, const ir::IndexExpr &e) {
   case Kind::BlockId:
   case Kind::WarpId:
   case Kind::WarpgroupId:
+  case Kind::ClusterRank:
   case Kind::Var:
     return json{{"invalid", "non-dim leaf"}};
   default:
@@ -134,6 +135,7 @@ std::optional<ir::IndexExpr> overDims(const ir::IndexExpr &e,
   case Kind::BlockId:
   case Kind::WarpId:
   case Kind::WarpgroupId:
+  case Kind::ClusterRank:
     return std::nullopt;
   case Kind::Not: {
     auto l = overDims(e.lhs(), lets);
@@ -171,8 +173,11 @@ void findMma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
     } else if (auto *o = op.as<ir::ForOp>()) {
       auto lo = overDims(o->lower, lets), hi = overDims(o->upper, lets);
       std::optional<ir::IndexExpr> t;
-      if (lo && hi)
+      auto step = o->step.asConstant();
+      if (lo && hi && step == 1)
         t = lo->asConstant() == 0 ? *hi : *hi - *lo;
+      else if (lo && hi && step && *step > 1) // ceil((hi - lo) / step) trips
+        t = ir::ceilDiv(lo->asConstant() == 0 ? *hi : *hi - *lo, *step);
       findMma(o->body, lets, t, depth + 1, site);
     } else if (auto *o = op.as<ir::IfOp>()) {
       findMma(o->thenBody, lets, trips, depth, site);
@@ -207,8 +212,11 @@ void findWgmma(const ir::Block &b, std::map<ir::VarId, ir::IndexExpr> &lets,
     } else if (auto *o = op.as<ir::ForOp>()) {
       auto lo = overDims(o->lower, lets), hi = overDims(o->upper, lets);
       std::optional<ir::IndexExpr> t;
-      if (lo && hi)
+      auto step = o->step.asConstant();
+      if (lo && hi && step == 1)
         t = lo->asConstant() == 0 ? *hi : *hi - *lo;
+      else if (lo && hi && step && *step > 1) // ceil((hi - lo) / step) trips
+        t = ir::ceilDiv(lo->asConstant() == 0 ? *hi : *hi - *lo, *step);
       findWgmma(o->body, lets, t, depth + 1, warpgroups, site);
     } else if (auto *o = op.as<ir::IfOp>()) {
       findWgmma(o->thenBody, lets, trips, depth, warpgroups, site);
@@ -485,6 +493,7 @@ llvm::Expected<int64_t> evaluate(const LaunchMetadata &meta, const ir::IndexExpr
   case Kind::BlockId:
   case Kind::WarpId:
   case Kind::WarpgroupId:
+  case Kind::ClusterRank:
   case Kind::Var:
     return llvm::createStringError("formula has a non-dim leaf");
   default:

@@ -52,6 +52,10 @@ void KernelBuilder::setWarpGrid(int64_t w0, int64_t w1) { kernel_.warpGrid = {w0
 
 void KernelBuilder::setWarpgroups(int64_t g) { kernel_.warpgroups = g; }
 
+void KernelBuilder::setCluster(int64_t c0, int64_t c1, int64_t c2) {
+  kernel_.cluster = {c0, c1, c2};
+}
+
 TileId KernelBuilder::addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape,
                                     Span span, SharedLayout layout) {
   kernel_.tiles.push_back(TileDecl{std::move(name), dtype, MemSpace::Shared, std::move(shape), span,
@@ -175,6 +179,16 @@ void KernelBuilder::wgmmaWait(unsigned pending, Span span) { append(WgmmaWaitOp{
 
 void KernelBuilder::fenceProxyAsync(Span span) { append(FenceProxyAsyncOp{}, span); }
 
+void KernelBuilder::tmaStore(Access dst, Access src, Span span) {
+  append(TmaStoreOp{std::move(dst), std::move(src)}, span);
+}
+
+void KernelBuilder::tmaStoreCommit(Span span) { append(TmaStoreCommitOp{}, span); }
+
+void KernelBuilder::tmaStoreWait(unsigned pending, Span span) {
+  append(TmaStoreWaitOp{pending}, span);
+}
+
 IndexExpr KernelBuilder::falseCondition() {
   return IndexExpr::binary(IndexExpr::Kind::Ne, IndexExpr::constant(0), IndexExpr::constant(0));
 }
@@ -197,9 +211,16 @@ void KernelBuilder::endRole() {
 }
 
 VarId KernelBuilder::beginFor(std::string name, IndexExpr lower, IndexExpr upper, Span span) {
+  return beginFor(std::move(name), std::move(lower), std::move(upper), IndexExpr::constant(1),
+                  span);
+}
+
+VarId KernelBuilder::beginFor(std::string name, IndexExpr lower, IndexExpr upper, IndexExpr step,
+                              Span span) {
   kernel_.vars.push_back(Var{std::move(name)});
   VarId v = static_cast<VarId>(kernel_.vars.size() - 1);
-  frames_.push_back(Frame{ForOp{v, std::move(lower), std::move(upper), {}}, span, false});
+  frames_.push_back(
+      Frame{ForOp{v, std::move(lower), std::move(upper), {}, std::move(step)}, span, false});
   return v;
 }
 

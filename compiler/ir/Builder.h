@@ -40,6 +40,8 @@ public:
   void setWarpGrid(int64_t w0, int64_t w1 = 1);
   /// `warpgroup_grid [g]` (instead of a warp grid): 128 * g threads per block.
   void setWarpgroups(int64_t g);
+  /// `cluster [c0, c1, c2]` on the block grid.
+  void setCluster(int64_t c0, int64_t c1 = 1, int64_t c2 = 1);
 
   // ---- storage ----
   TileId addSharedTile(std::string name, DType dtype, std::vector<int64_t> shape, Span span = {},
@@ -79,12 +81,19 @@ public:
   void wgmmaCommit(Span span = {});
   void wgmmaWait(unsigned pending, Span span = {});
   void fenceProxyAsync(Span span = {});
+  /// `tma_store dst <- src` (dst a global slice, src a swizzled shared stage).
+  void tmaStore(Access dst, Access src, Span span = {});
+  void tmaStoreCommit(Span span = {});
+  void tmaStoreWait(unsigned pending, Span span = {});
   /// The constant-false condition (`0 != 0`), the default of zero_when.
   static IndexExpr falseCondition();
 
   // ---- structured control flow ----
   /// Opens `for name in (lower .. upper) {`; returns the loop variable.
   VarId beginFor(std::string name, IndexExpr lower, IndexExpr upper, Span span = {});
+  /// Opens `for name in (lower .. upper step step) {`.
+  VarId beginFor(std::string name, IndexExpr lower, IndexExpr upper, IndexExpr step,
+                 Span span = {});
   void endFor();
   /// Opens `role name (warpgroup first .. last) registers R {` (R = 0: none).
   void beginRole(std::string name, int64_t firstWarpgroup, int64_t lastWarpgroup,

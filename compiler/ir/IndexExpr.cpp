@@ -51,6 +51,11 @@ IndexExpr IndexExpr::warpgroupId() {
   n->kind = Kind::WarpgroupId;
   return IndexExpr(std::move(n));
 }
+IndexExpr IndexExpr::clusterRank() {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::ClusterRank;
+  return IndexExpr(std::move(n));
+}
 IndexExpr IndexExpr::var(VarId v) {
   auto n = std::make_shared<Node>();
   n->kind = Kind::Var;
@@ -167,6 +172,7 @@ bool IndexExpr::structurallyEqual(const IndexExpr &other) const {
   case Kind::BlockId:
   case Kind::WarpId:
   case Kind::WarpgroupId:
+  case Kind::ClusterRank:
   case Kind::Var:
     return index() == other.index();
   case Kind::Not:
@@ -192,6 +198,12 @@ IndexExpr exactDiv(IndexExpr a, int64_t divisor) {
 }
 IndexExpr mod(IndexExpr a, int64_t divisor) {
   return IndexExpr::binary(Kind::Mod, std::move(a), IndexExpr::constant(divisor));
+}
+IndexExpr div(IndexExpr a, IndexExpr divisor) {
+  return IndexExpr::binary(Kind::Div, std::move(a), std::move(divisor));
+}
+IndexExpr mod(IndexExpr a, IndexExpr divisor) {
+  return IndexExpr::binary(Kind::Mod, std::move(a), std::move(divisor));
 }
 
 IndexExpr floorDiv(IndexExpr a, int64_t divisor) {
@@ -245,6 +257,8 @@ const char *indexKindSpelling(IndexExpr::Kind k) {
     return "warp_id";
   case Kind::WarpgroupId:
     return "warpgroup_id";
+  case Kind::ClusterRank:
+    return "cluster_rank";
   case Kind::Var:
     return "var";
   }

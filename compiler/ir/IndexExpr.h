@@ -4,9 +4,12 @@
 // kernel: slice offsets, loop bounds, grid sizes, `if` conditions and the
 // `requires` facts. They are immutable trees with shared structure (copying
 // an IndexExpr is cheap). Leaves are constants, dimension parameters, block
-// and warp ids, and variables bound by `for`/`let` ops. Division and `mod`
-// take a constant right-hand side (the verifier enforces it); `/` is exact
-// division, which the checker has proved.
+// and warp ids, the block's rank in its cluster, and variables bound by
+// `for`/`let` ops. Division and `mod` take a positive constant or a
+// launch-invariant expression over the dims (`t / (N/256)`) on the right
+// (the verifier enforces the form, the checker proved the divisor > 0);
+// `/` truncates, which is floor division on the non-negative operands the
+// checker proved.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -31,13 +34,14 @@ public:
     BlockId,     ///< block id along axis index() (0 = x, 1 = y)
     WarpId,      ///< warp coordinate along warp-grid axis index()
     WarpgroupId, ///< the warpgroup's index in the warpgroup grid (0 .. G-1)
+    ClusterRank, ///< the block's rank in its cluster (0 .. C0*C1*C2-1)
     Var,         ///< loop variable or let binding (index() = VarId)
     // integer binary operators
     Add,
     Sub,
     Mul,
-    Div,      ///< exact division by a positive constant
-    Mod,      ///< remainder by a positive constant
+    Div,      ///< division by a positive constant or dim expression
+    Mod,      ///< remainder by a positive constant or dim expression
     FloorDiv, ///< floor division by a positive constant (`floor_div e n`)
     CeilDiv,  ///< ceiling division by a positive constant (`ceil_div e n`)
     // boolean operators (conditions and `requires` facts)
@@ -59,6 +63,7 @@ public:
   static IndexExpr blockId(unsigned axis);
   static IndexExpr warpId(unsigned axis);
   static IndexExpr warpgroupId();
+  static IndexExpr clusterRank();
   static IndexExpr var(VarId v);
   static IndexExpr binary(Kind k, IndexExpr lhs, IndexExpr rhs);
   static IndexExpr logicalNot(IndexExpr e);
@@ -67,7 +72,7 @@ public:
   bool isLeaf() const;
   bool isBoolean() const;       ///< Eq..Not
   int64_t value() const;        ///< Const only
-  unsigned index() const;       ///< Dim, BlockId, WarpId, Var (0 for WarpgroupId)
+  unsigned index() const;       ///< Dim, BlockId, WarpId, Var (0 for WarpgroupId, ClusterRank)
   const IndexExpr &lhs() const; ///< operators only
   const IndexExpr &rhs() const; ///< binary operators only
 
@@ -91,6 +96,9 @@ IndexExpr operator*(IndexExpr a, int64_t b);
 /// Exact division by a constant.
 IndexExpr exactDiv(IndexExpr a, int64_t divisor);
 IndexExpr mod(IndexExpr a, int64_t divisor);
+/// Division and remainder by a run-time divisor (a dim expression proved > 0).
+IndexExpr div(IndexExpr a, IndexExpr divisor);
+IndexExpr mod(IndexExpr a, IndexExpr divisor);
 IndexExpr floorDiv(IndexExpr a, int64_t divisor);
 IndexExpr ceilDiv(IndexExpr a, int64_t divisor);
 

@@ -70,6 +70,8 @@ public:
       return "warp_id " + std::to_string(e.index());
     case Kind::WarpgroupId:
       return "warpgroup_id";
+    case Kind::ClusterRank:
+      return "cluster_rank";
     case Kind::Var:
       return varName(e.index());
     case Kind::Not:
@@ -206,8 +208,10 @@ public:
     out_ << tileName(o.dst) << " <- transpose " << tileName(o.src) << "\n";
   }
   void emit(const ForOp &o, int depth, const std::string &ind) {
-    out_ << "for " << varName(o.var) << " in (" << index(o.lower) << " .. " << index(o.upper)
-         << ") {\n";
+    out_ << "for " << varName(o.var) << " in (" << index(o.lower) << " .. " << index(o.upper);
+    if (o.step.asConstant() != std::optional<int64_t>(1))
+      out_ << " step " << index(o.step);
+    out_ << ") {\n";
     block(o.body, depth + 1);
     out_ << ind << "}\n";
   }
@@ -258,6 +262,13 @@ public:
     out_ << "wgmma_wait " << o.pending << "\n";
   }
   void emit(const FenceProxyAsyncOp &, int, const std::string &) { out_ << "fence_proxy_async\n"; }
+  void emit(const TmaStoreOp &o, int, const std::string &) {
+    out_ << "tma_store " << access(o.dst) << " <- " << access(o.src) << "\n";
+  }
+  void emit(const TmaStoreCommitOp &, int, const std::string &) { out_ << "tma_store_commit\n"; }
+  void emit(const TmaStoreWaitOp &o, int, const std::string &) {
+    out_ << "tma_store_wait " << o.pending << "\n";
+  }
 
   std::string kernel() {
     out_ << "kernel @" << k_.name << " [";
@@ -281,6 +292,9 @@ public:
     if (k_.blockGrid[2].asConstant() != std::optional<int64_t>(1))
       out_ << ", " << index(k_.blockGrid[2]);
     out_ << "]\n";
+    if (k_.clusterSize() != 1)
+      out_ << "  cluster [" << k_.cluster[0] << ", " << k_.cluster[1] << ", " << k_.cluster[2]
+           << "]\n";
     if (k_.warpgroups > 0)
       out_ << "  warpgroup_grid [" << k_.warpgroups << "]\n";
     else

@@ -60,13 +60,18 @@ struct ScalarParam {
 /// How a shared tile's rows are laid out. None: codegen's own XOR layout
 /// (codegen/Layout.h). Swizzle128B: the 128-byte swizzle that TMA writes
 /// and wgmma descriptors read (PTX ISA 9.7.9.3 "Tensor" swizzling modes;
-/// rows of exactly 128 bytes, each stage 1024-byte aligned).
+/// each stage 1024-byte aligned). A tile whose rows are wider than 128
+/// bytes is stored as column panels of 128 bytes, panel-major: panel p of
+/// a stage [R, C] holds columns [64p, 64p + 64) (16-bit types) as an
+/// [R, 64] block, itself 1024-byte aligned and 128B-swizzled.
 enum class SharedLayout : uint8_t { None, Swizzle128B };
 
 /// Who owns a register tile's elements. Warp: each warp holds its own copy
 /// of the tile, spread over its 32 lanes. Warpgroup: one tile per warpgroup
 /// of 4 consecutive warps, spread over its 128 threads in the wgmma
-/// accumulator layout ([64, N] F32 costs N/2 registers per thread).
+/// accumulator layout ([64, N] F32 costs N/2 registers per thread). A
+/// 16-bit warpgroup tile [64, K] (a register A operand of wgmma) uses the
+/// same element placement, two elements packed per 32-bit register.
 enum class RegisterScope : uint8_t { Warp, Warpgroup };
 
 /// A shared (per block) or register (per warp) tile with a static shape.
@@ -235,20 +240,28 @@ struct MmaOp {
   Access a;
   Access b;
 };
-/// `dst <- src[...]`: per-warp load from global or shared into a register tile.
+/// `dst <- src[...]`: per-warp load from global or shared into a register
+/// tile. With a warpgroup-scope 16-bit dst [64, K], src is a [64, K] slice
+/// of a stage of a Swizzle128B shared tile within one panel: the ldmatrix
+/// load of a register A operand.
 struct LoadOp {
   TileId dst;
   Access src;
 };
 /// `dst[...] <- src`: per-warp store of a register tile to global or shared.
 /// With convert set, elements are converted to the destination dtype
-/// (`convert F16 c_reg`); otherwise the dtypes must match.
+/// (`convert F16 c_reg`); otherwise the dtypes must match. A warpgroup-scope
+/// src goes to global memory (each thread its fragments) or to a whole
+/// stage [64, N] of a 16-bit Swizzle128B shared tile (stmatrix; generic
+/// proxy writes of all 128 threads).
 struct StoreOp {
   Access dst;
   TileId src;
   bool convert = false;
 };
-/// `dst <- relu x` etc. (register tiles; Convert changes dtype).
+/// `dst <- relu x` etc. (register tiles; Convert changes dtype). Warpgroup
+/// tiles take part when every tile operand is a warpgroup tile of the same
+/// shape (elementwise on the fragments; `a_r <- convert BF16 acc2`).
 struct UnaryOp {
   UnaryKind kind;
   TileId dst;
@@ -273,12 +286,16 @@ struct TransposeOp {
   TileId dst;
   TileId src;
 };
-/// `for var in (lower .. upper) { body }` (upper exclusive, step 1).
+/// `for var in (lower .. upper step S) { body }`: var = lower, lower + S,
+/// ... while var < upper (upper exclusive; no iteration when lower >=
+/// upper). step is a positive constant or a dim expression the checker
+/// proved > 0; it defaults to 1.
 struct ForOp {
   VarId var;
   IndexExpr lower;
   IndexExpr upper;
   Block body;
+  IndexExpr step = IndexExpr::constant(1);
 };
 /// `if cond { thenBody } else { elseBody }`.
 struct IfOp {
@@ -325,8 +342,10 @@ struct TmaLoadOp {
 };
 /// `acc <- wgmma acc a b zero_when (cond)`: asynchronous warpgroup MMA,
 /// acc[64, N] (+)= a[64, K] * transpose(b[N, K]) with a, b slices of
-/// Swizzle128B shared tiles (F16 or BF16), acc a warpgroup F32 tile. When
-/// zeroWhen holds, acc is overwritten (scale-d = 0). Joins the open group.
+/// Swizzle128B shared tiles (F16 or BF16; one panel wide), acc a warpgroup
+/// F32 tile. a may instead be Access::tile of a whole 16-bit warpgroup
+/// tile [64, K] (register A). When zeroWhen holds, acc is overwritten
+/// (scale-d = 0). Joins the open group.
 struct WgmmaOp {
   TileId acc = 0;
   Access a;
@@ -342,12 +361,28 @@ struct WgmmaWaitOp {
 /// `fence_proxy_async`: fence.proxy.async.shared::cta (orders generic-proxy
 /// shared-memory writes before later async-proxy reads: wgmma, TMA).
 struct FenceProxyAsyncOp {};
+/// `tma_store dst <- src`: bulk tensor copy shared -> global of a 2-D box
+/// (one box per 128-byte panel), issued by thread 0 of the warpgroup after
+/// a warpgroup barrier; joins the warpgroup's open bulk group.
+struct TmaStoreOp {
+  Access dst; ///< 2-D slice `r ..+ R, c ..+ C` of a writable global tensor
+  Access src; ///< Swizzle128B shared tile: point stage index, rows/cols whole
+};
+/// `tma_store_commit`: closes the open bulk group (cp.async.bulk.commit_group).
+struct TmaStoreCommitOp {};
+/// `tma_store_wait N`: waits until at most N committed bulk groups are still
+/// reading shared memory (cp.async.bulk.wait_group.read N), then a
+/// warpgroup barrier.
+struct TmaStoreWaitOp {
+  unsigned pending = 0;
+};
 
 struct Op {
-  using Node = std::variant<LetOp, FillOp, CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, BlockSyncOp,
-                            MmaOp, LoadOp, StoreOp, UnaryOp, BinaryOp, ReduceOp, TransposeOp, ForOp,
-                            IfOp, RoleOp, BarrierArriveOp, BarrierWaitOp, TmaLoadOp, WgmmaOp,
-                            WgmmaCommitOp, WgmmaWaitOp, FenceProxyAsyncOp>;
+  using Node =
+      std::variant<LetOp, FillOp, CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, BlockSyncOp, MmaOp,
+                   LoadOp, StoreOp, UnaryOp, BinaryOp, ReduceOp, TransposeOp, ForOp, IfOp, RoleOp,
+                   BarrierArriveOp, BarrierWaitOp, TmaLoadOp, WgmmaOp, WgmmaCommitOp, WgmmaWaitOp,
+                   FenceProxyAsyncOp, TmaStoreOp, TmaStoreCommitOp, TmaStoreWaitOp>;
   Node node;
   Span span;
 
@@ -373,12 +408,17 @@ struct Kernel {
   /// `warpgroup_grid [G]`: G warpgroups of 4 consecutive warps; 0 = none
   /// (a kernel has a warp grid or a warpgroup grid, not both).
   int64_t warpgroups = 0;
+  /// `block_grid [...] cluster [C0, C1]`: CTAs per cluster along x, y, z
+  /// ({1, 1, 1} = no cluster launch). Each grid extent is a multiple of its
+  /// cluster extent (the checker proved it; the runtime checks it).
+  std::array<int64_t, 3> cluster{1, 1, 1};
   std::vector<TileDecl> tiles;
   std::vector<BarrierDecl> barriers;
   std::vector<Var> vars;
   uint32_t numTokens = 0;
   Block body;
 
+  int64_t clusterSize() const { return cluster[0] * cluster[1] * cluster[2]; }
   unsigned threadsPerBlock() const {
     if (warpgroups > 0)
       return static_cast<unsigned>(warpgroups * 128);

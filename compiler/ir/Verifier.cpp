@@ -11,6 +11,7 @@
 #include "ir/Printer.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 
 namespace kina::ir {
@@ -110,6 +111,11 @@ private:
         error(DiagId::TileIRWarpgroup, span,
               std::string(what) + ": `warpgroup_id` needs a warpgroup grid");
       return;
+    case Kind::ClusterRank:
+      if (ctx == Context::Signature)
+        error(DiagId::TileIRBadIndex, span,
+              std::string(what) + ": `cluster_rank` may only appear in the kernel body");
+      return;
     case Kind::BlockId:
     case Kind::WarpId:
       if (ctx == Context::Signature)
@@ -155,16 +161,31 @@ private:
                   printIndex(k_, e) + "`");
       if (e.kind() == Kind::Div || e.kind() == Kind::Mod || e.kind() == Kind::FloorDiv ||
           e.kind() == Kind::CeilDiv) {
+        // `/` and `mod` may divide by a launch-invariant dim expression
+        // (`t / (N/256)`), which the checker proved positive; the floor and
+        // ceiling forms keep a constant divisor.
         auto c = e.rhs().asConstant();
-        if (!c || *c <= 0)
+        bool runtime =
+            !c && (e.kind() == Kind::Div || e.kind() == Kind::Mod) && overDimsOnly(e.rhs());
+        if (!runtime && (!c || *c <= 0))
           error(DiagId::TileIRBadIndex, span,
-                std::string(what) + ": `" + indexKindSpelling(e.kind()) +
-                    "` needs a positive constant on the right in `" + printIndex(k_, e) + "`");
+                std::string(what) + ": `" + indexKindSpelling(e.kind()) + "` needs a positive " +
+                    (e.kind() == Kind::Div || e.kind() == Kind::Mod
+                         ? "constant or an expression over the dims"
+                         : "constant") +
+                    " on the right in `" + printIndex(k_, e) + "`");
       }
       break;
     }
     checkNode(e.lhs(), ctx, scope, span, what);
     checkNode(e.rhs(), ctx, scope, span, what);
+  }
+
+  /// True when e is built from constants and dims only (launch-invariant).
+  static bool overDimsOnly(const IndexExpr &e) {
+    return !e.isBoolean() && !e.anyLeaf([](const IndexExpr &l) {
+      return l.kind() != Kind::Const && l.kind() != Kind::Dim;
+    });
   }
 
   /// A scalar operand: parameters declared, index leaves in scope.
@@ -552,12 +573,23 @@ private:
         checkTmaLoad(*o, scope, sp);
       } else if (auto *o = op.as<WgmmaOp>()) {
         checkWgmma(*o, scope, sp);
+      } else if (auto *o = op.as<TmaStoreOp>()) {
+        checkTmaStore(*o, scope, sp);
+      } else if (op.as<TmaStoreCommitOp>() || op.as<TmaStoreWaitOp>()) {
+        if (k_.warpgroups <= 0)
+          error(DiagId::TileIRWarpgroup, sp,
+                "tma_store_commit/tma_store_wait need a warpgroup grid");
       } else if (op.as<WgmmaCommitOp>() || op.as<WgmmaWaitOp>() || op.as<FenceProxyAsyncOp>()) {
         if (k_.warpgroups <= 0 && !op.as<FenceProxyAsyncOp>())
           error(DiagId::TileIRWarpgroup, sp, "wgmma_commit/wgmma_wait need a warpgroup grid");
       } else if (auto *o = op.as<ForOp>()) {
         checkIndex(o->lower, false, Context::Body, scope, sp, "for lower bound");
         checkIndex(o->upper, false, Context::Body, scope, sp, "for upper bound");
+        checkIndex(o->step, false, Context::Body, scope, sp, "for step");
+        if (auto c = o->step.asConstant(); c ? *c <= 0 : !overDimsOnly(o->step))
+          error(DiagId::TileIRBadIndex, sp,
+                "for step `" + printIndex(k_, o->step) +
+                    "` must be a positive constant or an expression over the dims");
         if (o->var >= k_.vars.size()) {
           error(DiagId::TileIRMalformed, sp,
                 "for binds undeclared variable #" + std::to_string(o->var));
@@ -609,13 +641,13 @@ private:
         if (t.space != MemSpace::Shared) {
           error(DiagId::TileIRTypeMismatch, t.span,
                 "tile '" + t.name + "': swizzle_128b is a layout of shared tiles");
-        } else if (dtypeBytes(t.dtype) != 2 || t.shape.size() < 2 || t.shape.back() * 2 != 128 ||
+        } else if (dtypeBytes(t.dtype) != 2 || t.shape.size() < 2 || t.shape.back() % 64 != 0 ||
                    t.shape[t.shape.size() - 2] % 8 != 0) {
           error(DiagId::TileIRTmaCopy, t.span,
                 "swizzle_128b tile '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " " +
                     shapeString(t.shape) +
-                    " must hold a 16-bit type with rows of 64 elements (128 bytes) and a "
-                    "multiple of 8 rows per stage");
+                    " must hold a 16-bit type with rows of a multiple of 64 elements (128-byte "
+                    "panels) and a multiple of 8 rows per stage");
         }
       }
       if (t.scope == RegisterScope::Warpgroup) {
@@ -625,15 +657,16 @@ private:
         else if (k_.warpgroups <= 0)
           error(DiagId::TileIRWarpgroup, t.span,
                 "warpgroup tile '" + t.name + "' needs a warpgroup grid");
-        else if (t.dtype != DType::F32 || t.shape.size() != 2 || t.shape[0] != 64 ||
-                 t.shape[1] % 8 != 0 || t.shape[1] < 8 || t.shape[1] > 256)
+        else if (!isWarpgroupShape(t))
           error(DiagId::TileIRWarpgroup, t.span,
                 "warpgroup tile '" + t.name + "' is " + std::string(dtypeName(t.dtype)) + " " +
                     shapeString(t.shape) +
                     "; this version supports the wgmma accumulator F32 [64, N], N a multiple "
-                    "of 8 in 8..256");
+                    "of 8 in 8..256, and the operand BF16/F16 [64, K], K a multiple of 16 in "
+                    "16..256");
       }
     }
+    checkCluster();
     for (const auto &b : k_.barriers) {
       if (k_.warpgroups <= 0)
         error(DiagId::TileIRBarrier, b.span, "barrier '" + b.name + "' needs a warpgroup grid");
@@ -650,6 +683,37 @@ private:
     // a role sets its own; setmaxnreg.inc would block forever if the total
     // exceeds the SM's register file.
     checkRegisterBudget();
+  }
+
+  static bool isWarpgroupShape(const TileDecl &t) {
+    if (t.shape.size() != 2 || t.shape[0] != 64)
+      return false;
+    int64_t n = t.shape[1];
+    if (t.dtype == DType::F32)
+      return n % 8 == 0 && n >= 8 && n <= 256;
+    if (t.dtype == DType::BF16 || t.dtype == DType::F16)
+      return n % 16 == 0 && n >= 16 && n <= 256;
+    return false;
+  }
+
+  /// Clusters: 1..8 CTAs (the portable cluster size of the CUDA programming
+  /// guide, "Thread Block Clusters"), each grid extent known at compile time
+  /// a multiple of the cluster extent.
+  void checkCluster() {
+    const auto &c = k_.cluster;
+    if (c[0] == 1 && c[1] == 1 && c[2] == 1)
+      return;
+    if (c[0] < 1 || c[1] < 1 || c[2] < 1 || c[0] * c[1] * c[2] > 8) {
+      error(DiagId::TileIRCluster, k_.span,
+            "cluster [" + std::to_string(c[0]) + ", " + std::to_string(c[1]) + ", " +
+                std::to_string(c[2]) + "] must have positive extents and at most 8 CTAs");
+      return;
+    }
+    for (unsigned d = 0; d < 3; ++d)
+      if (auto g = k_.blockGrid[d].asConstant(); g && *g % c[d] != 0)
+        error(DiagId::TileIRCluster, k_.span,
+              "block_grid extent " + std::to_string(*g) + " along axis " + std::to_string(d) +
+                  " is not a multiple of the cluster extent " + std::to_string(c[d]));
   }
 
   void checkRegisterBudget() {
@@ -797,6 +861,126 @@ private:
                 std::to_string(dst->shape[1]));
   }
 
+  /// `tma_store dst <- src`: src one whole stage of a swizzle_128b tile
+  /// (whole rows: one box per 128-byte panel), dst a 2-D slice of a
+  /// writable rank-2 global tensor of the same dtype and shape.
+  void checkTmaStore(const TmaStoreOp &o, const std::vector<VarId> &scope, Span sp) {
+    if (k_.warpgroups <= 0)
+      error(DiagId::TileIRWarpgroup, sp, "tma_store needs a warpgroup grid");
+    auto src = checkAccess(o.src, scope, sp, "tma_store source");
+    auto dst = checkAccess(o.dst, scope, sp, "tma_store destination");
+    if (!dst || !src)
+      return;
+    if (!checkSwizzledAccess(o.src, DiagId::TileIRTmaCopy, sp, "tma_store source"))
+      return;
+    const TileDecl &t = k_.tiles[o.src.id];
+    if (dst->space != MemSpace::Global || k_.params[o.dst.id].shape.size() != 2) {
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_store: the destination '" + dst->name + "' must be a rank-2 global tensor");
+      return;
+    }
+    if (!dst->writable)
+      error(DiagId::TileIRTmaCopy, sp, "tma_store: tensor '" + dst->name + "' is read-only");
+    if (o.dst.slice.empty() || o.dst.slice[0].point || o.dst.slice[1].point) {
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_store: the destination must be a 2-D slice `r ..+ R, c ..+ C` of '" + dst->name +
+                "'");
+      return;
+    }
+    if (src->dtype != dst->dtype)
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_store: dtypes differ (" + std::string(dtypeName(src->dtype)) + " -> " +
+                std::string(dtypeName(dst->dtype)) + ")");
+    if (src->shape.size() != 2 || src->shape != dst->shape) {
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_store: source " + shapeString(src->shape) + " and destination " +
+                shapeString(dst->shape) + " must be the same 2-D box");
+      return;
+    }
+    if (!wholeStage(o.src, t))
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_store: the source must be one whole stage of '" + t.name + "' " +
+                shapeString(t.shape));
+    if (src->shape[0] > 256)
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_store: a box has at most 256 rows, this one " + std::to_string(src->shape[0]));
+  }
+
+  /// The access covers whole stages' rows and columns: every non-stage
+  /// dimension is unsliced or `0 ..+ extent`.
+  static bool wholeStage(const Access &a, const TileDecl &t) {
+    if (a.slice.empty())
+      return true;
+    size_t rank = t.shape.size();
+    for (size_t i = rank - 2; i < rank && i < a.slice.size(); ++i)
+      if (a.slice[i].point || a.slice[i].offset.asConstant() != std::optional<int64_t>(0) ||
+          a.slice[i].size != t.shape[i])
+        return false;
+    return a.slice.size() == rank;
+  }
+
+  bool isWarpgroupTile(TileId t) const {
+    return t < k_.tiles.size() && k_.tiles[t].scope == RegisterScope::Warpgroup &&
+           k_.tiles[t].space == MemSpace::Register;
+  }
+
+  /// `c_s[i] <- acc` / `<- convert BF16 acc` (stmatrix): a whole stage
+  /// [64, N] of a 16-bit swizzle_128b tile.
+  void checkWarpgroupSharedStore(const StoreOp &o, Span sp) {
+    const TileDecl &src = k_.tiles[o.src];
+    if (o.dst.kind != Access::Kind::Tile || o.dst.id >= k_.tiles.size())
+      return;
+    const TileDecl &t = k_.tiles[o.dst.id];
+    if (t.layout != SharedLayout::Swizzle128B || dtypeBytes(t.dtype) != 2 ||
+        !wholeStage(o.dst, t) || accessShape(k_, o.dst) != src.shape) {
+      error(DiagId::TileIRWarpgroupMemory, sp,
+            "store of warpgroup tile '" + src.name + "' " + shapeString(src.shape) + " to '" +
+                t.name + "': the destination must be one whole stage " + shapeString(src.shape) +
+                " of a 16-bit swizzle_128b shared tile (stmatrix)");
+      return;
+    }
+    if (src.dtype != t.dtype && !(o.convert && src.dtype == DType::F32))
+      error(DiagId::TileIRWarpgroupMemory, sp,
+            "store of warpgroup tile '" + src.name + "' (" + std::string(dtypeName(src.dtype)) +
+                ") to " + std::string(dtypeName(t.dtype)) + " tile '" + t.name +
+                "': stmatrix stores the same type or converts from F32");
+  }
+
+  /// `a_r <- a_s[s, r ..+ 64, c ..+ K]` (ldmatrix) into a 16-bit warpgroup tile.
+  void checkWarpgroupLoad(const LoadOp &o, Span sp) {
+    const TileDecl &d = k_.tiles[o.dst];
+    auto bad = [&](const std::string &why) {
+      error(DiagId::TileIRWarpgroupMemory, sp, "load into warpgroup tile '" + d.name + "': " + why);
+    };
+    if (d.dtype != DType::BF16 && d.dtype != DType::F16)
+      return bad("only BF16/F16 operand tiles are loaded (ldmatrix), it is " +
+                 std::string(dtypeName(d.dtype)));
+    if (o.src.kind != Access::Kind::Tile || o.src.id >= k_.tiles.size() ||
+        k_.tiles[o.src.id].space != MemSpace::Shared)
+      return bad("the source must be a slice of a shared tile");
+    if (!checkSwizzledAccess(o.src, DiagId::TileIRWarpgroupMemory, sp, "ldmatrix source"))
+      return;
+    if (!inOnePanel(o.src))
+      bad("the columns must be a slice inside one 64-element (128-byte) panel at a constant "
+          "multiple of 16");
+  }
+
+  /// The last dimension of a swizzled access is a slice at a constant
+  /// multiple of 16 that stays inside one 64-element (128-byte) panel.
+  bool inOnePanel(const Access &a) const {
+    if (a.kind != Access::Kind::Tile || a.id >= k_.tiles.size())
+      return false;
+    int64_t off = 0, size = k_.tiles[a.id].shape.back();
+    if (!a.slice.empty()) {
+      auto c = a.slice.back().offset.asConstant();
+      if (!c)
+        return false;
+      off = *c;
+      size = a.slice.back().size;
+    }
+    return off % 16 == 0 && off % 64 + size <= 64;
+  }
+
   void checkWgmma(const WgmmaOp &o, const std::vector<VarId> &scope, Span sp) {
     checkIndex(o.zeroWhen, true, Context::Body, scope, sp, "wgmma zero_when");
     const TileDecl *acc = registerTile(o.acc, sp, "wgmma accumulator");
@@ -811,7 +995,18 @@ private:
     }
     if (!acc || !a || !b)
       return;
-    bool okA = checkSwizzledAccess(o.a, DiagId::TileIRWgmmaOperands, sp, "wgmma A");
+    bool registerA = o.a.kind == Access::Kind::Tile && isWarpgroupTile(o.a.id);
+    if (registerA && !o.a.slice.empty()) {
+      error(DiagId::TileIRWgmmaOperands, sp,
+            "wgmma: a register A operand '" + a->name + "' is used whole, not sliced");
+      return;
+    }
+    if (!registerA && a->space == MemSpace::Register) {
+      error(DiagId::TileIRWgmmaOperands, sp,
+            "wgmma: register A operand '" + a->name + "' must be a warpgroup tile");
+      return;
+    }
+    bool okA = registerA || checkSwizzledAccess(o.a, DiagId::TileIRWgmmaOperands, sp, "wgmma A");
     bool okB = checkSwizzledAccess(o.b, DiagId::TileIRWgmmaOperands, sp, "wgmma B");
     if (!okA || !okB)
       return;
@@ -830,20 +1025,51 @@ private:
       return;
     }
     for (const Access *x : {&o.a, &o.b}) {
-      if (x->slice.empty())
+      if (x == &o.a && registerA)
         continue;
-      const IndexExpr &col = x->slice.back().offset;
-      auto c = col.asConstant();
-      if (!c || *c % 16 != 0)
+      if (!x->slice.empty()) {
+        const IndexExpr &col = x->slice.back().offset;
+        auto c = col.asConstant();
+        if (!c || *c % 16 != 0) {
+          error(DiagId::TileIRWgmmaOperands, sp,
+                "wgmma: the K offset `" + printIndex(k_, col) +
+                    "` must be a constant multiple of 16 (descriptor start address + 32 bytes "
+                    "per k16)");
+          continue;
+        }
+      }
+      if (!inOnePanel(*x))
         error(DiagId::TileIRWgmmaOperands, sp,
-              "wgmma: the K offset `" + printIndex(k_, col) +
-                  "` must be a constant multiple of 16 (descriptor start address + 32 bytes per "
-                  "k16)");
+              "wgmma: the K columns of '" + k_.tiles[x->id].name +
+                  "' must lie inside one 64-element (128-byte) panel in this version");
     }
   }
 
-  /// Warpgroup tiles are only read or written by wgmma and stores to global
-  /// memory in this version; every other op is a K1220.
+  /// Elementwise ops on warpgroup tiles work on the fragments: every tile
+  /// operand and the result are warpgroup tiles of one shape (scalars
+  /// broadcast); a warpgroup tile never mixes with a per-warp one.
+  void checkWarpgroupElementwise(TileId dst, std::initializer_list<const Operand *> srcs, Span sp) {
+    bool any = isWarpgroupTile(dst);
+    for (const Operand *x : srcs)
+      any |= x->kind == Operand::Kind::Tile && isWarpgroupTile(x->tile);
+    if (!any)
+      return;
+    auto same = [&](TileId t) {
+      return isWarpgroupTile(t) && isWarpgroupTile(dst) && k_.tiles[t].shape == k_.tiles[dst].shape;
+    };
+    for (const Operand *x : srcs)
+      if (x->kind == Operand::Kind::Tile && x->tile < k_.tiles.size() && dst < k_.tiles.size() &&
+          !same(x->tile))
+        error(DiagId::TileIRWarpgroup, sp,
+              "elementwise op: '" + k_.tiles[x->tile].name + "' and the result '" +
+                  k_.tiles[dst].name +
+                  "' must both be warpgroup tiles of the same shape (no broadcast of warpgroup "
+                  "tiles in this version)");
+  }
+
+  /// Warpgroup tiles are read or written by wgmma, stores (global: per
+  /// thread; shared: stmatrix), ldmatrix loads and elementwise ops on
+  /// warpgroup tiles of one shape in this version; every other op is a K1220.
   void checkWarpgroupTileUse(const Op &op, Span sp) {
     auto isWg = [&](TileId t) {
       return t < k_.tiles.size() && k_.tiles[t].scope == RegisterScope::Warpgroup &&
@@ -857,12 +1083,14 @@ private:
     };
     if (auto *o = op.as<StoreOp>()) {
       if (isWg(o->src) && o->dst.kind != Access::Kind::Tensor)
-        reject("a store to shared memory", o->src);
+        checkWarpgroupSharedStore(*o, sp);
       if (isWgAccess(o->dst))
         reject("a store into", o->dst.id);
     } else if (auto *o = op.as<LoadOp>()) {
       if (isWg(o->dst))
-        reject("a load into", o->dst);
+        checkWarpgroupLoad(*o, sp);
+      if (isWgAccess(o->src))
+        reject("a load from", o->src.id);
     } else if (auto *o = op.as<FillOp>()) {
       if (isWg(o->dst))
         reject("fill", o->dst);
@@ -871,16 +1099,9 @@ private:
         if (isWg(t))
           reject("mma.sync", t);
     } else if (auto *o = op.as<UnaryOp>()) {
-      if (isWg(o->dst))
-        reject("an elementwise op", o->dst);
-      if (o->src.kind == Operand::Kind::Tile && isWg(o->src.tile))
-        reject("an elementwise op", o->src.tile);
+      checkWarpgroupElementwise(o->dst, {&o->src}, sp);
     } else if (auto *o = op.as<BinaryOp>()) {
-      if (isWg(o->dst))
-        reject("an elementwise op", o->dst);
-      for (const Operand *x : {&o->lhs, &o->rhs})
-        if (x->kind == Operand::Kind::Tile && isWg(x->tile))
-          reject("an elementwise op", x->tile);
+      checkWarpgroupElementwise(o->dst, {&o->lhs, &o->rhs}, sp);
     } else if (auto *o = op.as<ReduceOp>()) {
       for (TileId t : {o->dst, o->src})
         if (isWg(t))

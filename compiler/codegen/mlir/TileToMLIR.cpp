@@ -226,6 +226,10 @@ Value Emitter::index(const IndexExpr &e) {
   case K::BlockId: return blockId_[e.index()];
   case K::WarpId: return warpId_[e.index()];
   case K::WarpgroupId: return divu(tid_, 128);
+  case K::ClusterRank:
+    // %cluster_ctarank exists on sm_90+; without a cluster every block is rank 0.
+    if (k_.clusterSize() == 1) return c32(0);
+    return NVVM::ClusterId::create(b_, loc_, b_.getI32Type());
   case K::Var: return vars_[e.index()];
   case K::Not: {
     Value t = arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true));
@@ -243,8 +247,14 @@ Value Emitter::index(const IndexExpr &e) {
     if (constOf(r) == 0) return l;
     return arith::SubIOp::create(b_, loc_, l, r);
   case K::Mul: return mul(l, r);
-  case K::Div: return divu(l, *e.rhs().asConstant());
-  case K::Mod: return remu(l, *e.rhs().asConstant());
+  // A dim-expression divisor (`t / (N/256)`) was proved > 0 by the checker
+  // and both operands non-negative, so the unsigned forms are exact.
+  case K::Div:
+    if (auto c = e.rhs().asConstant()) return divu(l, *c);
+    return arith::DivUIOp::create(b_, loc_, l, r);
+  case K::Mod:
+    if (auto c = e.rhs().asConstant()) return remu(l, *c);
+    return arith::RemUIOp::create(b_, loc_, l, r);
   case K::FloorDiv: return floorDivS(l, *e.rhs().asConstant());
   case K::CeilDiv: return floorDivS(add(l, *e.rhs().asConstant() - 1), *e.rhs().asConstant());
   case K::Eq: return cmp(arith::CmpIPredicate::eq);
@@ -850,8 +860,10 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
   } else if (auto *o = op.as<kir::TransposeOp>()) {
     transpose(*o);
   } else if (auto *o = op.as<kir::ForOp>()) {
-    Value lo = index(o->lower), hi = index(o->upper);
-    auto loop = scf::ForOp::create(b_, loc_, lo, hi, c32(1));
+    // scf.for with a positive step runs lo, lo + step, ... < hi, none when
+    // lo >= hi: the meaning of `for v in (lo .. hi step S)`.
+    Value lo = index(o->lower), hi = index(o->upper), step = index(o->step);
+    auto loop = scf::ForOp::create(b_, loc_, lo, hi, step);
     OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPoint(loop.getBody()->getTerminator());
     vars_[o->var] = loop.getInductionVar();

@@ -73,6 +73,14 @@ inline std::vector<NamedKernel> hopperKernels() {
       {"tma_round_trip", tmaRoundTrip},
       {"wgmma_m64n64k16", [] { return wgmmaSmall(64, 16); }},
       {"wgmma_m64n256k64", [] { return wgmmaSmall(256, 64); }},
+      // hopper2.md section 1: the persistent kernel, and its older forms.
+      {"gemm_bf16_hopper_persistent", [] { return hopperGemmPersistent(); }, true},
+      {"gemm_f16_hopper_persistent",
+       [] { return hopperGemmPersistent({ir::DType::F16}); }, true},
+      {"gemm_bf16_hopper_persistent_gstore",
+       [] { return hopperGemmPersistent({ir::DType::BF16, 132, 1, false}); }, true},
+      {"gemm_bf16_hopper_persistent_wait0_gstore",
+       [] { return hopperGemmPersistent({ir::DType::BF16, 132, 0, false}); }, true},
   };
 }
 

@@ -98,6 +98,105 @@ Kernel hopperGemm(const HopperGemmConfig &cfg) {
   return finish(b);
 }
 
+Kernel hopperGemmPersistent(const PersistentGemmConfig &cfg) {
+  const int64_t BM = 128, BN = 256, BK = 64, S = 3, G = cfg.grid;
+  std::string name = std::string("gemm_") + (cfg.input == DType::BF16 ? "bf16" : "f16") +
+                     "_hopper_persistent" + (cfg.wgmmaPending ? "" : "_wait0") +
+                     (cfg.tmaStore ? "" : "_gstore");
+  KernelBuilder b(name);
+  DimId M = b.addDim("M"), N = b.addDim("N"), K = b.addDim("K");
+  E m = E::dim(M), n = E::dim(N), k = E::dim(K);
+  requireMod(b, M, "M", BM);
+  requireMod(b, N, "N", BN);
+  requireMod(b, K, "K", BK);
+  for (const char *cap : {"sm_90a", cfg.input == DType::BF16 ? "wgmma_bf16" : "wgmma_f16", "tma",
+                          "tma_store", "mbarrier", "mbarrier_try_wait", "setmaxnreg"})
+    b.addCapability(cap);
+  ParamId a = b.addTensor("a", cfg.input, {m, k});
+  ParamId bt = b.addTensor("b", cfg.input, {n, k});
+  ParamId out = b.addResult("c", cfg.input, {m, n});
+  b.setBlockGrid(c(G));
+  b.setWarpgroups(3);
+  TileId as = b.addSharedTile("a_s", cfg.input, {S, BM, BK}, {}, SharedLayout::Swizzle128B);
+  TileId bs = b.addSharedTile("b_s", cfg.input, {S, BN, BK}, {}, SharedLayout::Swizzle128B);
+  TileId cs = cfg.tmaStore
+                  ? b.addSharedTile("c_s", cfg.input, {2, 64, BN}, {}, SharedLayout::Swizzle128B)
+                  : 0;
+  BarrierId full = b.addBarrier("full", S, 1);
+  BarrierId empty = b.addBarrier("empty", S, 2);
+  E tiles = exactDiv(m, BM) * exactDiv(n, BN), tilesN = exactDiv(n, BN), kTiles = exactDiv(k, BK);
+
+  b.beginRole("producer", 0, 0, 40);
+  {
+    VarId tv = b.beginFor("t", E::blockId(0), tiles, c(G));
+    E t = E::var(tv);
+    VarId bm = b.let("bm", div(t, tilesN));
+    VarId bn = b.let("bn", mod(t, tilesN));
+    VarId kv = b.beginFor("k", c(0), kTiles);
+    VarId it = b.let("it", div(t, c(G)) * kTiles + E::var(kv));
+    VarId s = b.let("s", mod(E::var(it), S));
+    E st = E::var(s);
+    b.barrierWait(empty, st, div(E::var(it), c(S)) - c(1));
+    b.barrierArrive(full, st, (BM + BN) * BK * 2);
+    b.tmaLoad(Access::tile(as, {P(st), R(c(0), BM), R(c(0), BK)}),
+              Access::tensor(a, {R(E::var(bm) * BM, BM), R(E::var(kv) * BK, BK)}), full, st);
+    b.tmaLoad(Access::tile(bs, {P(st), R(c(0), BN), R(c(0), BK)}),
+              Access::tensor(bt, {R(E::var(bn) * BN, BN), R(E::var(kv) * BK, BK)}), full, st);
+    b.endFor();
+    b.endFor();
+  }
+  b.endRole();
+
+  b.beginRole("consumer", 1, 2, 232);
+  {
+    VarId wg = b.let("wg", E::warpgroupId() - c(1));
+    TileId acc = b.addRegisterTile("acc", DType::F32, {64, BN}, {}, RegisterScope::Warpgroup);
+    VarId tv = b.beginFor("t", E::blockId(0), tiles, c(G));
+    E t = E::var(tv);
+    VarId bm = b.let("bm", div(t, tilesN));
+    VarId bn = b.let("bn", mod(t, tilesN));
+    VarId kv = b.beginFor("k", c(0), kTiles);
+    E kk = E::var(kv);
+    VarId it = b.let("it", div(t, c(G)) * kTiles + kk);
+    VarId s = b.let("s", mod(E::var(it), S));
+    E st = E::var(s);
+    b.barrierWait(full, st, div(E::var(it), c(S)));
+    b.wgmma(acc, Access::tile(as, {P(st), R(E::var(wg) * 64, 64), R(c(0), BK)}),
+            Access::tile(bs, {P(st), R(c(0), BN), R(c(0), BK)}), eq(kk, c(0)));
+    b.wgmmaCommit();
+    b.wgmmaWait(cfg.wgmmaPending);
+    if (cfg.wgmmaPending) {
+      b.beginIf(E::binary(E::Kind::Gt, kk, c(0)));
+      b.barrierArrive(empty, mod(E::var(it) - c(1), S));
+      b.endIf();
+    } else {
+      b.barrierArrive(empty, st);
+    }
+    b.endFor();
+    if (cfg.wgmmaPending) {
+      b.wgmmaWait(0);
+      b.barrierArrive(empty, mod(div(t, c(G)) * kTiles + kTiles - c(1), S));
+    }
+    Access dst =
+        Access::tensor(out, {R(E::var(bm) * BM + E::var(wg) * 64, 64), R(E::var(bn) * BN, BN)});
+    if (cfg.tmaStore) {
+      Access stage = Access::tile(cs, {P(E::var(wg)), R(c(0), 64), R(c(0), BN)});
+      b.tmaStoreWait(0);
+      b.store(stage, acc, /*convert=*/true);
+      b.fenceProxyAsync();
+      b.tmaStore(dst, stage);
+      b.tmaStoreCommit();
+    } else {
+      b.store(dst, acc, /*convert=*/true);
+    }
+    b.endFor();
+    if (cfg.tmaStore)
+      b.tmaStoreWait(0);
+  }
+  b.endRole();
+  return finish(b);
+}
+
 Kernel tmaRoundTrip() {
   KernelBuilder b("tma_round_trip");
   DimId M = b.addDim("M");

@@ -12,6 +12,10 @@
 //    a wait, and a per-warp load + store back to global (out = a's box).
 //  * wgmmaSmall: TMA loads of A [64, 64] and B [N, 64], then one wgmma group
 //    of K/16 m64nNk16 instructions: c[64, N] = a[:, 0:K] * transpose(b[:, 0:K]).
+//  * hopperGemmPersistent: the persistent GEMM of /work/coord/hopper2.md
+//    section 1 (a strided tile loop over a grid of G blocks, a ring counter
+//    across tiles, one wgmma group in flight, the stmatrix -> proxy fence ->
+//    TMA store epilogue); options select the older forms for comparison.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -37,5 +41,13 @@ Kernel tmaRoundTrip();
 /// c[64, N] F32 = a[64, 0:K] * transpose(b[N, 0:K]); a [64, 64], b [N, 64]
 /// BF16; K a multiple of 16 up to 64, N a multiple of 8 up to 256.
 Kernel wgmmaSmall(int64_t n = 64, int64_t k = 16);
+
+struct PersistentGemmConfig {
+  DType input = DType::BF16;
+  int64_t grid = 132;        ///< blocks (the H200's 132 SMs)
+  unsigned wgmmaPending = 1; ///< 1: one group in flight across the back edge
+  bool tmaStore = true;      ///< false: per-thread stores of the accumulator
+};
+Kernel hopperGemmPersistent(const PersistentGemmConfig &config = {});
 
 } // namespace kina::ir::fixtures

@@ -1,7 +1,7 @@
 //===- VerifierTest.cpp - Malformed tile IR gives K12xx, never a crash ----===//
+#include "ir/Verifier.h"
 #include "SeedKernels.h"
 #include "ir/Builder.h"
-#include "ir/Verifier.h"
 
 #include <gtest/gtest.h>
 
@@ -28,8 +28,8 @@ std::vector<std::string> check(const Kernel &k) {
   std::string all;
   for (const auto &d : diags)
     all += "\n  " + d;
-  return ::testing::AssertionFailure() << "no " << code << " containing '" << fragment
-                                       << "' among:" << all;
+  return ::testing::AssertionFailure()
+         << "no " << code << " containing '" << fragment << "' among:" << all;
 }
 
 Kernel build(KernelBuilder &b) {
@@ -97,12 +97,18 @@ TEST(TileIRVerifier, MmaOperandTypes) {
 TEST(TileIRVerifier, IndexExpressionRules) {
   KernelBuilder b("k");
   DimId M = b.addDim("M");
-  b.setBlockGrid(IndexExpr::binary(IndexExpr::Kind::Div, IndexExpr::dim(M), IndexExpr::dim(M)));
+  // A dim-expression divisor is valid IR (the checker proves it positive);
+  // a zero or negative constant is not.
+  b.setBlockGrid(IndexExpr::binary(IndexExpr::Kind::Div, IndexExpr::dim(M), IndexExpr::constant(0)),
+                 IndexExpr::binary(IndexExpr::Kind::Div, IndexExpr::dim(M), IndexExpr::dim(M)));
   b.addRequirement(IndexExpr::dim(M), "M");
   b.beginIf(IndexExpr::dim(M));
   b.endIf();
   auto d = check(build(b));
-  EXPECT_TRUE(hasDiag(d, "K1204", "block_grid: `/` needs a positive constant on the right"));
+  EXPECT_TRUE(hasDiag(d, "K1204",
+                      "block_grid: `/` needs a positive constant or an expression over the dims "
+                      "on the right in `M / 0`"));
+  EXPECT_FALSE(hasDiag(d, "K1204", "`M / M`"));
   EXPECT_TRUE(hasDiag(d, "K1204", "requires: expected a condition"));
   EXPECT_TRUE(hasDiag(d, "K1204", "if condition: expected a condition"));
 }
@@ -120,8 +126,8 @@ TEST(TileIRVerifier, AsyncGroupDiscipline) {
   TokenId t = b.cpAsyncCommit();
   copy(); // never committed
   Kernel k = build(b);
-  k.body.ops.push_back(Op{CpAsyncCommitOp{t}, {}});            // committed twice
-  k.body.ops.push_back(Op{CpAsyncWaitOp{9, {t + 5}}, {}});     // bad wait
+  k.body.ops.push_back(Op{CpAsyncCommitOp{t}, {}});        // committed twice
+  k.body.ops.push_back(Op{CpAsyncWaitOp{9, {t + 5}}, {}}); // bad wait
   auto d = check(k);
   EXPECT_TRUE(hasDiag(d, "K1205", "group #0 is committed twice"));
   EXPECT_TRUE(hasDiag(d, "K1205", "group #1 is never committed"));
