@@ -162,7 +162,8 @@ struct Block {
 /// The math kinds after Convert (docs/math.md) take floating-point tiles
 /// (Abs any element type); Sqrt, Rsqrt, Abs, Floor and Ceil also F64, the
 /// others F16, BF16 and F32 (computed in F64 and rounded once). The *Approx
-/// kinds are the hardware approximations (ex2/rsqrt/tanh.approx.f32).
+/// kinds are the hardware approximations (ex2/rsqrt/tanh.approx.f32;
+/// GeluTanhApprox: x / (1 + ex2.approx(-2 log2(e) u)) in F32).
 enum class UnaryKind : uint8_t {
   Copy,
   Neg,
@@ -186,6 +187,7 @@ enum class UnaryKind : uint8_t {
   Exp2Approx,
   RsqrtApprox,
   TanhApprox,
+  GeluTanhApprox,
 };
 /// Pow: x^y for x >= 0 (pow 0 0 = 1), NaN for x < 0 (docs/math.md).
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Max, Min, Pow };

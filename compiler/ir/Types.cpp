@@ -119,6 +119,8 @@ std::string_view unaryKindName(UnaryKind k) {
     return "rsqrt_approx";
   case UnaryKind::TanhApprox:
     return "tanh_approx";
+  case UnaryKind::GeluTanhApprox:
+    return "gelu_tanh_approx";
   }
   return "?";
 }

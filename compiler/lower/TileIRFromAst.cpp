@@ -570,7 +570,12 @@ private:
   // ---------------------------------------------------------- tile values
 
   ir::TileId temporary(ir::DType dtype, std::vector<int64_t> shape, Span span) {
-    return b_.addRegisterTile("__t" + std::to_string(temps_++), dtype, std::move(shape), span);
+    // Inside a warpgroup grid every register tile is a warpgroup tile: the
+    // epilogue's intermediate values, and its broadcast rows [1, N] and
+    // columns [64, 1] (tile IR "warpgroup vectors").
+    return b_.addRegisterTile("__t" + std::to_string(temps_++), dtype, std::move(shape), span,
+                              inWarpgroupGrid_ ? ir::RegisterScope::Warpgroup
+                                               : ir::RegisterScope::Warp);
   }
 
   std::optional<ir::DType> tensorDType(ExprId id) {
@@ -682,7 +687,8 @@ private:
         {"ceil", UK::Ceil},
         {"exp2_approx", UK::Exp2Approx},
         {"rsqrt_approx", UK::RsqrtApprox},
-        {"tanh_approx", UK::TanhApprox}};
+        {"tanh_approx", UK::TanhApprox},
+        {"gelu_tanh_approx", UK::GeluTanhApprox}};
     for (auto &[name, kind] : unary)
       if (f == name && e.children.size() == 1) {
         auto src = tile(e.children[0], std::nullopt);
@@ -730,6 +736,13 @@ private:
           auto t = tile(e.children[i], std::nullopt);
           if (!t)
             return std::nullopt;
+          // A warpgroup epilogue's broadcast slice (`add acc bias[...]` with
+          // a BF16 bias) is converted to the tile's element type on load.
+          if (inWarpgroupGrid_ && b_.tileDecl(*t).dtype != *dtype) {
+            ir::TileId c = temporary(*dtype, b_.tileDecl(*t).shape, span);
+            b_.unary(ir::UnaryKind::Convert, c, ir::Operand::ofTile(*t), span);
+            t = c;
+          }
           ops[i] = ir::Operand::ofTile(*t);
           if (!shapeOf || (scalarLhs && i == 1))
             shapeOf = *t;
@@ -771,8 +784,11 @@ private:
 
   std::optional<ir::TileId> load(const ir::Access &a, ExprId id, std::optional<ir::TileId> dst) {
     std::vector<int64_t> shape = accessShape(a);
+    // A 1-D slice is a column [N, 1] of a warp tile, and a row [1, N] (one
+    // value per column, NumPy's trailing alignment) of a warpgroup one.
     if (shape.size() == 1)
-      shape.push_back(1);
+      shape =
+          inWarpgroupGrid_ ? std::vector<int64_t>{1, shape[0]} : std::vector<int64_t>{shape[0], 1};
     ir::DType dt =
         a.kind == ir::Access::Kind::Tile ? b_.tileDecl(a.id).dtype : b_.tensorParam(a.id).dtype;
     if (a.kind == ir::Access::Kind::Tile && a.slice.empty() &&

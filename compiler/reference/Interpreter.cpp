@@ -118,7 +118,8 @@ static double mathUnary(ir::UnaryKind k, double v) {
     return static_cast<double>(x / (1 + std::exp(-x)));
   case K::Gelu:
     return static_cast<double>(0.5L * x * std::erfc(-x * sqrt1_2));
-  case K::GeluTanh: {
+  case K::GeluTanh:
+  case K::GeluTanhApprox: {
     long double u = sqrt2OverPi * (x + 0.044715L * x * x * x);
     return static_cast<double>(x / (1 + std::exp(-2 * u)));
   }
@@ -395,6 +396,8 @@ private:
     int64_t cols = t.shape.size() >= 2 ? t.shape[1] : 1;
     if (cols == 1)
       c = 0; // [R, 1] broadcasts along the columns
+    if (t.shape.size() >= 2 && t.shape[0] == 1)
+      r = 0; // [1, C] (a warpgroup epilogue's row) broadcasts along the rows
     return t.data[r * cols + c];
   }
 
@@ -456,7 +459,15 @@ private:
           Tile &t = reg(load->dst, w);
           View dst{t.data.data(), t.dtype, t.shape[0], t.shape.size() > 1 ? t.shape[1] : 1,
                    t.shape.size() > 1 ? t.shape[1] : 1, 0, static_cast<int64_t>(t.data.size())};
-          copy(dst, view(load->src, w), false);
+          View src = view(load->src, w);
+          // A 1-D slice loaded as a row [1, N] (a warpgroup epilogue's
+          // broadcast): the view's N rows of one column become one row.
+          if (dst.rows == 1 && src.cols == 1 && src.rows == dst.cols && dst.cols > 1) {
+            src.cols = src.rows;
+            src.colStride = src.rowStride;
+            src.rows = 1;
+          }
+          copy(dst, src, false);
         }
     } else if (auto *store = op.as<ir::StoreOp>()) {
       for (int w = 0; w < warps_; ++w)

@@ -54,6 +54,7 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"exp2_approx", P::Device, 1},
     {"rsqrt_approx", P::Device, 1},
     {"tanh_approx", P::Device, 1},
+    {"gelu_tanh_approx", P::Device, 1},
 };
 
 } // namespace

@@ -48,6 +48,7 @@ constexpr MathFunction kMath[] = {
     {"exp2_approx", 1, false, false, "ex2_approx"},
     {"rsqrt_approx", 1, false, false, "rsqrt_approx"},
     {"tanh_approx", 1, false, false, "tanh_approx"},
+    {"gelu_tanh_approx", 1, false, false, "ex2_approx"},
 };
 
 static const MathFunction *mathFunction(std::string_view name) {
@@ -676,7 +677,10 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     if (!arity(2))
       return Type::error();
     Type dt = checkExpr(e.children[0]);
+    bool savedWarpgroup = allowWarpgroupTile;
+    allowWarpgroupTile = allowWarpgroupTile || inDevice;
     Type x = checkExpr(e.children[1]);
+    allowWarpgroupTile = savedWarpgroup;
     if (dt.isError() || x.isError())
       return Type::error();
     if (dt.kind != Type::DTypeName) {
@@ -708,10 +712,27 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
   if (isUnary || isBinary || f == "row_sum" || f == "row_max" || f == "transpose") {
     if (!arity(isBinary ? 2 : 1))
       return Type::error();
+    // Warpgroup tiles may be operands of elementwise ops (the epilogue).
+    bool savedWarpgroup = allowWarpgroupTile;
+    allowWarpgroupTile = inDevice && (isUnary || isBinary);
     Type x = checkExpr(e.children[0]);
     Type y = isBinary ? checkExpr(e.children[1]) : Type::unit();
+    allowWarpgroupTile = savedWarpgroup;
     if (x.isError() || y.isError())
       return Type::error();
+    if (inDevice &&
+        ((x.isTensor() && x.tensor.warpgroup) || (y.isTensor() && y.tensor.warpgroup))) {
+      if (!isUnary && !isBinary) {
+        error(DiagId::WarpgroupElementwise, m.expr(e.children[0]).span,
+              "`" + f + "` of a warpgroup tile is not lowered in this version");
+        return Type::error();
+      }
+      if (f == "exp" && !isFloat(x.tensor.dtype)) {
+        error(DiagId::DTypeMismatch, e.span, "`exp` takes floating-point elements");
+        return Type::error();
+      }
+      return checkWarpgroupElementwise(e, f, x, isBinary ? &y : nullptr);
+    }
     if (!x.isTensor()) {
       error(DiagId::ExpectedTile, m.expr(e.children[0]).span,
             "`" + f + "` takes a tile or tensor, found " + typeStr(x));
@@ -880,8 +901,11 @@ Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
   }
   bool inDevice = current && current->item->kind != syntax::ItemKind::HostFunction;
   std::vector<Type> args;
+  bool savedWarpgroup = allowWarpgroupTile;
+  allowWarpgroupTile = inDevice;
   for (ExprId a : e.children)
     args.push_back(checkExpr(a));
+  allowWarpgroupTile = savedWarpgroup;
   for (const Type &t : args)
     if (t.isError())
       return Type::error();
@@ -931,6 +955,32 @@ Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
       d.note(
           "the accurate form computes in F64 and rounds once to F32, F16 or BF16 (docs/math.md)");
     return Type::error();
+  }
+  if (x.tensor.warpgroup) {
+    if (tileArg != 0) {
+      error(DiagId::WarpgroupElementwise, e.span,
+            "`" + f + "` takes the warpgroup tile as its first operand in this version");
+      return Type::error();
+    }
+    if (mf.arity == 3) {
+      for (size_t i = 1; i < 3; ++i)
+        if (args[i].kind != Type::Scalar && args[i].kind != Type::Index) {
+          error(DiagId::TypeMismatch, m.expr(e.children[i]).span,
+                "`clamp` takes scalar bounds, found " + typeStr(args[i]));
+          return Type::error();
+        } else if (!requireScalarOperand(e.children[i], args[i], dt, "`clamp` computes on")) {
+          return Type::error();
+        }
+    } else if (mf.arity == 2) {
+      Type r = checkWarpgroupElementwise(e, f, x, &args[1]);
+      if (r.isError())
+        return r;
+    }
+    if (!mf.capability.empty())
+      useCapability(std::string(mf.capability), e.span);
+    Type r = x;
+    r.tensor.writable = true;
+    return r;
   }
   // The other operands: scalars of the tile's element type, or (pow) a tile
   // of the same element type and shape, or an [R, 1] column.
@@ -997,6 +1047,70 @@ Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
   }
   if (!mf.capability.empty())
     useCapability(std::string(mf.capability), e.span);
+  Type r = x;
+  r.tensor.writable = true;
+  return r;
+}
+
+Type Checker::checkWarpgroupElementwise(const Expr &e, const std::string &f, const Type &x,
+                                        const Type *y) {
+  const Expr &xe = m.expr(e.children[0]);
+  if (!x.isTensor() || !x.tensor.warpgroup) {
+    error(DiagId::WarpgroupElementwise, xe.span,
+          "`" + f + "` takes the warpgroup tile as its first operand in this version, found " +
+              typeStr(x));
+    return Type::error();
+  }
+  const auto &shape = x.tensor.shape;
+  if (y) {
+    const Expr &ye = m.expr(e.children[1]);
+    if (y->kind == Type::Scalar || y->kind == Type::Index) {
+      if (!requireScalarOperand(e.children[1], *y, x.tensor.dtype, "`" + f + "` computes on"))
+        return Type::error();
+    } else if (!y->isTensor()) {
+      error(DiagId::ExpectedTile, ye.span,
+            "`" + f + "` takes a tile or a scalar as second operand, found " + typeStr(*y));
+      return Type::error();
+    } else if (y->tensor.warpgroup) {
+      if (y->tensor.shape != shape || y->tensor.dtype != x.tensor.dtype) {
+        error(DiagId::BroadcastMismatch, e.span,
+              "`" + f + "` of warpgroup tiles " + printShape(shape, symbols) + " " +
+                  dtypeName(x.tensor.dtype) + " and " + printShape(y->tensor.shape, symbols) + " " +
+                  dtypeName(y->tensor.dtype) + ": they need the same shape and element type");
+        return Type::error();
+      }
+    } else {
+      // A broadcast slice of a global tensor, NumPy's trailing alignment:
+      // [N] and [1, N] are rows (one value per column), [64, 1] a column.
+      const auto &ys = y->tensor.shape;
+      bool row = (ys.size() == 1 && ys[0] == shape[1]) ||
+                 (ys.size() == 2 && ys[0] == DimExpr::constant(1) && ys[1] == shape[1]);
+      bool column = ys.size() == 2 && ys[0] == shape[0] && ys[1] == DimExpr::constant(1);
+      if (y->tensor.space != Space::Global) {
+        error(DiagId::WarpgroupElementwise, ye.span,
+              "the broadcast operand of `" + f +
+                  "` on a warpgroup tile is read from a global "
+                  "tensor, found " +
+                  spaceName(y->tensor.space));
+        return Type::error();
+      }
+      if (!row && !column) {
+        error(DiagId::BroadcastMismatch, e.span,
+              "`" + f + "` operand shapes " + printShape(shape, symbols) + " and " +
+                  printShape(ys, symbols) +
+                  " cannot be broadcast: a warpgroup tile [64, N] takes a "
+                  "row [N] or [1, N], or a column [64, 1]");
+        return Type::error();
+      }
+      if (!isFloat(y->tensor.dtype) && isFloat(x.tensor.dtype)) {
+        error(DiagId::DTypeMismatch, ye.span,
+              std::string("the broadcast operand is ") + dtypeName(y->tensor.dtype) +
+                  ", the warpgroup tile " + dtypeName(x.tensor.dtype) +
+                  "; a float tile takes float broadcast operands (converted on load)");
+        return Type::error();
+      }
+    }
+  }
   Type r = x;
   r.tensor.writable = true;
   return r;

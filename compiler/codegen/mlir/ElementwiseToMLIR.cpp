@@ -305,6 +305,18 @@ Value ElementMath::unary(kir::UnaryKind kind, Value x, kir::DType src, kir::DTyp
                                      arith::SubIOp::create(b_, loc_, constant(et, 0), x), x);
     }
     return accurate(kind, x, dt);
+  case K::GeluTanhApprox: {
+    // x / (1 + 2^t), t = -2 log2(e) sqrt(2/pi) x (1 + 0.044715 x^2), in F32
+    // with one ex2.approx.f32 (docs/math.md states the bound).
+    Value xf = convert(x, f32);
+    const double c1 = -2.0 * 1.4426950408889634 * 0.79788456080286535588;
+    Value x2 = arith::MulFOp::create(b_, loc_, xf, xf);
+    Value poly = LLVM::FMAOp::create(b_, loc_, x2, constant(f32, c1 * 0.044715), constant(f32, c1));
+    Value t = arith::MulFOp::create(b_, loc_, xf, poly);
+    Value e = intrinsic("llvm.nvvm.ex2.approx.f32", f32, ValueRange{t});
+    Value den = arith::AddFOp::create(b_, loc_, e, constant(f32, 1.0));
+    return convert(Value(arith::DivFOp::create(b_, loc_, xf, den)), et);
+  }
   case K::Exp2Approx:
   case K::RsqrtApprox:
   case K::TanhApprox: {

@@ -154,7 +154,7 @@ private:
   // ---- memory ----
   Value regSlotPtr(kir::TileId t, int64_t slot) {
     Type arr = LLVM::LLVMArrayType::get(elemType(k_.tiles[t].dtype),
-                                        static_cast<unsigned>(registerSlots(k_.tiles[t].shape)));
+                                        static_cast<unsigned>(tileSlots(k_.tiles[t])));
     return LLVM::GEPOp::create(b_, loc_, ptr(0), arr, regTiles_[t],
                                ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
                                LLVM::GEPNoWrapFlags::inbounds);
@@ -181,6 +181,63 @@ private:
   /// a tile of shape `shape` (broadcast of [R, 1] along columns).
   int64_t broadcastSlot(const std::vector<int64_t> &shape, const std::vector<int64_t> &opShape,
                         int64_t slot);
+
+  // ---- warpgroup tiles of an epilogue (elementwise ops, broadcasts) ----
+  /// Slots a thread holds: a [64, N] tile N/2 (the wgmma accumulator
+  /// fragment, HopperLayout.h: register i is column 8*(i/4) + 2*(l%4) + i%2
+  /// of row 16w + l/4 + 8*((i/2)%2)), a row [1, N] N/4 (the columns of that
+  /// fragment: slot 2*(i/4) + i%2 of register i), a column [64, 1] 2 (its two
+  /// rows: slot (i/2)%2).
+  static bool isWarpgroupVector(const kir::TileDecl &t) {
+    return t.scope == kir::RegisterScope::Warpgroup && t.shape.size() == 2 &&
+           (t.shape[0] == 1 || t.shape[1] == 1);
+  }
+  static int64_t tileSlots(const kir::TileDecl &t) {
+    if (t.scope != kir::RegisterScope::Warpgroup)
+      return registerSlots(t.shape);
+    if (t.shape[0] == 1)
+      return t.shape[1] / 4;
+    if (t.shape[1] == 1)
+      return 2;
+    return t.shape[1] / 2;
+  }
+  bool isWarpgroupTile(kir::TileId t) const {
+    return t < k_.tiles.size() && k_.tiles[t].space == kir::MemSpace::Register &&
+           k_.tiles[t].scope == kir::RegisterScope::Warpgroup;
+  }
+  /// The slot of warpgroup tile `op` that lines up with slot i of `dst`.
+  int64_t warpgroupSlot(kir::TileId dst, kir::TileId op, int64_t i) const {
+    const auto &d = k_.tiles[dst].shape, &o = k_.tiles[op].shape;
+    if (o == d)
+      return i;
+    if (o[0] == 1)
+      return 2 * (i / 4) + i % 2;
+    return (i / 2) % 2;
+  }
+  /// Element `slot` of a warpgroup tile as a value of its element type
+  /// ([64, N] tiles keep F32 registers; values of a 16-bit tile are exact in F32).
+  Value warpgroupLoad(kir::TileId t, int64_t slot) {
+    if (isWarpgroupVector(k_.tiles[t]))
+      return regLoad(t, slot);
+    auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
+    Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
+                                  ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    Value v = LLVM::LoadOp::create(b_, loc_, f32(), p);
+    return convert(v, elemType(k_.tiles[t].dtype));
+  }
+  void warpgroupStore(kir::TileId t, int64_t slot, Value v) {
+    if (isWarpgroupVector(k_.tiles[t]))
+      return regStore(t, slot, v);
+    auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
+    Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
+                                  ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    LLVM::StoreOp::create(b_, loc_, convert(v, f32()), p);
+  }
+  LogicalResult warpgroupUnary(const kir::UnaryOp &o, std::string &error);
+  LogicalResult warpgroupBinary(const kir::BinaryOp &o, std::string &error);
+  LogicalResult warpgroupVectorLoad(const kir::LoadOp &o, std::string &error);
 
   // ---- ops ----
   LogicalResult block(const kir::Block &blk, std::string &error);
@@ -819,7 +876,94 @@ void Emitter::transpose(const kir::TransposeOp &o) {
   }
 }
 
+LogicalResult Emitter::warpgroupUnary(const kir::UnaryOp &o, std::string &error) {
+  if (!hopper_ || (o.src.kind == kir::Operand::Kind::Tile && !isWarpgroupTile(o.src.tile))) {
+    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
+    return failure();
+  }
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
+                       : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
+                                                              : dt;
+  std::map<const void *, Value> memo;
+  Value scalarOperand;
+  if (o.src.kind == kir::Operand::Kind::Scalar)
+    scalarOperand = scalar(o.src.scalar, srcType, memo);
+  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i) {
+    Value x = scalarOperand ? scalarOperand
+                            : warpgroupLoad(o.src.tile, warpgroupSlot(o.dst, o.src.tile, i));
+    warpgroupStore(o.dst, i, em_.unary(o.kind, x, srcType, dt));
+  }
+  return success();
+}
+
+LogicalResult Emitter::warpgroupBinary(const kir::BinaryOp &o, std::string &error) {
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  Type et = elemType(dt);
+  std::map<const void *, Value> memo;
+  Value scalars[2];
+  const kir::Operand *ops[2] = {&o.lhs, &o.rhs};
+  for (int i = 0; i < 2; ++i) {
+    if (ops[i]->kind == kir::Operand::Kind::Scalar && !ops[i]->scalar.asConstant())
+      scalars[i] = scalar(ops[i]->scalar, dt, memo);
+    if (ops[i]->kind == kir::Operand::Kind::Tile && !isWarpgroupTile(ops[i]->tile)) {
+      error = "internal: a warp tile operand of a warpgroup elementwise op";
+      return failure();
+    }
+  }
+  if (!hopper_) {
+    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
+    return failure();
+  }
+  auto operand = [&](int which, int64_t i) -> Value {
+    const kir::Operand &x = *ops[which];
+    if (x.kind == kir::Operand::Kind::Scalar) {
+      if (auto c = x.scalar.asConstant())
+        return scalarConst(et, *c);
+      return scalars[which];
+    }
+    return warpgroupLoad(x.tile, warpgroupSlot(o.dst, x.tile, i));
+  };
+  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i)
+    warpgroupStore(o.dst, i, em_.binary(o.kind, operand(0, i), operand(1, i), dt));
+  return success();
+}
+
+LogicalResult Emitter::warpgroupVectorLoad(const kir::LoadOp &o, std::string &error) {
+  const kir::TileDecl &t = k_.tiles[o.dst];
+  auto v = view(o.src, error);
+  if (!v)
+    return failure();
+  if (!v->global) {
+    error = "internal: warpgroup row/column '" + t.name + "' loaded from shared memory";
+    return failure();
+  }
+  // The thread's place in the accumulator fragment (HopperLayout.h).
+  Value thread = remu(tid_, 128);
+  Value warp = divu(thread, 32), lane = remu(thread, 32);
+  bool row = t.shape[0] == 1;
+  for (int64_t s = 0; s < tileSlots(t); ++s) {
+    // Row slot s: column 8*(s/2) + 2*(l%4) + s%2; column slot h: row 16w + l/4 + 8h.
+    Value at = row ? add(mul(remu(lane, 4), 2), 8 * (s / 2) + s % 2)
+                   : add(add(mul(warp, 16), divu(lane, 4)), 8 * s);
+    // A 1-D view [N] has N rows of one column.
+    bool alongRows = v->cols == 1;
+    Value p = alongRows ? elemPtr(*v, at, c32(0)) : elemPtr(*v, c32(0), at);
+    Value x = LLVM::LoadOp::create(b_, loc_, v->elem, p);
+    regStore(o.dst, s, x);
+  }
+  return success();
+}
+
 LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
+  // The elementwise ops of a warpgroup epilogue, and its broadcast loads.
+  if (auto *o = op.as<kir::UnaryOp>(); o && isWarpgroupTile(o->dst))
+    return warpgroupUnary(*o, error);
+  if (auto *o = op.as<kir::BinaryOp>(); o && isWarpgroupTile(o->dst))
+    return warpgroupBinary(*o, error);
+  if (auto *o = op.as<kir::LoadOp>();
+      o && isWarpgroupTile(o->dst) && isWarpgroupVector(k_.tiles[o->dst]))
+    return warpgroupVectorLoad(*o, error);
   if (HopperLowering::isHopperOp(k_, op)) {
     if (!hopper_) {
       error = "internal: a Hopper op in a kernel without a warpgroup grid";
@@ -991,10 +1135,11 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
   Value one = c32(1);
   for (size_t i = 0; i < k_.tiles.size(); ++i) {
     const auto &tile = k_.tiles[i];
-    if (tile.space != kir::MemSpace::Register || tile.scope == kir::RegisterScope::Warpgroup)
-      continue; // warpgroup tiles: HopperLowering::prologue
-    Type arr = LLVM::LLVMArrayType::get(elemType(tile.dtype),
-                                        static_cast<unsigned>(registerSlots(tile.shape)));
+    if (tile.space != kir::MemSpace::Register ||
+        (tile.scope == kir::RegisterScope::Warpgroup && !isWarpgroupVector(tile)))
+      continue; // [64, N] warpgroup tiles: HopperLowering::prologue
+    Type arr =
+        LLVM::LLVMArrayType::get(elemType(tile.dtype), static_cast<unsigned>(tileSlots(tile)));
     regTiles_[i] = LLVM::AllocaOp::create(b_, loc_, ptr(0), arr, one, 16);
   }
   vars_.resize(k_.vars.size());

@@ -105,6 +105,10 @@ KERNELS = {
                                lambda x: 1.0 / np.sqrt(x), 2.0 ** -22, "rel"),
     "math_tanh_approx": unary(lambda n: spread(n, -30, 1.5, dense=(-10.0, 10.0)), np.tanh,
                               2.0 ** -10.9, "rel"),
+    # x / (1 + ex2.approx(t)): the argument's F32 rounding costs |t| 2^-24
+    # relative, |t| <= 36 on [-6, 15] (docs/math.md).
+    "math_gelu_tanh_approx": unary(lambda n: spread(n, -30, 0.7, dense=(-6.0, 15.0)) , gelu_tanh,
+                                   2.0 ** -18, "rel"),
     "math_pow": (lambda n: {"x": np.abs(spread(n, -6, 6, dense=(0.0, 3.0))),
                             "y": np.random.default_rng(7).uniform(-4, 4, n).astype(np.float32)},
                  lambda a: np.power(a["x"], a["y"]), 1.0, "ulp"),
