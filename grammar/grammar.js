@@ -192,6 +192,9 @@ module.exports = grammar({
       $.arrive_statement,
       $.wait_statement,
       $.tma_load_statement,
+      $.tma_store_statement,
+      $.tma_store_commit,
+      $.tma_store_wait,
       $.wgmma_statement,
       $.wgmma_commit,
       $.wgmma_wait,
@@ -200,7 +203,14 @@ module.exports = grammar({
       $.return_statement,
     ),
 
-    block_grid: $ => seq('block_grid', field('shape', $.shape), field('body', $.block)),
+    // `block_grid [G0, G1] cluster [C0, C1] { ... }`: blocks launched in
+    // clusters of C0 * C1 CTAs (the cluster shape is optional).
+    block_grid: $ => seq(
+      'block_grid',
+      field('shape', $.shape),
+      optional(seq('cluster', field('cluster', $.shape))),
+      field('body', $.block),
+    ),
 
     warp_grid: $ => seq('warp_grid', field('shape', $.shape), field('body', $.block)),
 
@@ -250,7 +260,15 @@ module.exports = grammar({
       field('body', $.block),
     ),
 
-    range: $ => seq('(', field('start', $._expression), '..', field('end', $._expression), ')'),
+    // `(lo .. hi)` or `(lo .. hi step S)`: lo, lo + S, ... below hi.
+    range: $ => seq(
+      '(',
+      field('start', $._expression),
+      '..',
+      field('end', $._expression),
+      optional(seq('step', field('step', $._expression))),
+      ')',
+    ),
 
     if_statement: $ => seq(
       'if',
@@ -307,6 +325,18 @@ module.exports = grammar({
       field('b', $._atom),
       optional(seq('zero_when', field('zero_when', $.parenthesized_expression))),
     ),
+
+    // `tma_store c[...] <- c_s[i]`: bulk tensor copy shared -> global, in the
+    // warpgroup's open bulk group; commit closes it, wait N retires groups.
+    tma_store_statement: $ => seq(
+      'tma_store',
+      field('destination', $._place),
+      '<-',
+      field('source', $._expression),
+    ),
+
+    tma_store_commit: _ => 'tma_store_commit',
+    tma_store_wait: $ => seq('tma_store_wait', field('count', $.integer)),
 
     wgmma_commit: _ => 'wgmma_commit',
     wgmma_wait: $ => seq('wgmma_wait', field('count', $.integer)),

@@ -1113,7 +1113,16 @@ private:
     case StmtKind::FenceProxyAsync:
       b_.fenceProxyAsync(s.span);
       return;
+    case StmtKind::TmaStore:
+    case StmtKind::TmaStoreCommit:
+    case StmtKind::TmaStoreWait:
+      fail(s.span, "TMA stores are not lowered yet (the checker rejects them, K0510)");
+      return;
     case StmtKind::For: {
+      if (s.step != kNone) {
+        fail(s.span, "strided loops are not lowered yet (the checker rejects them, K0510)");
+        return;
+      }
       ir::VarId v = b_.beginFor(s.name.name, index(s.value), index(s.end), s.span);
       env_.emplace_back();
       bind(s.name.name, indexValue(ir::IndexExpr::var(v)));

@@ -307,10 +307,12 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
       int64_t cols = tt.shape.empty() ? 0 : tt.shape.back().constantValue().value_or(0);
       int64_t rows =
           tt.shape.size() < 2 ? 0 : tt.shape[tt.shape.size() - 2].constantValue().value_or(0);
-      if (ok && (dtypeBytes(tt.dtype) != 2 || tt.shape.size() < 2 || cols != 64 || rows % 8 != 0))
+      // Wider rows are stored as 128-byte column panels, panel-major.
+      if (ok && (dtypeBytes(tt.dtype) != 2 || tt.shape.size() < 2 || cols < 64 || cols % 64 != 0 ||
+                 rows % 8 != 0))
         error(DiagId::SharedLayoutMismatch, t.span,
-              std::string("a swizzle_128b tile holds rows of 128 bytes (64 elements of a 16-bit "
-                          "type) in whole 8-row atoms; this one is ") +
+              std::string("a swizzle_128b tile holds rows of 128-byte panels (a multiple of 64 "
+                          "elements of a 16-bit type) in whole 8-row atoms; this one is ") +
                   dtypeName(tt.dtype) + " " + printShape(tt.shape, symbols));
     }
   }
@@ -499,9 +501,15 @@ void Checker::checkStmt(StmtId id) {
       grid.blockIds.push_back(id);
     }
     gridOf[id] = GridIds{grid.blockIds, grid.blockGrid, false};
+    grid.blockGridStmt = id;
+    grid.cluster.clear();
+    if (!s.cluster.empty() || !s.clusterSpan.empty())
+      checkCluster(s);
     for (StmtId c : s.body)
       checkStmt(c);
     grid.inBlockGrid = false;
+    grid.cluster.clear();
+    grid.blockGridStmt = syntax::kNone;
     popScope();
     return;
   }
@@ -643,13 +651,19 @@ void Checker::checkStmt(StmtId id) {
         // Spread over 128 threads as a wgmma accumulator (K0120).
         const auto &sh = t.tensor.shape;
         int64_t n = sh.size() == 2 ? sh[1].constantValue().value_or(0) : 0;
-        if (sh.size() != 2 || sh[0].constantValue().value_or(0) != 64 || n < 8 || n > 256 ||
-            n % 8 != 0 || t.tensor.dtype != DType::F32)
+        // F32 [64, N]: a wgmma accumulator; BF16/F16 [64, K]: a register A
+        // operand (its fragment is the accumulator's, K a multiple of 16).
+        bool sixteen = t.tensor.dtype == DType::BF16 || t.tensor.dtype == DType::F16;
+        bool rows = sh.size() == 2 && sh[0].constantValue().value_or(0) == 64;
+        bool accumulator = t.tensor.dtype == DType::F32 && n >= 8 && n <= 256 && n % 8 == 0;
+        bool operandA = sixteen && n >= 16 && n <= 256 && n % 16 == 0;
+        if (!rows || (!accumulator && !operandA))
           error(DiagId::WarpgroupTileShape, tr.shapeSpan.empty() ? tr.span : tr.shapeSpan,
                 "warpgroup tile `" + s.name.name + "` is " + dtypeName(t.tensor.dtype) + " " +
                     printShape(sh, symbols) +
-                    "; a register tile inside `warpgroup_grid` is a wgmma accumulator: F32 "
-                    "[64, N] with N a multiple of 8 from 8 to 256");
+                    "; a register tile inside `warpgroup_grid` is a wgmma accumulator (F32 "
+                    "[64, N], N a multiple of 8 from 8 to 256) or a wgmma A operand (BF16 or "
+                    "F16 [64, K], K a multiple of 16 from 16 to 256)");
       }
       uint64_t elements = 1;
       for (const DimExpr &d : t.tensor.shape)
@@ -670,24 +684,8 @@ void Checker::checkStmt(StmtId id) {
     annotate(s.name.span, t, false);
     return;
   }
-  case StmtKind::For: {
-    auto start = indexValue(s.value);
-    auto end = indexValue(s.end);
-    pushScope();
-    DimExpr var = symbols.newSymbolExpr(s.name.name, solver::SymbolKind::LoopVar);
-    if (start && end)
-      prover.assumeRange(var, *start, *end);
-    Binding b{BindingKind::LoopVar, defineSymbol(s.name, SymbolKind::LoopVar, "Index (loop)"),
-              Type::indexValue(var)};
-    bind(s.name, std::move(b));
-    loopVars.push_back({id, var});
-    loopVarOf[id] = var;
-    for (StmtId c : s.body)
-      checkStmt(c);
-    loopVars.pop_back();
-    popScope();
-    return;
-  }
+  case StmtKind::For:
+    return checkFor(id, s);
   case StmtKind::If: {
     Type c = checkExpr(s.value);
     if (!c.isError() && c.kind != Type::Bool)
@@ -763,6 +761,9 @@ void Checker::checkStmt(StmtId id) {
   case StmtKind::Arrive:
   case StmtKind::Wait:
   case StmtKind::TmaLoad:
+  case StmtKind::TmaStore:
+  case StmtKind::TmaStoreCommit:
+  case StmtKind::TmaStoreWait:
   case StmtKind::Wgmma:
   case StmtKind::WgmmaCommit:
   case StmtKind::WgmmaWait:
@@ -807,6 +808,8 @@ void Checker::checkCpAsync(const Stmt &s) {
 }
 
 void Checker::checkAssign(const Stmt &s) {
+  if (checkWarpgroupMove(s)) // CheckPersistent.cpp
+    return;
   const Expr &target = m.expr(s.target);
   // A warpgroup tile may be the whole value of a store (`c[...] <- acc`,
   // `<- convert BF16 acc`); the target must then be a global tensor.

@@ -251,6 +251,8 @@ Type Checker::checkExpr(ExprId id) {
     const Binding *b = lookup(e.name.name);
     if (!b && e.name.name == "warpgroup_id")
       return checkWarpgroupId(id, e);
+    if (!b && e.name.name == "cluster_rank")
+      return checkClusterRank(id, e);
     if (b && b->type.kind == Type::Barrier) {
       program.exprSymbol[id] = b->symbol;
       addReference(b->symbol, e.span);
@@ -346,6 +348,9 @@ Type Checker::checkBinary(ExprId id, const Expr &e) {
     case BinaryOp::Mul: return Type::indexValue(symbols.mul(a.index, b.index));
     case BinaryOp::Div:
     case BinaryOp::Mod: {
+      // Dimension-expression divisors, strided loop ordinals (CheckLoops.cpp).
+      if (auto q = indexQuotient(id, e, a.index, b.index))
+        return *q;
       auto n = b.index.constantValue();
       if (!n || *n <= 0) {
         error(DiagId::DivisorNotConstant, m.expr(e.children[1]).span,

@@ -542,13 +542,16 @@ Type Checker::checkStagedOperand(ExprId id) {
 // ----------------------------------------------------------- statements
 
 void Checker::checkHopperStmt(const Stmt &s) {
-  const char *keyword = s.kind == StmtKind::Arrive        ? "arrive"
-                        : s.kind == StmtKind::Wait        ? "wait"
-                        : s.kind == StmtKind::TmaLoad     ? "tma_load"
-                        : s.kind == StmtKind::Wgmma       ? "wgmma"
-                        : s.kind == StmtKind::WgmmaCommit ? "wgmma_commit"
-                        : s.kind == StmtKind::WgmmaWait   ? "wgmma_wait"
-                                                          : "fence_proxy_async";
+  const char *keyword = s.kind == StmtKind::Arrive           ? "arrive"
+                        : s.kind == StmtKind::Wait           ? "wait"
+                        : s.kind == StmtKind::TmaLoad        ? "tma_load"
+                        : s.kind == StmtKind::Wgmma          ? "wgmma"
+                        : s.kind == StmtKind::WgmmaCommit    ? "wgmma_commit"
+                        : s.kind == StmtKind::WgmmaWait      ? "wgmma_wait"
+                        : s.kind == StmtKind::TmaStore       ? "tma_store"
+                        : s.kind == StmtKind::TmaStoreCommit ? "tma_store_commit"
+                        : s.kind == StmtKind::TmaStoreWait   ? "tma_store_wait"
+                                                             : "fence_proxy_async";
   if (!grid.inWarpgroupGrid) {
     error(DiagId::WarpgroupContext, s.keywordSpan,
           std::string("`") + keyword +
@@ -685,8 +688,14 @@ void Checker::checkHopperStmt(const Stmt &s) {
     allowWarpgroupTile = true;
     Type acc = checkExpr(s.target);
     Type accIn = checkExpr(s.value);
-    allowWarpgroupTile = saved;
+    // A may be a 16-bit warpgroup tile (register A).
+    const Expr *aName = baseName(m, s.operandA);
+    const Binding *aBinding =
+        aName && aName == &m.expr(s.operandA) ? lookup(aName->name.name) : nullptr;
+    bool registerA = aBinding && aBinding->type.isTensor() && aBinding->type.tensor.warpgroup;
+    allowWarpgroupTile = registerA;
     Type a = checkStagedOperand(s.operandA);
+    allowWarpgroupTile = saved;
     Type b = checkStagedOperand(s.operandB);
     if (s.zeroWhen != syntax::kNone) {
       Type z = checkExpr(s.zeroWhen);
@@ -718,6 +727,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
     Type *types[2] = {&a, &b};
     for (int i = 0; i < 2; ++i) {
       const Type &t = *types[i];
+      if (i == 0 && registerA)
+        continue;
       if (!t.isTensor() || t.tensor.space != Space::Shared) {
         error(DiagId::OperandPlacement, m.expr(ops[i]).span,
               std::string("`wgmma` reads its ") + names[i] +
@@ -731,6 +742,18 @@ void Checker::checkHopperStmt(const Stmt &s) {
                   " operand through a 128-byte swizzle descriptor, but `" +
                   (base ? base->name.name : syntax::printExpr(m, ops[i])) +
                   "` has no layout: declare it `layout=swizzle_128b`");
+        return;
+      }
+      // One 128-byte panel: the descriptors address a single swizzled panel.
+      const Expr *base = baseName(m, ops[i]);
+      const Binding *bb = base ? lookup(base->name.name) : nullptr;
+      if (bb && bb->type.isTensor() && !bb->type.tensor.shape.empty() &&
+          bb->type.tensor.shape.back().constantValue().value_or(0) > 64) {
+        error(DiagId::WgmmaOperandPanel, m.expr(ops[i]).span,
+              std::string("`wgmma` reads its ") + names[i] +
+                  " operand from one 128-byte panel in this version, but `" + base->name.name +
+                  "` has rows of " + str(bb->type.tensor.shape.back()) +
+                  " elements; use a tile with 64 columns");
         return;
       }
     }
@@ -805,9 +828,21 @@ void Checker::checkHopperStmt(const Stmt &s) {
             "`wgmma_wait " + std::to_string(s.count) +
                 "`: at most 7 committed wgmma groups can be left in flight");
     return;
-  case StmtKind::FenceProxyAsync:
-    useCapability("fence_proxy_async", s.keywordSpan);
+  case StmtKind::FenceProxyAsync: {
+    // The fence is part of the TMA-store epilogue: a kernel that declares
+    // `tma_store` (whose targets all have the fence) need not name it too.
+    bool tmaStore = false;
+    if (current)
+      for (const syntax::Requirement &r : current->item->requirements)
+        for (const syntax::Ident &c : r.capabilities)
+          tmaStore = tmaStore || c.name == "tma_store";
+    useCapability(tmaStore ? "tma_store" : "fence_proxy_async", s.keywordSpan);
     return;
+  }
+  case StmtKind::TmaStore:
+  case StmtKind::TmaStoreCommit:
+  case StmtKind::TmaStoreWait:
+    return checkTmaStore(s); // CheckPersistent.cpp
   default:
     return;
   }

@@ -114,17 +114,37 @@ private:
 
   void stmt(const Stmt &s) {
     switch (s.kind) {
+    case StmtKind::Wgmma: {
+      const Type &a = c_.typeOf(s.operandA);
+      if (a.isTensor() && a.tensor.warpgroup)
+        notYet(m().expr(s.operandA).span, "a wgmma A operand in registers");
+      return;
+    }
+    case StmtKind::TmaStore:
+    case StmtKind::TmaStoreCommit:
+    case StmtKind::TmaStoreWait:
+      notYet(s.keywordSpan, "`tma_store`, `tma_store_commit` and `tma_store_wait`");
+      return;
     case StmtKind::BlockGrid:
+      if (!s.clusterSpan.empty())
+        notYet(s.clusterSpan, "a cluster launch");
+      [[fallthrough]];
     case StmtKind::WarpGrid:
     case StmtKind::WarpgroupGrid:
-    case StmtKind::Role:
+    case StmtKind::Role: {
       for (ExprId e : s.shape)
         expr(e);
+      bool saved = inWarpgroupGrid_;
+      inWarpgroupGrid_ = saved || s.kind == StmtKind::WarpgroupGrid;
       block(s.body, false);
+      inWarpgroupGrid_ = saved;
       return;
+    }
     case StmtKind::For:
       expr(s.value);
       expr(s.end);
+      if (s.step != syntax::kNone)
+        notYet(m().expr(s.step).span, "a strided loop (`step`)");
       block(s.body, false);
       return;
     case StmtKind::If:
@@ -145,6 +165,13 @@ private:
                      syntax::printExpr(m(), tr.shape[0]) + "]` and index row 0");
         return;
       }
+      if (s.kind == StmtKind::Shared && !tr.shape.empty() && tr.layout.valid())
+        if (auto cols = c_.exprValueOrNull(tr.shape.back());
+            cols && cols->constantValue().value_or(0) > 64)
+          notYet(tr.span, "a swizzle_128b tile wider than one 128-byte panel");
+      if (s.kind == StmtKind::Register && inWarpgroupGrid_ && tr.dtype.valid() &&
+          (tr.dtype.name == "BF16" || tr.dtype.name == "F16"))
+        notYet(tr.span, "a 16-bit warpgroup tile");
       if (s.kind == StmtKind::Register && tr.kind != syntax::TypeKind::Barrier) {
         TensorType t;
         bool ok = true;
@@ -181,6 +208,10 @@ private:
       expr(s.value);
       const Type &dst = c_.typeOf(s.target);
       const Type &val = c_.typeOf(s.value);
+      if (val.isTensor() && dst.isTensor() &&
+          (dst.tensor.warpgroup || (val.tensor.warpgroup && dst.tensor.space == Space::Shared)))
+        notYet(s.span, "this move of a warpgroup tile (into shared memory, or into a 16-bit "
+                       "warpgroup tile)");
       if (val.kind == Type::Splat && dst.isTensor() && dst.tensor.space == Space::Shared)
         c_.error(DiagId::OperandPlacement, m().expr(s.value).span,
                  "`fill` initializes register tiles; fill a register tile and store it into "
@@ -198,6 +229,13 @@ private:
     default:
       return;
     }
+  }
+
+  bool inWarpgroupGrid_ = false;
+  /// K0510 until the tile IR lowers the construct.
+  void notYet(Span span, const std::string &what) {
+    c_.error(DiagId::NotYetLowerable, span,
+             what + " is checked, but this build's tile IR does not lower it yet");
   }
 
   void expr(ExprId id) {
@@ -219,6 +257,14 @@ private:
     }
     case ExprKind::Application:
       break;
+    case ExprKind::Binary:
+      if ((e.op == syntax::BinaryOp::Div || e.op == syntax::BinaryOp::Mod) &&
+          t.kind == Type::Index) {
+        const Type &d = c_.typeOf(e.children[1]);
+        if (d.kind == Type::Index && !d.index.isConstant())
+          notYet(e.span, "division by a dimension expression");
+      }
+      return;
     default:
       return;
     }

@@ -61,6 +61,12 @@ struct GridContext {
   /// A block holds a warp grid or a warpgroup grid: the first one seen.
   Span warpLevelGrid;
   bool warpLevelIsWarpgroup = false;
+  /// `block_grid [...] cluster [...]`: the cluster extents (empty without one)
+  /// and `cluster_rank`.
+  std::vector<int64_t> cluster;
+  DimExpr clusterRank;
+  /// The block_grid statement being checked (persistent loops name its axes).
+  syntax::StmtId blockGridStmt = syntax::kNone;
 };
 
 /// Per-item state while checking one kernel, tile function or host function.
@@ -173,6 +179,17 @@ public:
   void annotateProtocol(const Stmt &grid);
   /// `warpgroup_id` inside `warpgroup_grid`.
   Type checkWarpgroupId(ExprId id, const Expr &e);
+  // ---- persistent kernels: TMA stores, warpgroup tile moves, clusters
+  // (CheckPersistent.cpp) ----
+  /// `block_grid [...] cluster [...]`: extents, divisibility, `cluster_rank`.
+  void checkCluster(const Stmt &s);
+  /// `cluster_rank` inside a clustered block_grid.
+  Type checkClusterRank(ExprId id, const Expr &e);
+  /// tma_store, tma_store_commit, tma_store_wait (inside a warpgroup grid).
+  void checkTmaStore(const Stmt &s);
+  /// An assignment that writes a warpgroup tile into a shared stage, or
+  /// writes a warpgroup tile; false when it is neither (checkAssign's rules).
+  bool checkWarpgroupMove(const Stmt &s);
   /// Register tiles declared inside `warpgroup_grid` may appear only where
   /// this is set (a wgmma accumulator, the value of a store to global).
   bool allowWarpgroupTile = false;
@@ -198,6 +215,47 @@ public:
   std::vector<std::pair<StmtId, DimExpr>> loopVars;
   std::unordered_map<StmtId, DimExpr> loopVarOf; ///< every `for` statement's variable
   std::unordered_map<int, ExprId> letValues;     ///< let symbol -> its value expression
+  /// `for v in (lo .. hi step S)` (CheckLoops.cpp). The variable is a symbol
+  /// in [lo, hi); `ordinal` is a symbol for the iteration number, which
+  /// `v / S` denotes when 0 <= lo < S. A persistent tile loop starts at
+  /// `block_id d` and steps by that axis' grid extent: over all blocks it
+  /// visits every value of [0, hi) exactly once (Coverage.cpp reads it so).
+  struct StridedLoop {
+    DimExpr var, start, end, step, ordinal;
+    bool persistent = false;
+    size_t axis = 0;                     ///< persistent: the block_grid axis d
+    DimExpr blockId;                     ///< persistent: `block_id d`
+    syntax::StmtId grid = syntax::kNone; ///< persistent: the block_grid
+  };
+  std::unordered_map<StmtId, StridedLoop> stridedLoops;
+  /// Every loop variable's range [start, end), by the variable's atom.
+  std::unordered_map<solver::AtomId, std::pair<DimExpr, DimExpr>> loopRanges;
+  /// `x / E` and `x mod E` with a dimension-expression divisor E proved >= 1
+  /// are fresh symbols (the solver divides by constants only), the same one
+  /// for equal operands; their facts (0 <= r < E, 0 <= q, q < A when x < A*E)
+  /// are assumed where they are built.
+  struct IndexQuotient {
+    solver::AtomId atom;
+    DimExpr dividend, divisor;
+    bool mod = false;
+    std::optional<DimExpr> bound; ///< q < bound (quotients only)
+  };
+  std::vector<IndexQuotient> quotients;
+  const IndexQuotient *quotientOf(solver::AtomId atom) const {
+    for (const IndexQuotient &q : quotients)
+      if (q.atom == atom)
+        return &q;
+    return nullptr;
+  }
+  /// The `for` statement (CheckLoops.cpp).
+  void checkFor(StmtId id, const Stmt &s);
+  /// `a / b`, `a mod b` of index values when they need more than constant
+  /// division: a dimension-expression divisor, or a strided loop variable
+  /// divided by its step. nullopt: the constant-divisor rule applies.
+  std::optional<Type> indexQuotient(ExprId id, const Expr &e, const DimExpr &a, const DimExpr &b);
+  /// Proves e >= 1 or reports `id` at `span` with a `requires` fix-it.
+  bool requirePositive(const DimExpr &e, Span span, DiagId id, const std::string &what);
+
   /// Every `block_grid`/`warp_grid` statement's id symbols and extents, so the
   /// passes that run after the walk (Analysis.h) can re-assume their ranges.
   struct GridIds {

@@ -290,7 +290,45 @@ private:
       size_t n = vars_.size();
       if (st.value != syntax::kNone && st.end != syntax::kNone)
         inputs_.push_back(Span{m_.expr(st.value).span.begin, m_.expr(st.end).span.end});
-      if (var != c_.loopVarOf.end() && start && end)
+      auto strided = c_.stridedLoops.find(id);
+      if (strided != c_.stridedLoops.end() && strided->second.persistent) {
+        // A persistent tile loop: over all blocks t takes every value of
+        // [0, end) once, so it replaces the block id it starts at; a pair
+        // `t / E`, `t mod E` with end = A * E stands for it as two ids.
+        const Checker::StridedLoop &loop = strided->second;
+        Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
+        std::vector<Var> saved = vars_;
+        auto blockAtom = loop.blockId.asAtom();
+        vars_.erase(std::remove_if(vars_.begin(), vars_.end(),
+                                   [&](const Var &v) { return blockAtom && v.atom == *blockAtom; }),
+                    vars_.end());
+        auto tAtom = loop.var.asAtom();
+        bool split = false;
+        for (const Checker::IndexQuotient &q : c_.quotients) {
+          if (q.mod || !q.bound || !(q.dividend == loop.var))
+            continue;
+          for (const Checker::IndexQuotient &r : c_.quotients)
+            if (r.mod && r.dividend == loop.var && r.divisor == q.divisor && !split) {
+              vars_.push_back(Var{q.atom, DimExpr::constant(0), *q.bound, VarKind::Block, range});
+              vars_.push_back(Var{r.atom, DimExpr::constant(0), r.divisor, VarKind::Block, range});
+              split = true;
+            }
+        }
+        if (!split && tAtom)
+          vars_.push_back(Var{*tAtom, DimExpr::constant(0), loop.end, VarKind::Block, range});
+        collect(st.body);
+        vars_ = std::move(saved);
+        return;
+      }
+      // A strided loop's variable skips values: it is no variable of the
+      // fragment (a store it moves is not proved to cover), only its
+      // ordinal is, for "may run zero times".
+      if (strided != c_.stridedLoops.end() && start && end) {
+        if (auto a = strided->second.ordinal.asAtom()) {
+          Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
+          vars_.push_back(Var{*a, *start, *end, VarKind::Loop, range, st.end});
+        }
+      } else if (var != c_.loopVarOf.end() && start && end)
         if (auto a = var->second.asAtom()) {
           Span range{m_.expr(st.value).span.begin, m_.expr(st.end).span.end};
           vars_.push_back(Var{*a, *start, *end, VarKind::Loop, range, st.end});
@@ -308,6 +346,7 @@ private:
       collect(st.elseBody);
       conds_.pop_back();
       return;
+    case StmtKind::TmaStore: // a box of the result, like a store
     case StmtKind::Assign: {
       const Expr &t = m_.expr(st.target);
       ExprId base = t.kind == ExprKind::Index ? t.children[0] : st.target;

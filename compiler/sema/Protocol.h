@@ -13,10 +13,12 @@
 // Index expressions of the model (stage, round, conditions, loop bounds) are
 // affine-periodic in the loop variables: built from constants, loop
 // variables, `warpgroup_id`, the one symbolic trip count `n` (plus a
-// constant), +, -, * by a constant, and / and mod by a constant. For such
-// programs every check is local to a window of iterations whose length is
-// bounded by the stage counts and the constants, so the trip counts
-// n_min .. n_min + span (ProtocolEngine.cpp) cover every n.
+// constant), +, -, * by a constant, and / and mod by a constant, and the
+// ring counter's product of a loop variable and `n` (`(t / G) * n + k`).
+// A persistent tile loop adds a second count, the block's tile count m. For
+// such programs every check is local to a window of iterations whose length
+// is bounded by the stage counts and the constants, so the sample of (m, n)
+// of ProtocolEngine.cpp covers every m and n (docs/checks.md says why).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -37,6 +39,7 @@ enum class XOp : uint8_t {
   Const, ///< value
   Var,   ///< slot `value` (a loop variable, a `let`, warpgroup_id)
   Param, ///< the symbolic trip count n plus `value`
+  Tiles, ///< the block's tile count m of the persistent tile loop plus `value`
   Add,
   Sub,
   Mul,
@@ -90,7 +93,10 @@ enum class EvKind : uint8_t {
   FenceProxy,  ///< fence_proxy_async
   SharedWrite, ///< a generic store into a shared tile
   SharedRead,  ///< a generic load of a shared tile
-  AccAccess,   ///< a generic read or write of a wgmma accumulator
+  AccAccess,   ///< a generic read or write of a warpgroup register tile
+  TmaStore,    ///< tma_store dst <- src: an async-proxy read of `reads[0]`
+  StoreCommit, ///< tma_store_commit
+  StoreWait,   ///< tma_store_wait N
 };
 
 struct Event {
@@ -109,8 +115,11 @@ struct Event {
   int64_t bytes = 0;            ///< TmaLoad: bytes of the copy
   std::vector<RegionRef> reads; ///< Wgmma operands, SharedRead
   int acc = -1;                 ///< Wgmma, AccAccess
+  int regA = -1;                ///< Wgmma: a warpgroup register tile read as A
   bool accWrite = false;
-  int64_t pending = 0; ///< WgmmaWait
+  int64_t pending = 0; ///< WgmmaWait, StoreWait
+  int loopDepth = 0;   ///< enclosing loops of the role (fix-its need depth 1)
+  Span insertAfter;    ///< where a statement inserted after this one goes
 };
 
 enum class NodeKind : uint8_t { Event, Let, For, If };
@@ -122,6 +131,7 @@ struct Node {
   std::string varName;
   XId value = kNoX;             ///< Let
   XId start = kNoX, end = kNoX; ///< For
+  XId step = kNoX;              ///< For: kNoX is 1
   XId cond = kNoX;              ///< If
   std::vector<uint32_t> body, elseBody;
   Span span;
@@ -132,6 +142,8 @@ struct RoleInfo {
   int64_t first = 0, last = 0; ///< warpgroups, inclusive
   std::vector<uint32_t> body;  ///< nodes
   Span span;
+  Span endInsert;        ///< after the role's last statement (fix-its)
+  std::string endIndent; ///< that statement's indentation
 };
 
 /// A construct outside the model, reported as "cannot prove".
@@ -153,6 +165,18 @@ struct Program {
   bool hasParam = false;  ///< a loop trip count is symbolic
   std::string paramText;  ///< `K / 64`, for messages
   int64_t paramMin = 0;   ///< the smallest n the requirements allow (proved)
+  /// A persistent tile loop `for t in (block_id d .. T step G)`: modelled
+  /// as a loop over the block's tile ordinals j = t / G in 0 .. m, m the
+  /// block's tile count (any m >= 0 occurs: ceil((T - b) / G) for block b).
+  bool hasTiles = false;
+  std::string tilesText;             ///< `(M/128) * (N/256)` and the step, for messages
+  std::vector<int> tileOrdinalSlots; ///< the slots of the model loops over j
+  bool slotIsTileOrdinal(int64_t slot) const {
+    for (int s : tileOrdinalSlots)
+      if (s == slot)
+        return true;
+    return false;
+  }
   Span gridSpan;
 
   XId add(XNode n) {
@@ -166,7 +190,7 @@ struct Program {
 };
 
 /// Proves the protocol of one warpgroup_grid; reports each violated rule
-/// (K0620-K0650) once into `sink`.
+/// (K0620-K0659) once into `sink`.
 void proveProtocol(const Program &program, DiagnosticSink &sink);
 
 } // namespace kina::sema::protocol

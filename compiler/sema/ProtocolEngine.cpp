@@ -32,7 +32,9 @@
 #include "sema/Protocol.h"
 
 #include <algorithm>
+#include <list>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -63,13 +65,43 @@ struct Evaluator {
   std::vector<int64_t> slots;
   std::vector<bool> set;
   int64_t n = 0;
+  int64_t m = 0; ///< the block's tile count (persistent tile loop)
   std::optional<EvalError> error;
+
+  /// Values computed since the slots last changed (a let or a loop
+  /// variable is read by many events of one iteration).
+  std::vector<int64_t> memo;
+  std::vector<uint32_t> memoAt;
+  uint32_t epoch = 1;
+  void assign(int slot, int64_t v) {
+    slots[slot] = v;
+    set[slot] = true;
+    ++epoch;
+  }
+  void unset(int slot) {
+    set[slot] = false;
+    ++epoch;
+  }
 
   std::optional<int64_t> eval(XId id) {
     if (id == kNoX) {
       fail(id, "a missing index");
       return std::nullopt;
     }
+    if (memo.size() != p.exprs.size()) {
+      memo.assign(p.exprs.size(), 0);
+      memoAt.assign(p.exprs.size(), 0);
+    }
+    if (memoAt[id] == epoch)
+      return memo[id];
+    auto v = evalNode(id);
+    if (v) {
+      memo[id] = *v;
+      memoAt[id] = epoch;
+    }
+    return v;
+  }
+  std::optional<int64_t> evalNode(XId id) {
     const XNode &x = p.exprs[id];
     auto bin = [&](auto f) -> std::optional<int64_t> {
       auto a = eval(x.a);
@@ -91,6 +123,8 @@ struct Evaluator {
       return slots[x.value];
     case XOp::Param:
       return n + x.value;
+    case XOp::Tiles:
+      return m + x.value;
     case XOp::Add:
       return bin([](int64_t a, int64_t b) { return a + b; });
     case XOp::Sub:
@@ -235,6 +269,7 @@ private:
 
   // Per trip count.
   int64_t n_ = 0;
+  int64_t m_ = 0; ///< the tile count of the sample point (hasTiles)
   std::vector<Trace> traces_;
   /// The clock after each executed event, flat per trace (width_ entries:
   /// done per trace, then complete per barrier stage).
@@ -300,6 +335,8 @@ private:
 
   std::string when(const CEvent &e, int trace) const {
     std::string s;
+    if (p_.hasTiles)
+      s += "with " + std::to_string(m_) + " tile" + (m_ == 1 ? "" : "s") + " for the block, ";
     if (p_.hasParam)
       s += "with " + p_.paramText + " = " + std::to_string(n_) + ", ";
     s += "warpgroup " + std::to_string(traces_[trace].wg);
@@ -337,6 +374,9 @@ private:
   void checkRegions();
   void checkGroups();
   void checkDeadlock();
+  void checkStores();
+  void checkCopiesWaited();
+  void proveOne();
 };
 
 std::optional<int64_t> Engine::evalAt(Evaluator &ev, XId id, Span where) {
@@ -364,10 +404,9 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       auto v = ev.eval(node.value);
       // A let the protocol does not read may be anything (`block_id 0`).
       if (v) {
-        ev.slots[node.slot] = *v;
-        ev.set[node.slot] = true;
+        ev.assign(node.slot, *v);
       } else {
-        ev.set[node.slot] = false;
+        ev.unset(node.slot);
       }
       break;
     }
@@ -376,13 +415,23 @@ bool Engine::unrollBlock(const std::vector<uint32_t> &body, Evaluator &ev, Trace
       auto hi = lo ? evalAt(ev, node.end, node.span) : std::nullopt;
       if (!lo || !hi)
         return false;
-      for (int64_t k = *lo; k < *hi; ++k) {
-        ev.slots[node.slot] = k;
-        ev.set[node.slot] = true;
+      int64_t step = 1;
+      if (node.step != kNoX) {
+        auto st = evalAt(ev, node.step, node.span);
+        if (!st)
+          return false;
+        if (*st <= 0) {
+          cannotProve(node.span, "the loop's step is not positive");
+          return false;
+        }
+        step = *st;
+      }
+      for (int64_t k = *lo; k < *hi; k += step) {
+        ev.assign(node.slot, k);
         if (!unrollBlock(node.body, ev, t, k, &node.varName, ++serials_))
           return false;
       }
-      ev.set[node.slot] = false;
+      ev.unset(node.slot);
       break;
     }
     case NodeKind::If: {
@@ -467,11 +516,14 @@ bool Engine::unroll() {
       t.wg = int(wg);
       t.role = int(r);
       traces_.push_back(std::move(t));
-      Evaluator ev{p_, std::vector<int64_t>(size_t(p_.slots), 0),
-                   std::vector<bool>(size_t(p_.slots), false), n_, std::nullopt};
+      Evaluator ev{p_,
+                   std::vector<int64_t>(size_t(p_.slots), 0),
+                   std::vector<bool>(size_t(p_.slots), false),
+                   n_,
+                   m_,
+                   std::nullopt};
       if (p_.warpgroupSlot >= 0) {
-        ev.slots[p_.warpgroupSlot] = wg;
-        ev.set[p_.warpgroupSlot] = true;
+        ev.assign(p_.warpgroupSlot, wg);
       }
       if (!unrollBlock(role.body, ev, traces_.back(), 0, nullptr, 0))
         return false;
@@ -667,8 +719,11 @@ void Engine::checkCounts() {
                                : " (warpgroup" + std::string(count == 1 ? " " : "s ") + who + ")") +
                   ", but `" + bar.name + "` completes a phase after " +
                   std::to_string(bar.arrivals));
-          if (p_.hasParam)
-            f.notes.push_back("with " + p_.paramText + " = " + std::to_string(n_));
+          if (p_.hasParam || p_.hasTiles)
+            f.notes.push_back(
+                (p_.hasTiles ? "with " + std::to_string(m_) + " tiles for the block" : "") +
+                std::string(p_.hasTiles && p_.hasParam ? ", " : "") +
+                (p_.hasParam ? "with " + p_.paramText + " = " + std::to_string(n_) : ""));
           f.notes.push_back("each warpgroup executing `arrive` arrives once; a role of "
                             "warpgroups i .. j arrives j - i + 1 times per phase");
           if (!R.arrivals.empty())
@@ -814,8 +869,9 @@ struct Access {
   CRegion region;
   bool write = false;
   bool copy = false;  ///< tma_load: completes on a barrier phase
-  bool async = false; ///< wgmma operand: the read ends at endIndex
-  int endIndex = -1;  ///< async read: the retiring wgmma_wait (-1: never)
+  bool async = false; ///< wgmma operand or tma_store source: the read ends at endIndex
+  bool store = false; ///< tma_store source
+  int endIndex = -1;  ///< async read: the retiring wgmma_wait / tma_store_wait (-1: never)
   int bs = -1;
   int64_t round = 0;
 };
@@ -825,9 +881,17 @@ void Engine::checkRegions() {
   // Which wgmma_wait retires each wgmma (per trace, FIFO groups).
   for (size_t t = 0; t < traces_.size(); ++t) {
     auto &evs = traces_[t].events;
-    std::vector<std::vector<int>> groups; // committed, oldest first
-    std::vector<int> open;
+    // wgmma groups and tma_store bulk groups: committed, oldest first.
+    std::vector<std::vector<int>> groups, storeGroups;
+    std::vector<int> open, openStores;
     std::vector<int> retiredAt(evs.size(), -1);
+    auto retire = [&](std::vector<std::vector<int>> &gs, int64_t pending, int at) {
+      while (int64_t(gs.size()) > pending) {
+        for (int w : gs.front())
+          retiredAt[w] = at;
+        gs.erase(gs.begin());
+      }
+    };
     for (size_t i = 0; i < evs.size(); ++i) {
       EvKind k = evs[i].ev->kind;
       if (k == EvKind::Wgmma)
@@ -836,11 +900,14 @@ void Engine::checkRegions() {
         groups.push_back(open);
         open.clear();
       } else if (k == EvKind::WgmmaWait) {
-        while (int64_t(groups.size()) > evs[i].ev->pending) {
-          for (int w : groups.front())
-            retiredAt[w] = int(i);
-          groups.erase(groups.begin());
-        }
+        retire(groups, evs[i].ev->pending, int(i));
+      } else if (k == EvKind::TmaStore) {
+        openStores.push_back(int(i));
+      } else if (k == EvKind::StoreCommit) {
+        storeGroups.push_back(openStores);
+        openStores.clear();
+      } else if (k == EvKind::StoreWait) {
+        retire(storeGroups, evs[i].ev->pending, int(i));
       }
     }
     for (int i = 0; i < pc_[t]; ++i) {
@@ -848,19 +915,21 @@ void Engine::checkRegions() {
       EventRef ref{int(t), i};
       switch (c.ev->kind) {
       case EvKind::TmaLoad:
-        acc.push_back({ref, c.dst, true, true, false, i, c.bs, c.round});
+        acc.push_back({ref, c.dst, true, true, false, false, i, c.bs, c.round});
         break;
       case EvKind::SharedWrite:
-        acc.push_back({ref, c.dst, true, false, false, i, -1, 0});
+        acc.push_back({ref, c.dst, true, false, false, false, i, -1, 0});
         break;
       case EvKind::SharedRead:
         for (const CRegion &r : c.reads)
-          acc.push_back({ref, r, false, false, false, i, -1, 0});
+          acc.push_back({ref, r, false, false, false, false, i, -1, 0});
         break;
-      case EvKind::Wgmma: {
+      case EvKind::Wgmma:
+      case EvKind::TmaStore: {
         int end = retiredAt[i] >= 0 && retiredAt[i] < pc_[t] ? retiredAt[i] : -1;
+        bool store = c.ev->kind == EvKind::TmaStore;
         for (const CRegion &r : c.reads)
-          acc.push_back({ref, r, false, false, true, end, -1, 0});
+          acc.push_back({ref, r, false, false, true, store, end, -1, 0});
         break;
       }
       default:
@@ -957,7 +1026,7 @@ void Engine::checkRegions() {
                                 " round " + std::to_string(pending->round)});
       // The fix-it when the copy of this iteration's data is the ring's
       // natural one: stage k mod S, round k / S of the read's loop variable.
-      if (xe.iterName && xe.ev->insertAt.end)
+      if (xe.iterName && xe.ev->insertAt.end && xe.ev->loopDepth <= 1)
         for (auto [b, e] : overlapping(x))
           for (size_t i = b; i < e && f.fixits.empty(); ++i) {
             const Access &w = acc[i];
@@ -976,135 +1045,225 @@ void Engine::checkRegions() {
           }
     }
   }
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const Access &w = acc[i];
-    if (!w.write)
+  // Pruning by transitivity: in a group (one tile and stage, no access of
+  // the whole tile) whose writes form a chain w_0 before w_1 before ..., an
+  // access x after w_{k+1} is after every w_k' with k' <= k, and one before
+  // w_{k-1} is before every later write. Only the writes from lo(x) (the
+  // last write before x) to hi(x) (the first write after x) can be unordered
+  // with x; the others are proved ordered and skipped. (`before` is
+  // transitive: hb is, and clocks only grow along it.)
+  std::vector<int> chainPos(acc.size(), -1), lo(acc.size(), -1), hi(acc.size(), INT32_MAX);
+  std::vector<std::vector<size_t>> bucket(acc.size()); ///< chained write -> accesses to pair
+  for (const auto &[key, range] : groups) {
+    if (key.second < 0 || groups.count({key.first, -1}))
       continue;
-    for (auto [jBegin, jEnd] : overlapping(w))
-      for (size_t j = jBegin; j < jEnd; ++j) {
-        const Access &x = acc[j];
-        if (i == j || !w.region.overlaps(x.region) || (x.write && j < i))
-          continue;
-        if (x.ref.trace == w.ref.trace && x.ref.index == w.ref.index)
-          continue;
-        bool wFirst = before(w, x), xFirst = before(x, w);
-        if (wFirst && !w.copy && !x.write && x.async) {
-          // Generic write, then an async-proxy read: the writer's fence_proxy_async
-          // after the write must happen before the read.
-          bool fenced = false;
-          auto &evs = traces_[w.ref.trace].events;
-          for (int f = w.ref.index + 1; f < pc_[w.ref.trace] && !fenced; ++f)
-            fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
-          const CEvent &r = at(x.ref);
-          if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
-            Finding &f =
-                report(DiagId::ProtocolMissingProxyFence, r.ev->span,
-                       "`wgmma` reads " + regionText(x.region) +
-                           " through the async proxy after a generic store into it, " +
-                           "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
-            f.labels.push_back({at(w.ref).ev->span, "the generic store"});
-            if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
-              f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
-                                  "insert `fence_proxy_async` before the wgmma"});
-          }
-        }
-        if (wFirst || xFirst)
-          continue;
-        const CEvent &we = at(w.ref);
-        const CEvent &xe = at(x.ref);
-        if (x.write) {
-          const Access &later =
-              (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x
-                                                                                             : w;
-          const Access &other = &later == &x ? w : x;
-          const CEvent &le = at(later.ref);
-          if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
-            Finding &f = report(DiagId::ProtocolWritesUnordered, le.ev->span,
-                                "this write of " + regionText(later.region) +
-                                    " is not ordered after the earlier write of it (" +
-                                    when(le, later.ref.trace) + ")");
-            f.labels.push_back({at(other.ref).ev->span, "the other write"});
-            if (other.copy)
-              f.notes.push_back("the earlier copy completes on " +
-                                barrierStage(at(other.ref).ev->barrier, at(other.ref).stage) +
-                                " round " + std::to_string(other.round) +
-                                ", which is not waited for before this write");
-          }
-          continue;
-        }
-        // A read x and a write w, unordered.
-        bool wIssuedBefore = hb(w.ref, x.ref);
-        bool xStartedBefore = hb(x.ref, w.ref);
-        if (wIssuedBefore) {
-          if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
-            Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                                "this read of " + regionText(x.region) + " is not covered by a " +
-                                    "wait on " + barrierStage(we.ev->barrier, we.stage) +
-                                    " round " + std::to_string(w.round) + ", the phase its copy " +
-                                    "completes (" + when(xe, x.ref.trace) + ")");
-            f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
-          }
-          continue;
-        }
-        if (xStartedBefore && x.async) {
-          // The read began before the write; it was still in flight. Blame the
-          // reader's arrive that released the stage before the retiring wait.
-          const CEvent *release = nullptr;
-          int64_t pendingNewer = 0;
+    std::vector<size_t> writes;
+    for (size_t i = range.first; i < range.second; ++i)
+      if (acc[i].write)
+        writes.push_back(i);
+    bool chain = true;
+    for (size_t k = 0; k + 1 < writes.size() && chain; ++k)
+      chain = before(acc[writes[k]], acc[writes[k + 1]]);
+    if (!chain)
+      continue;
+    for (size_t k = 0; k < writes.size(); ++k)
+      chainPos[writes[k]] = int(k);
+    for (size_t j = range.first; j < range.second; ++j) {
+      const Access &x = acc[j];
+      // Largest k with w_k before x (monotone along the chain).
+      int a = -1, b = int(writes.size()) - 1;
+      while (a < b) {
+        int mid = (a + b + 1) / 2;
+        if (before(acc[writes[mid]], x))
+          a = mid;
+        else
+          b = mid - 1;
+      }
+      lo[j] = a;
+      // Smallest k with x before w_k.
+      int c = 0, d = int(writes.size());
+      while (c < d) {
+        int mid = (c + d) / 2;
+        if (before(x, acc[writes[mid]]))
+          d = mid;
+        else
+          c = mid + 1;
+      }
+      hi[j] = c;
+      for (int k = std::max(a, 0); k <= std::min(c, int(writes.size()) - 1); ++k)
+        bucket[writes[k]].push_back(j);
+    }
+  }
+  auto pairCheck = [&](size_t i, size_t j) {
+    const Access &w = acc[i];
+    const Access &x = acc[j];
+    if (i == j || !w.region.overlaps(x.region) || (x.write && j < i))
+      return;
+    if (chainPos[i] >= 0 && lo[j] >= -1 && (chainPos[i] < lo[j] || chainPos[i] > hi[j]) &&
+        acc[i].region.stage == x.region.stage)
+      return;
+    if (x.ref.trace == w.ref.trace && x.ref.index == w.ref.index)
+      return;
+    bool wFirst = before(w, x), xFirst = before(x, w);
+    if (wFirst && !w.copy && !x.write && x.async) {
+      // Generic write, then an async-proxy read: the writer's fence_proxy_async
+      // after the write must happen before the read.
+      bool fenced = false;
+      auto &evs = traces_[w.ref.trace].events;
+      for (int f = w.ref.index + 1; f < pc_[w.ref.trace] && !fenced; ++f)
+        fenced = evs[f].ev->kind == EvKind::FenceProxy && hb({w.ref.trace, f}, x.ref);
+      const CEvent &r = at(x.ref);
+      if (!fenced && !seen(DiagId::ProtocolMissingProxyFence, r.ev->span)) {
+        std::string reader = x.store ? "tma_store" : "wgmma";
+        Finding &f =
+            report(DiagId::ProtocolMissingProxyFence, r.ev->span,
+                   "`" + reader + "` reads " + regionText(x.region) +
+                       " through the async proxy after a generic store into it, " +
+                       "with no `fence_proxy_async` between (" + when(r, x.ref.trace) + ")");
+        f.labels.push_back({at(w.ref).ev->span, "the generic store"});
+        f.notes.push_back("`fence_proxy_async` orders this thread's generic shared writes "
+                          "before later async-proxy reads: it must come after the store");
+        if (w.ref.trace == x.ref.trace && r.ev->insertAt.end)
+          f.fixits.push_back({r.ev->insertAt, "fence_proxy_async\n" + r.ev->indent,
+                              "insert `fence_proxy_async` before the " + reader});
+      }
+    }
+    if (wFirst || xFirst)
+      return;
+    const CEvent &we = at(w.ref);
+    const CEvent &xe = at(x.ref);
+    if (x.write) {
+      const Access &later =
+          (x.ref.trace == w.ref.trace && x.ref.index > w.ref.index) || xe.iter > we.iter ? x : w;
+      const Access &other = &later == &x ? w : x;
+      const CEvent &le = at(later.ref);
+      if (!seen(DiagId::ProtocolWritesUnordered, le.ev->span)) {
+        Finding &f = report(DiagId::ProtocolWritesUnordered, le.ev->span,
+                            "this write of " + regionText(later.region) +
+                                " is not ordered after the earlier write of it (" +
+                                when(le, later.ref.trace) + ")");
+        f.labels.push_back({at(other.ref).ev->span, "the other write"});
+        if (other.copy)
+          f.notes.push_back("the earlier copy completes on " +
+                            barrierStage(at(other.ref).ev->barrier, at(other.ref).stage) +
+                            " round " + std::to_string(other.round) +
+                            ", which is not waited for before this write");
+      }
+      return;
+    }
+    // A read x and a write w, unordered.
+    bool wIssuedBefore = hb(w.ref, x.ref);
+    bool xStartedBefore = hb(x.ref, w.ref);
+    if (wIssuedBefore) {
+      if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+        Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                            "this read of " + regionText(x.region) + " is not covered by a " +
+                                "wait on " + barrierStage(we.ev->barrier, we.stage) + " round " +
+                                std::to_string(w.round) + ", the phase its copy " + "completes (" +
+                                when(xe, x.ref.trace) + ")");
+        f.labels.push_back({we.ev->span, "the copy (" + when(we, w.ref.trace) + ")"});
+      }
+      return;
+    }
+    if (xStartedBefore && x.store) {
+      // The write changes the source of a bulk store still reading it.
+      if (!seen(DiagId::ProtocolStoreSourceRewritten, we.ev->span)) {
+        Finding &f = report(DiagId::ProtocolStoreSourceRewritten, we.ev->span,
+                            "this write of " + regionText(w.region) + " may change it while " +
+                                "the `tma_store` reading it is still in flight (" +
+                                when(we, w.ref.trace) + ")");
+        f.labels.push_back({xe.ev->span, "the store (" + when(xe, x.ref.trace) + ")"});
+        if (w.ref.trace == x.ref.trace) {
+          // The groups committed after the store's own, before the write.
           auto &evs = traces_[x.ref.trace].events;
-          int stop = x.endIndex >= 0 ? x.endIndex : pc_[x.ref.trace];
-          int64_t groups = 0;
-          for (int k = x.ref.index + 1; k < stop; ++k) {
-            if (evs[k].ev->kind == EvKind::Commit)
-              ++groups;
-            if (evs[k].ev->kind == EvKind::Arrive && hb({x.ref.trace, k}, w.ref)) {
-              release = &evs[k];
-              pendingNewer = std::max<int64_t>(groups - 1, 0);
-              break;
-            }
-          }
-          if (release) {
-            if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
-              Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
-                                  "`" + release->ev->what + "` releases " + regionText(x.region) +
-                                      " while the `wgmma` reading it " + "is still in flight (" +
-                                      when(*release, x.ref.trace) + ")");
-              f.labels.push_back({xe.ev->span, "the wgmma reading it"});
-              f.labels.push_back({we.ev->span, "refilled here"});
-              if (release->ev->insertAt.end)
-                f.fixits.push_back(
-                    {release->ev->insertAt,
-                     "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
-                     "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
-                         "`"});
-            }
-            continue;
-          }
-        }
-        // Otherwise: the write overruns a read it is not ordered with.
-        bool covered = anyWrite(x, [&](const Access &w2) { return before(w2, x); }) != nullptr;
-        if (!covered) {
-          if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
-            Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                                "this read of " + regionText(x.region) +
-                                    " is not ordered after any write of it: no wait covers the " +
-                                    "copy that fills it (" + when(xe, x.ref.trace) + ")");
-            f.labels.push_back({we.ev->span, "a write it may race with"});
-            if (w.copy)
-              f.notes.push_back("wait on " + barrierStage(we.ev->barrier, we.stage) +
-                                " in the round of that copy before the read");
-          }
-        } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
-          Finding &f =
-              report(DiagId::ProtocolStageRefilled, we.ev->span,
-                     "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
-                         std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
-                         when(we, w.ref.trace) + ")");
-          f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
-          f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
-                            "their read of the previous round (write-after-read across roles)");
+          int64_t commits = 0;
+          for (int k = x.ref.index + 1; k < w.ref.index; ++k)
+            commits += evs[k].ev->kind == EvKind::StoreCommit;
+          if (commits == 0)
+            f.notes.push_back("the store's bulk group is not committed before the write");
+          else if (we.ev->insertAt.end)
+            f.fixits.push_back(
+                {we.ev->insertAt,
+                 "tma_store_wait " + std::to_string(commits - 1) + "\n" + we.ev->indent,
+                 "retire the store first: insert `tma_store_wait " + std::to_string(commits - 1) +
+                     "`"});
+        } else {
+          f.notes.push_back("the store is another warpgroup's: order the write after a "
+                            "barrier that warpgroup arrives on after its `tma_store_wait`");
         }
       }
+      return;
+    }
+    if (xStartedBefore && x.async) {
+      // The read began before the write; it was still in flight. Blame the
+      // reader's arrive that released the stage before the retiring wait.
+      const CEvent *release = nullptr;
+      int64_t pendingNewer = 0;
+      auto &evs = traces_[x.ref.trace].events;
+      int stop = x.endIndex >= 0 ? x.endIndex : pc_[x.ref.trace];
+      int64_t groups = 0;
+      for (int k = x.ref.index + 1; k < stop; ++k) {
+        if (evs[k].ev->kind == EvKind::Commit)
+          ++groups;
+        if (evs[k].ev->kind == EvKind::Arrive && hb({x.ref.trace, k}, w.ref)) {
+          release = &evs[k];
+          pendingNewer = std::max<int64_t>(groups - 1, 0);
+          break;
+        }
+      }
+      if (release) {
+        if (!seen(DiagId::ProtocolReleaseInFlight, release->ev->span)) {
+          Finding &f = report(DiagId::ProtocolReleaseInFlight, release->ev->span,
+                              "`" + release->ev->what + "` releases " + regionText(x.region) +
+                                  " while the `wgmma` reading it " + "is still in flight (" +
+                                  when(*release, x.ref.trace) + ")");
+          f.labels.push_back({xe.ev->span, "the wgmma reading it"});
+          f.labels.push_back({we.ev->span, "refilled here"});
+          if (release->ev->insertAt.end)
+            f.fixits.push_back(
+                {release->ev->insertAt,
+                 "wgmma_wait " + std::to_string(pendingNewer) + "\n" + release->ev->indent,
+                 "retire the group first: insert `wgmma_wait " + std::to_string(pendingNewer) +
+                     "`"});
+        }
+        return;
+      }
+    }
+    // Otherwise: the write overruns a read it is not ordered with.
+    bool covered = anyWrite(x, [&](const Access &w2) { return before(w2, x); }) != nullptr;
+    if (!covered) {
+      if (!seen(DiagId::ProtocolReadNotCovered, xe.ev->span)) {
+        Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                            "this read of " + regionText(x.region) +
+                                " is not ordered after any write of it: no wait covers the " +
+                                "copy that fills it (" + when(xe, x.ref.trace) + ")");
+        f.labels.push_back({we.ev->span, "a write it may race with"});
+        if (w.copy)
+          f.notes.push_back("wait on " + barrierStage(we.ev->barrier, we.stage) +
+                            " in the round of that copy before the read");
+      }
+    } else if (!seen(DiagId::ProtocolStageRefilled, we.ev->span)) {
+      Finding &f =
+          report(DiagId::ProtocolStageRefilled, we.ev->span,
+                 "this write of " + regionText(w.region) + " may overwrite data warpgroup " +
+                     std::to_string(traces_[x.ref.trace].wg) + " still reads (" +
+                     when(we, w.ref.trace) + ")");
+      f.labels.push_back({xe.ev->span, "the read (" + when(xe, x.ref.trace) + ")"});
+      f.notes.push_back("the writer must first wait on a barrier the readers arrive on after "
+                        "their read of the previous round (write-after-read across roles)");
+    }
+  };
+  for (size_t i = 0; i < acc.size(); ++i) {
+    if (!acc[i].write)
+      continue;
+    if (chainPos[i] >= 0) {
+      for (size_t j : bucket[i])
+        pairCheck(i, j);
+      continue;
+    }
+    for (auto [jBegin, jEnd] : overlapping(acc[i]))
+      for (size_t j = jBegin; j < jEnd; ++j)
+        pairCheck(i, j);
   }
 }
 
@@ -1137,14 +1296,40 @@ void Engine::checkGroups() {
           groups.erase(groups.begin());
         break;
       case EvKind::AccAccess: {
-        const CEvent *inFlight = nullptr;
-        for (int w : open)
+        const CEvent *inFlight = nullptr, *readsA = nullptr;
+        auto look = [&](int w) {
           if (evs[w].ev->acc == c.ev->acc)
             inFlight = &evs[w];
+          if (c.ev->accWrite && evs[w].ev->regA == c.ev->acc)
+            readsA = &evs[w];
+        };
+        for (int w : open)
+          look(w);
         for (auto &g : groups)
           for (int w : g)
-            if (evs[w].ev->acc == c.ev->acc)
-              inFlight = &evs[w];
+            look(w);
+        if (readsA && !inFlight && !seen(DiagId::ProtocolRegisterAInFlight, c.ev->span)) {
+          // The pending count that retires the reading group: the groups
+          // committed after it stay in flight.
+          int64_t newer = -1;
+          for (size_t g = groups.size(); g-- > 0 && newer < 0;)
+            for (int w : groups[g])
+              if (&evs[w] == readsA)
+                newer = int64_t(groups.size() - 1 - g);
+          Finding &f = report(DiagId::ProtocolRegisterAInFlight, c.ev->span,
+                              "write of `" + p_.accs[c.ev->acc] +
+                                  "` while a `wgmma` group reading it as its A operand is in "
+                                  "flight (" +
+                                  when(c, int(t)) + ")");
+          f.labels.push_back({readsA->ev->span, "reads it, in flight"});
+          if (newer >= 0 && c.ev->insertAt.end)
+            f.fixits.push_back(
+                {c.ev->insertAt, "wgmma_wait " + std::to_string(newer) + "\n" + c.ev->indent,
+                 "retire the group first: insert `wgmma_wait " + std::to_string(newer) + "`"});
+          f.notes.push_back("wgmma reads register operands asynchronously until its group is "
+                            "retired; ptxas serialises a wgmma whose A registers are written "
+                            "in flight (warnings C7510-C7515)");
+        }
         if (inFlight && !seen(DiagId::ProtocolAccumulatorInFlight, c.ev->span)) {
           Finding &f =
               report(DiagId::ProtocolAccumulatorInFlight, c.ev->span,
@@ -1174,6 +1359,63 @@ void Engine::checkGroups() {
                               " when its role ends (" + when(*left, int(t)) + ")");
       f.notes.push_back("add `wgmma_commit` and `wgmma_wait 0` after the last wgmma");
     }
+  }
+}
+
+void Engine::checkStores() {
+  for (size_t t = 0; t < traces_.size(); ++t) {
+    auto &evs = traces_[t].events;
+    std::vector<std::vector<int>> groups;
+    std::vector<int> open;
+    auto uncommitted = [&](int i) {
+      const CEvent &c = evs[i];
+      if (seen(DiagId::ProtocolStoreUncommitted, c.ev->span))
+        return;
+      Finding &f = report(DiagId::ProtocolStoreUncommitted, c.ev->span,
+                          "this `tma_store` is never committed: no `tma_store_commit` follows "
+                          "it before the next `tma_store_wait` or the end of its role (" +
+                              when(c, int(t)) + ")");
+      f.notes.push_back("`tma_store_wait` retires committed bulk groups only");
+      if (c.ev->insertAfter.end)
+        f.fixits.push_back({c.ev->insertAfter, "\n" + c.ev->indent + "tma_store_commit",
+                            "insert `tma_store_commit` after the store"});
+    };
+    for (size_t i = 0; i < evs.size(); ++i) {
+      switch (evs[i].ev->kind) {
+      case EvKind::TmaStore:
+        open.push_back(int(i));
+        break;
+      case EvKind::StoreCommit:
+        if (!open.empty())
+          groups.push_back(open);
+        open.clear();
+        break;
+      case EvKind::StoreWait:
+        for (int s : open)
+          uncommitted(s);
+        while (int64_t(groups.size()) > evs[i].ev->pending)
+          groups.erase(groups.begin());
+        break;
+      default:
+        break;
+      }
+    }
+    for (int s : open)
+      uncommitted(s);
+    if (groups.empty())
+      continue;
+    const CEvent &c = evs[groups.front().front()];
+    if (seen(DiagId::ProtocolStoreNotWaited, c.ev->span))
+      continue;
+    const RoleInfo &role = p_.roles[traces_[t].role];
+    Finding &f =
+        report(DiagId::ProtocolStoreNotWaited, c.ev->span,
+               "this `tma_store` may still read shared memory when role `" + role.name +
+                   "` ends: no `tma_store_wait` retires its group (" + when(c, int(t)) + ")");
+    f.notes.push_back("retire every committed store group before the role ends");
+    if (role.endInsert.end)
+      f.fixits.push_back({role.endInsert, "\n" + role.endIndent + "tma_store_wait 0",
+                          "insert `tma_store_wait 0` at the end of role `" + role.name + "`"});
   }
 }
 
@@ -1215,6 +1457,40 @@ void Engine::checkDeadlock() {
   }
 }
 
+void Engine::checkCopiesWaited() {
+  // The highest round anyone waits for, per barrier stage.
+  std::vector<int64_t> maxWaited(stageCount_, INT64_MIN);
+  for (const Trace &u : traces_)
+    for (const CEvent &w : u.events)
+      if (w.ev->kind == EvKind::Wait)
+        maxWaited[w.bs] = std::max(maxWaited[w.bs], w.round);
+  for (size_t t = 0; t < traces_.size(); ++t)
+    for (int i = 0; i < pc_[t]; ++i) {
+      const CEvent &c = traces_[t].events[i];
+      if (c.ev->kind != EvKind::TmaLoad)
+        continue;
+      if (maxWaited[c.bs] < c.round && !seen(DiagId::ProtocolCopyNeverWaited, c.ev->span))
+        report(DiagId::ProtocolCopyNeverWaited, c.ev->span,
+               "no wait covers round " + std::to_string(c.round) + " of " +
+                   barrierStage(c.ev->barrier, c.stage) + ", which this copy completes (" +
+                   when(c, int(t)) + ")")
+            .notes.push_back("the block may exit or reuse the stage while the copy still "
+                             "writes it");
+    }
+}
+
+void Engine::proveOne() {
+  simulate();
+  checkCounts();
+  checkWaits();
+  checkRegions();
+  checkPhaseOrder();
+  checkGroups();
+  checkStores();
+  checkDeadlock();
+  checkCopiesWaited();
+}
+
 void Engine::run() {
   for (const Outside &o : p_.outside)
     cannotProve(o.span, o.what);
@@ -1223,62 +1499,266 @@ void Engine::run() {
     return;
   }
   // The sample of trip counts: one period of every ring plus a window on
-  // each side for the constants of the stage and round expressions.
+  // each side for the constants of the stage and round expressions. Only
+  // what the proofs read counts: the expressions of events, loops and
+  // branches (a `let` of addresses the protocol never reads does not widen
+  // the window), and a ring only when a stage expression of it varies with
+  // a loop.
+  std::vector<bool> relevant(p_.exprs.size(), false);
+  auto mark = [&](auto &&self, XId id) -> void {
+    if (id == kNoX || id >= relevant.size() || relevant[id])
+      return;
+    relevant[id] = true;
+    self(self, p_.exprs[id].a);
+    self(self, p_.exprs[id].b);
+  };
+  auto loopVarying = [&](auto &&self, XId id) -> bool {
+    if (id == kNoX)
+      return false;
+    const XNode &x = p_.exprs[id];
+    if (x.op == XOp::Var)
+      return x.value != p_.warpgroupSlot;
+    if (x.op == XOp::Param || x.op == XOp::Tiles || x.op == XOp::Unknown)
+      return true;
+    return self(self, x.a) || self(self, x.b);
+  };
+  std::vector<bool> ringVaries(p_.barriers.size(), false), tileVaries(p_.tiles.size(), false);
+  for (const Node &node : p_.nodes) {
+    for (XId id : {node.value, node.start, node.end, node.step, node.cond})
+      mark(mark, id);
+    if (node.kind != NodeKind::Event)
+      continue;
+    const Event &e = node.event;
+    for (XId id : {e.stage, e.round})
+      mark(mark, id);
+    if (e.barrier >= 0 && loopVarying(loopVarying, e.stage))
+      ringVaries[e.barrier] = true;
+    std::vector<RegionRef> regions = e.reads;
+    regions.push_back(e.dst);
+    for (const RegionRef &r : regions) {
+      mark(mark, r.stage);
+      if (r.tile >= 0 && loopVarying(loopVarying, r.stage))
+        tileVaries[r.tile] = true;
+    }
+  }
   int64_t period = 1;
-  for (const BarrierInfo &b : p_.barriers)
-    period = std::lcm(period, std::max<int64_t>(b.stages, 1));
-  for (const SharedTileInfo &t : p_.tiles)
-    if (t.stages > 0)
-      period = std::lcm(period, t.stages);
+  for (size_t b = 0; b < p_.barriers.size(); ++b)
+    if (ringVaries[b])
+      period = std::lcm(period, std::max<int64_t>(p_.barriers[b].stages, 1));
+  for (size_t t = 0; t < p_.tiles.size(); ++t)
+    if (p_.tiles[t].stages > 0 && tileVaries[t])
+      period = std::lcm(period, p_.tiles[t].stages);
   int64_t maxConst = 0;
-  for (const XNode &x : p_.exprs)
-    if (x.op == XOp::Const || x.op == XOp::Param)
+  for (size_t i = 0; i < p_.exprs.size(); ++i) {
+    const XNode &x = p_.exprs[i];
+    if (relevant[i] && (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles))
       maxConst = std::max(maxConst, x.value < 0 ? -x.value : x.value);
-  int64_t span = p_.hasParam ? 3 * period + 2 * std::min<int64_t>(maxConst, 8) + 4 : 0;
+  }
+  int64_t c = std::min<int64_t>(maxConst, 8);
+  int64_t span = p_.hasParam ? 3 * period + 2 * c + 4 : 0;
   if (span > kMaxSpan) {
     cannotProve(p_.gridSpan, "the rings' period (" + std::to_string(period) +
                                  " iterations) needs more trip counts than the checker samples");
     flush();
     return;
   }
+  // The block's tile count m of a persistent tile loop (docs/checks.md, "Why
+  // a sample of tile counts suffices"). D bounds how many flattened
+  // iterations apart two related events are (a ring, the constants, the
+  // groups kept in flight); the tile-level state (groups of earlier tiles
+  // still pending) is steady after `warm` tiles. For n up to nT + P (nT the
+  // n beyond which a window sees no k that a condition tells from the
+  // middle of a tile near a tile boundary), every m from 0 to
+  // P + warm + ceil(D / n) (+ the conditions' constant when a condition
+  // reads the tile ordinal); a larger n shows the windows of the
+  // n' = n - qP in (nT, nT + P], so m <= 1 there (the single-loop sample).
+  int64_t maxPending = 0;
+  bool tileCond = false;
+  auto readsTiles = [&](auto &&self, XId id) -> bool {
+    if (id == kNoX)
+      return false;
+    const XNode &x = p_.exprs[id];
+    if (x.op == XOp::Tiles || (x.op == XOp::Var && p_.slotIsTileOrdinal(x.value)))
+      return true;
+    return self(self, x.a) || self(self, x.b);
+  };
+  // The constants conditions compare with (`k > 0`): how far from a tile's
+  // ends a condition can tell iterations apart.
+  int64_t condConst = 0;
+  auto constsOf = [&](auto &&self, XId id) -> void {
+    if (id == kNoX)
+      return;
+    const XNode &x = p_.exprs[id];
+    if (x.op == XOp::Const || x.op == XOp::Param || x.op == XOp::Tiles)
+      condConst = std::max(condConst, std::min<int64_t>(x.value < 0 ? -x.value : x.value, 8));
+    self(self, x.a);
+    self(self, x.b);
+  };
+  for (const Node &node : p_.nodes) {
+    if (node.kind == NodeKind::Event &&
+        (node.event.kind == EvKind::WgmmaWait || node.event.kind == EvKind::StoreWait))
+      maxPending = std::max(maxPending, node.event.pending);
+    if (node.kind == NodeKind::If) {
+      constsOf(constsOf, node.cond);
+      tileCond = tileCond || readsTiles(readsTiles, node.cond);
+    }
+  }
+  int64_t D = period + c + 2 + maxPending;
+  int64_t warm = maxPending + 2;
+  int64_t nT = D + condConst + 1;
+  auto tilesMax = [&](int64_t n) -> int64_t {
+    if (!p_.hasTiles)
+      return 0;
+    if (p_.hasParam && n > nT + period)
+      return 1;
+    int64_t inner = p_.hasParam ? std::max<int64_t>(n, 1) : 1;
+    return period + warm + (tileCond ? condConst : 0) + (D + inner - 1) / inner;
+  };
   for (int64_t n = p_.paramMin; n <= p_.paramMin + span && !stop_; ++n) {
-    n_ = n;
-    if (!unroll())
-      break;
-    attribute();
-    if (stop_)
-      break;
-    simulate();
-    checkCounts();
-    checkWaits();
-    checkRegions();
-    checkPhaseOrder();
-    checkGroups();
-    checkDeadlock();
-    for (size_t t = 0; t < traces_.size(); ++t)
-      for (int i = 0; i < pc_[t]; ++i) {
-        const CEvent &c = traces_[t].events[i];
-        if (c.ev->kind != EvKind::TmaLoad)
-          continue;
-        bool waited = false;
-        for (const Trace &u : traces_)
-          for (const CEvent &w : u.events)
-            waited = waited || (w.ev->kind == EvKind::Wait && w.bs == c.bs && w.round >= c.round);
-        if (!waited && !seen(DiagId::ProtocolCopyNeverWaited, c.ev->span))
-          report(DiagId::ProtocolCopyNeverWaited, c.ev->span,
-                 "no wait covers round " + std::to_string(c.round) + " of " +
-                     barrierStage(c.ev->barrier, c.stage) + ", which this copy completes (" +
-                     when(c, int(t)) + ")")
-              .notes.push_back("the block may exit or reuse the stage while the copy still "
-                               "writes it");
+    for (int64_t m = 0; m <= tilesMax(n) && !stop_; ++m) {
+      n_ = n;
+      m_ = m;
+      if (!unroll()) {
+        flush();
+        return;
       }
-    flush();
+      attribute();
+      if (stop_)
+        break;
+      proveOne();
+      flush();
+    }
   }
   flush();
 }
 
 } // namespace
 
-void proveProtocol(const Program &program, DiagnosticSink &sink) { Engine(program, sink).run(); }
+namespace {
+
+/// The model as the proofs see it, without spans, names or texts, and only
+/// what the roles reach (an unused `let` typed in the editor leaves it
+/// unchanged). Two programs with equal fingerprints have equal findings up
+/// to spans and wording, so a proved-clean fingerprint needs no new proof.
+class Fingerprint {
+public:
+  explicit Fingerprint(const Program &p) : p_(p) {
+    put('P');
+    put(p.slots);
+    put(p.warpgroupSlot);
+    put(p.hasParam);
+    put(p.paramMin);
+    put(p.hasTiles);
+    for (int s : p.tileOrdinalSlots)
+      put(s);
+    put('B');
+    for (const BarrierInfo &b : p.barriers) {
+      put(b.stages);
+      put(b.arrivals);
+    }
+    put('T');
+    for (const SharedTileInfo &t : p.tiles)
+      put(t.stages);
+    put(int64_t(p.accs.size()));
+    for (const RoleInfo &r : p.roles) {
+      put('R');
+      put(r.first);
+      put(r.last);
+      put(r.endInsert.end != 0);
+      block(r.body);
+    }
+  }
+  std::string key;
+
+private:
+  const Program &p_;
+  void put(int64_t v) { key.append(reinterpret_cast<const char *>(&v), sizeof v); }
+  void expr(XId id) {
+    if (id == kNoX) {
+      put('-');
+      return;
+    }
+    const XNode &x = p_.exprs[id];
+    put(int64_t(x.op) << 8 | 'x');
+    put(x.value);
+    expr(x.a);
+    expr(x.b);
+  }
+  void region(const RegionRef &r) {
+    put(r.tile);
+    expr(r.stage);
+  }
+  void block(const std::vector<uint32_t> &body) {
+    put('{');
+    for (uint32_t id : body) {
+      const Node &n = p_.nodes[id];
+      put(int64_t(n.kind));
+      put(n.slot);
+      expr(n.value);
+      expr(n.start);
+      expr(n.end);
+      expr(n.step);
+      expr(n.cond);
+      if (n.kind == NodeKind::Event) {
+        const Event &e = n.event;
+        put(int64_t(e.kind));
+        put(e.barrier);
+        expr(e.stage);
+        expr(e.round);
+        put(e.hasTx);
+        put(e.txBytes);
+        region(e.dst);
+        put(e.bytes);
+        put(int64_t(e.reads.size()));
+        for (const RegionRef &r : e.reads)
+          region(r);
+        put(e.acc);
+        put(e.regA);
+        put(e.accWrite);
+        put(e.pending);
+        put(e.loopDepth);
+      }
+      block(n.body);
+      block(n.elseBody);
+    }
+    put('}');
+  }
+};
+
+/// Fingerprints of programs proved clean, most recent first (the editor
+/// re-checks a kernel on every keystroke; most keystrokes leave its
+/// protocol model as it was).
+std::mutex provedMutex;
+std::list<std::string> proved;
+constexpr size_t kProvedCapacity = 64;
+
+} // namespace
+
+void proveProtocol(const Program &program, DiagnosticSink &sink) {
+  if (!program.outside.empty()) {
+    Engine(program, sink).run();
+    return;
+  }
+  std::string key = Fingerprint(program).key;
+  {
+    std::lock_guard<std::mutex> lock(provedMutex);
+    for (auto it = proved.begin(); it != proved.end(); ++it)
+      if (*it == key) {
+        proved.splice(proved.begin(), proved, it);
+        return;
+      }
+  }
+  DiagnosticSink local;
+  Engine(program, local).run();
+  std::vector<Diagnostic> found = local.take();
+  if (found.empty()) {
+    std::lock_guard<std::mutex> lock(provedMutex);
+    proved.push_front(std::move(key));
+    if (proved.size() > kProvedCapacity)
+      proved.pop_back();
+    return;
+  }
+  sink.append(found);
+}
 
 } // namespace kina::sema::protocol

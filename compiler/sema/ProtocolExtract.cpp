@@ -456,7 +456,9 @@ private:
     ev.kind = kind;
     ev.span = s.span;
     ev.insertAt = {s.span.begin, s.span.begin};
+    ev.insertAfter = {s.span.end, s.span.end};
     ev.indent = indentBefore(s.span);
+    ev.loopDepth = depth_;
     ev.what = std::move(what);
     return ev;
   }
@@ -471,6 +473,7 @@ private:
 
   /// Per role: the registers its warpgroup tiles need per thread, and the
   /// costliest tile's declaration.
+  int depth_ = 0; ///< loops around the statement being extracted, in its role
   int64_t tileRegisters_ = 0;
   Span costliestTile_;
   int64_t costliestRegs_ = 0;
@@ -500,7 +503,9 @@ private:
         v.span = s.name.span;
         scopes_.emplace_back();
         scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, p_->add(std::move(v))};
+        ++depth_;
         roleBody(s.body, n.body);
+        --depth_;
         scopes_.pop_back();
         // A loop without protocol events is no part of the model (its trip
         // count may be anything).
@@ -588,6 +593,13 @@ private:
         for (ExprId op : {s.operandA, s.operandB}) {
           if (op == syntax::kNone)
             continue;
+          // A from registers: a warpgroup tile of the role (hopper2.md).
+          const Expr &oe = c_.m.expr(op);
+          const Sym *reg = oe.kind == ExprKind::Name ? lookup(oe.name.name) : nullptr;
+          if (op == s.operandA && reg && reg->kind == Sym::Acc) {
+            ev.regA = reg->index;
+            continue;
+          }
           auto r = region(op);
           if (!r) {
             outside(c_.m.expr(op).span, "a wgmma operand that is not a shared tile");
@@ -756,8 +768,14 @@ private:
         costliestRegs_ = 0;
         costliestTile_ = {};
         scopes_.emplace_back();
+        depth_ = 0;
         roleBody(s.body, role.body);
         scopes_.pop_back();
+        if (!s.body.empty()) {
+          const Stmt &lastStmt = c_.m.stmt(s.body.back());
+          role.endInsert = {lastStmt.span.end, lastStmt.span.end};
+          role.endIndent = indentBefore(lastStmt.span);
+        }
         // The checker's errors on the role's header (its range) or on a
         // tile declaration make the budgets meaningless.
         bool headerError =

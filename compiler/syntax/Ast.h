@@ -56,12 +56,12 @@ struct Expr {
 };
 
 enum class StmtKind : uint8_t {
-  BlockGrid, ///< block_grid [shape] { body }
+  BlockGrid, ///< block_grid [shape] [cluster [shape]] { body }
   WarpGrid,  ///< warp_grid [shape] { body }
   Let,       ///< let name = value in
   Shared,    ///< shared name : type
   Register,  ///< register name : type
-  For,       ///< for name in (start .. end) { body }
+  For,       ///< for name in (start .. end [step s]) { body }
   If,        ///< if cond { body } else { elseBody }
   CpAsync,   ///< cp_async target <- value
   Commit,    ///< cp_async_commit
@@ -76,6 +76,9 @@ enum class StmtKind : uint8_t {
   Arrive,          ///< arrive barrier [expect_tx bytes]
   Wait,            ///< wait barrier round round
   TmaLoad,         ///< tma_load target <- value completes barrier
+  TmaStore,        ///< tma_store target <- value
+  TmaStoreCommit,  ///< tma_store_commit
+  TmaStoreWait,    ///< tma_store_wait count
   Wgmma,           ///< target <- wgmma value a b [zero_when (cond)]
   WgmmaCommit,     ///< wgmma_commit
   WgmmaWait,       ///< wgmma_wait count
@@ -111,15 +114,17 @@ struct Stmt {
   StmtKind kind = StmtKind::Error;
   Span span;
   Span keywordSpan;
-  Ident name;            ///< Let, Shared, Register, For, Role
-  TypeId type = kNone;   ///< Shared, Register
-  ExprId target = kNone; ///< Assign, CpAsync, TmaLoad (destination), Wgmma (accumulator)
-  /// Let, Assign, CpAsync, Return, If (condition), For (start), TmaLoad
-  /// (source), Wgmma (the accumulator operand after `wgmma`).
+  Ident name;          ///< Let, Shared, Register, For, Role
+  TypeId type = kNone; ///< Shared, Register
+  /// Assign, CpAsync, TmaLoad and TmaStore (destination), Wgmma (accumulator).
+  ExprId target = kNone;
+  /// Let, Assign, CpAsync, Return, If (condition), For (start), TmaLoad and
+  /// TmaStore (source), Wgmma (the accumulator operand after `wgmma`).
   ExprId value = kNone;
-  ExprId end = kNone; ///< For (end)
-  int64_t count = 0;  ///< WaitGroup, WgmmaWait, Role (registers; 0 = none)
-  Span countSpan;     ///< WaitGroup, WgmmaWait, Role (the registers integer)
+  ExprId end = kNone;  ///< For (end)
+  ExprId step = kNone; ///< For (`step s`; kNone for a unit step)
+  int64_t count = 0;   ///< WaitGroup, WgmmaWait, TmaStoreWait, Role (registers; 0 = none)
+  Span countSpan;      ///< WaitGroup, WgmmaWait, TmaStoreWait, Role (the registers integer)
   /// Arrive, Wait, TmaLoad: the barrier stage `B[s]` (an Index expression, or
   /// a Name when the stage is missing).
   ExprId barrier = kNone;
@@ -132,6 +137,9 @@ struct Stmt {
   ExprId zeroWhen = kNone;   ///< Wgmma (`zero_when (cond)`, a Paren; kNone when absent)
   std::vector<ExprId> shape; ///< BlockGrid, WarpGrid, WarpgroupGrid
   Span shapeSpan;
+  /// BlockGrid: `cluster [C0, C1]` (empty when absent; clusterSpan then empty).
+  std::vector<ExprId> cluster;
+  Span clusterSpan;
   std::vector<StmtId> body; ///< grids, For, If, Role
   std::vector<StmtId> elseBody;
   bool hasElse = false;

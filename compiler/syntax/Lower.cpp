@@ -301,6 +301,11 @@ private:
         s.shapeSpan = span(shape);
         s.shape = lowerShape(shape);
       }
+      Node cluster = field(n, ids_.f_cluster);
+      if (!isNull(cluster)) {
+        s.clusterSpan = span(cluster);
+        s.cluster = lowerShape(cluster);
+      }
       Node body = field(n, ids_.f_body);
       s.bodySpan = isNull(body) ? Span{} : span(body);
       s.body = lowerBlock(body);
@@ -319,6 +324,9 @@ private:
       if (!isNull(range)) {
         s.value = lowerOptionalExpr(field(range, ids_.f_start), range);
         s.end = lowerOptionalExpr(field(range, ids_.f_end), range);
+        Node step = field(range, ids_.f_step);
+        if (!isNull(step))
+          s.step = lowerOptionalExpr(step, range);
       } else {
         s.value = s.end = errorExpr(s.span);
       }
@@ -386,6 +394,15 @@ private:
       s.target = lowerOptionalExpr(field(n, ids_.f_destination), n);
       s.value = lowerOptionalExpr(field(n, ids_.f_source), n);
       s.barrier = lowerOptionalExpr(field(n, ids_.f_barrier), n);
+    } else if (sym == ids_.tma_store_statement) {
+      s.kind = StmtKind::TmaStore;
+      s.target = lowerOptionalExpr(field(n, ids_.f_destination), n);
+      s.value = lowerOptionalExpr(field(n, ids_.f_source), n);
+    } else if (sym == ids_.tma_store_commit) {
+      s.kind = StmtKind::TmaStoreCommit;
+    } else if (sym == ids_.tma_store_wait) {
+      s.kind = StmtKind::TmaStoreWait;
+      lowerCount(n, ids_.f_count, s);
     } else if (sym == ids_.wgmma_statement) {
       s.kind = StmtKind::Wgmma;
       s.target = lowerOptionalExpr(field(n, ids_.f_target), n);

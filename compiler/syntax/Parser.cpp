@@ -96,7 +96,8 @@ const std::vector<std::string> &statementKeywords() {
       "for",            "if",           "cp_async",     "cp_async_commit",  "cp_async_wait_all",
       "block_sync",     "return",       "else",         "cp_async_wait_group",
       "warpgroup_grid", "role",         "arrive",       "wait",             "tma_load",
-      "wgmma_commit",   "wgmma_wait",   "fence_proxy_async"};
+      "wgmma_commit",   "wgmma_wait",   "fence_proxy_async", "tma_store",   "tma_store_commit",
+      "tma_store_wait"};
   return words;
 }
 
@@ -135,6 +136,8 @@ std::string describeContext(std::string_view kind) {
       {"tma_load_statement", "`tma_load`"},
       {"wgmma_statement", "`wgmma`"},
       {"wgmma_wait", "`wgmma_wait`"},
+      {"tma_store_statement", "`tma_store`"},
+      {"tma_store_wait", "`tma_store_wait`"},
       {"shared_declaration", "the `shared` declaration"},
       {"register_declaration", "the `register` declaration"},
       {"for_statement", "the `for` loop"},
@@ -583,7 +586,10 @@ bool isFinishedStatement(TSSymbol sym) {
                         ids.wgmma_statement,
                         ids.wgmma_commit,
                         ids.wgmma_wait,
-                        ids.fence_proxy_async})
+                        ids.fence_proxy_async,
+                        ids.tma_store_statement,
+                        ids.tma_store_commit,
+                        ids.tma_store_wait})
     if (sym == kind)
       return true;
   return symbolName(sym).find("_repeat") != std::string::npos;
@@ -633,7 +639,9 @@ std::string failureContext(const TableParseFailure &f) {
         {"wait", "wait_statement"},
         {"tma_load", "tma_load_statement"},
         {"wgmma", "wgmma_statement"},
-        {"wgmma_wait", "wgmma_wait"}};
+        {"wgmma_wait", "wgmma_wait"},
+        {"tma_store", "tma_store_statement"},
+        {"tma_store_wait", "tma_store_wait"}};
     for (auto &[token, kind] : construct) {
       if (n != token)
         continue;

@@ -16,17 +16,20 @@
 [ "return" ] @keyword.return
 
 [
-  "block_grid" "warp_grid" "warpgroup_grid" "role" "warpgroup" "registers"
+  "block_grid" "warp_grid" "warpgroup_grid" "role" "warpgroup" "registers" "cluster" "step"
 ] @keyword
 
 [
   "arrive" "expect_tx" "wait" "round" "tma_load" "completes" "wgmma" "zero_when" "wgmma_wait"
+  "tma_store" "tma_store_wait"
 ] @function.builtin
+(tma_store_commit) @function.builtin
 (wgmma_commit) @function.builtin
 (wgmma_wait) @function.builtin
 (fence_proxy_async) @function.builtin
 (role name: (identifier) @label)
 ((identifier) @variable.builtin (#eq? @variable.builtin "warpgroup_id"))
+((identifier) @variable.builtin (#eq? @variable.builtin "cluster_rank"))
 
 [ "cp_async" "cp_async_wait_group" ] @function.builtin
 

@@ -250,3 +250,139 @@ MUTANTS = [
                  "          wait full[s] round (k / 3 + bm)\n")],
          at="wait full[s]"),
 ]
+
+# ---------------------------------------------------------------------------
+# The persistent kernel of coord hopper2.md (issue 12's last parts): a tile
+# loop `for t in (block_id 0 .. T step 132)` around the k loop, the ring
+# counter `it = (t / 132) * (K/64) + k` shared by the roles, one wgmma group
+# in flight across the back edge (`wgmma_wait 1`, the previous stage released
+# under `if (k > 0)`), register -> shared -> TMA store epilogue.
+PERSISTENT = "gemm_bf16_hopper_persistent.kina"
+
+# The same kernel with A from registers: each consumer loads its A slice
+# with ldmatrix into a warpgroup tile, then runs wgmma on it; `wgmma_wait 0`
+# in the loop (the next load rewrites a_r, so no group may read it then).
+REGISTER_A = [
+    ("        register acc : Tile[F32, [64, 256], on=cuda:register]\n",
+     "        register acc : Tile[F32, [64, 256], on=cuda:register]\n"
+     "        register a_r : Tile[BF16, [64, 64], on=cuda:register]\n"),
+    ("            acc <- wgmma acc a_s[s, wg * 64 ..+ 64, 0 ..+ 64] b_s[s] zero_when (k = 0)\n"
+     "            wgmma_commit\n"
+     "            wgmma_wait 1\n"
+     "            if (k > 0) {\n"
+     "              arrive empty[(it - 1) mod 3]\n"
+     "            }\n",
+     "            a_r <- a_s[s, wg * 64 ..+ 64, 0 ..+ 64]\n"
+     "            acc <- wgmma acc a_r b_s[s] zero_when (k = 0)\n"
+     "            wgmma_commit\n"
+     "            wgmma_wait 0\n"
+     "            arrive empty[s]\n"),
+    ("          wgmma_wait 0\n          arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]\n", ""),
+]
+
+ACCEPT += [
+    dict(name="persistent", base=PERSISTENT, edits=[]),
+    dict(name="persistent-wait0-releases-current-stage", base=PERSISTENT, edits=[
+        ("            wgmma_wait 1\n            if (k > 0) {\n"
+         "              arrive empty[(it - 1) mod 3]\n            }\n",
+         "            wgmma_wait 0\n            arrive empty[s]\n"),
+        ("          wgmma_wait 0\n          arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]\n", ""),
+    ]),
+    dict(name="persistent-register-a", base=PERSISTENT, edits=REGISTER_A),
+    dict(name="persistent-store-waited-right-after-commit", base=PERSISTENT, edits=[
+        ("          tma_store_wait 0\n          c_s[wg]", "          c_s[wg]"),
+        ("          tma_store_commit\n        }\n        tma_store_wait 0\n",
+         "          tma_store_commit\n          tma_store_wait 0\n        }\n"),
+    ]),
+    dict(name="persistent-ring-counter-as-sum", base=PERSISTENT, edits=[
+        ("let it = (t / 132) * (K/64) + k in\n            let s = it mod 3 in\n            wait empty",
+         "let it = k + (t / 132) * (K/64) in\n            let s = it mod 3 in\n            wait empty"),
+    ]),
+]
+
+MUTANTS += [
+    # --- the ring across tiles
+    dict(name="persistent-dropped-full-wait", base=PERSISTENT, code="K0620",
+         edits=[("            wait full[s] round (it / 3)\n", "")], at="acc <- wgmma"),
+    dict(name="persistent-ring-restarts-each-tile", base=PERSISTENT, code="K0621",
+         edits=[("let it = (t / 132) * (K/64) + k in\n            let s = it mod 3 in\n            wait empty",
+                 "let it = k in\n            let s = it mod 3 in\n            wait empty"),
+                ("let it = (t / 132) * (K/64) + k in\n            let s = it mod 3 in\n            wait full",
+                 "let it = k in\n            let s = it mod 3 in\n            wait full"),
+                ("arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]",
+                 "arrive empty[(K/64 - 1) mod 3]")],
+         at="wait empty[s]"),
+    dict(name="persistent-consumer-ring-restarts-each-tile", base=PERSISTENT, code="K0621",
+         edits=[("let it = (t / 132) * (K/64) + k in\n            let s = it mod 3 in\n            wait full",
+                 "let it = k in\n            let s = it mod 3 in\n            wait full"),
+                ("arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]",
+                 "arrive empty[(K/64 - 1) mod 3]")],
+         at="wait full[s]"),
+    dict(name="persistent-producer-round-from-k", base=PERSISTENT, code="K0621",
+         edits=[("wait empty[s] round (it / 3 - 1)", "wait empty[s] round (k / 3 - 1)")]),
+    dict(name="persistent-consumer-round-one-early", base=PERSISTENT, code="K0621",
+         edits=[("wait full[s] round (it / 3)", "wait full[s] round (it / 3 - 1)")]),
+    dict(name="persistent-consumer-tile-stride-halved", base=PERSISTENT, code="K0650",
+         edits=[("register]\n        for t in (block_id 0 .. (M/128) * (N/256) step 132) {",
+                 "register]\n        for t in (block_id 0 .. (M/128) * (N/256) step 66) {")],
+         at="step 66"),
+    dict(name="persistent-producer-tiles-from-zero", base=PERSISTENT, code="K0650",
+         edits=[("registers 40 {\n        for t in (block_id 0 .. (M/128) * (N/256) step 132) {",
+                 "registers 40 {\n        for t in (0 .. (M/128) * (N/256) step 132) {")],
+         at="for t in (0 .."),
+    # --- one group in flight across the back edge
+    dict(name="persistent-wait-2-releases-in-flight-stage", base=PERSISTENT, code="K0626",
+         edits=[("wgmma_wait 1", "wgmma_wait 2")], at="arrive empty[(it - 1) mod 3]"),
+    dict(name="persistent-guarded-release-of-current-stage", base=PERSISTENT, code="K0626",
+         edits=[("arrive empty[(it - 1) mod 3]", "arrive empty[it mod 3]")]),
+    dict(name="persistent-release-without-guard", base=PERSISTENT, code="K0629",
+         edits=[("            if (k > 0) {\n              arrive empty[(it - 1) mod 3]\n            }\n",
+                 "            arrive empty[(it - 1) mod 3]\n")]),
+    dict(name="persistent-no-final-wgmma-wait", base=PERSISTENT, code="K0626",
+         edits=[("          wgmma_wait 0\n          arrive empty[((t", "          arrive empty[((t")],
+         at="arrive empty[((t / 132)"),
+    dict(name="persistent-dropped-tile-release", base=PERSISTENT, code="K0625",
+         edits=[("          arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]\n", "")],
+         at="wait empty[s]"),
+    dict(name="persistent-tile-release-one-stage-late", base=PERSISTENT, code="K0629",
+         edits=[("arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]",
+                 "arrive empty[((t / 132) * (K/64) + K/64) mod 3]")]),
+    dict(name="persistent-store-before-final-wgmma-wait", fix=True, base=PERSISTENT, code="K0627",
+         edits=[("          wgmma_wait 0\n          arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]\n"
+                 "          tma_store_wait 0\n          c_s[wg] <- convert BF16 acc\n",
+                 "          tma_store_wait 0\n          c_s[wg] <- convert BF16 acc\n"
+                 "          wgmma_wait 0\n          arrive empty[((t / 132) * (K/64) + K/64 - 1) mod 3]\n")],
+         at="c_s[wg] <- convert"),
+    # --- register A in flight
+    dict(name="persistent-register-a-rewritten-in-flight", base=PERSISTENT, code="K0635",
+         edits=[REGISTER_A[0], (REGISTER_A[1][0], REGISTER_A[1][1]
+                .replace("wgmma_wait 0\n            arrive empty[s]\n",
+                         "wgmma_wait 1\n            if (k > 0) {\n"
+                         "              arrive empty[(it - 1) mod 3]\n            }\n"))],
+         at="a_r <- a_s"),
+    # --- TMA store bulk groups
+    dict(name="persistent-dropped-store-wait-before-rewrite", fix=True, base=PERSISTENT, code="K0636",
+         edits=[("          tma_store_wait 0\n          c_s[wg]", "          c_s[wg]")],
+         at="c_s[wg] <- convert"),
+    dict(name="persistent-store-wait-1-before-rewrite", fix=True, base=PERSISTENT, code="K0636",
+         edits=[("          tma_store_wait 0\n          c_s[wg]", "          tma_store_wait 1\n          c_s[wg]")],
+         at="c_s[wg] <- convert"),
+    dict(name="persistent-dropped-final-store-wait", fix=True, base=PERSISTENT, code="K0637",
+         edits=[("          tma_store_commit\n        }\n        tma_store_wait 0\n",
+                 "          tma_store_commit\n        }\n")],
+         at="tma_store c["),
+    dict(name="persistent-dropped-store-commit", fix=True, base=PERSISTENT, code="K0638",
+         edits=[("          tma_store_commit\n        }\n        tma_store_wait 0\n",
+                 "        }\n        tma_store_wait 0\n")],
+         at="tma_store c["),
+    dict(name="persistent-dropped-proxy-fence", fix=True, base=PERSISTENT, code="K0628",
+         edits=[("          fence_proxy_async\n", "")], at="tma_store c["),
+    dict(name="persistent-proxy-fence-before-the-store", base=PERSISTENT, code="K0628",
+         edits=[("          c_s[wg] <- convert BF16 acc\n          fence_proxy_async\n",
+                 "          fence_proxy_async\n          c_s[wg] <- convert BF16 acc\n")],
+         at="tma_store c["),
+    dict(name="persistent-consumers-share-one-store-stage", base=PERSISTENT, code="K0633",
+         edits=[("          c_s[wg] <- convert BF16 acc\n", "          c_s[0] <- convert BF16 acc\n"),
+                ("<- c_s[wg]\n", "<- c_s[0]\n")],
+         at="c_s[0] <- convert"),
+]

@@ -332,4 +332,309 @@ TEST(ProtocolEngine, GenericStoreThenWgmmaNeedsTheProxyFence) {
   EXPECT_TRUE(fenced.empty()) << dump(fenced);
 }
 
+/// One warpgroup writes a shared stage, fences, stores it with tma_store and
+/// commits, each iteration; `tma_store_wait` placement varies.
+struct StoreLoop {
+  bool waitBeforeWrite = true, commit = true, fence = true, finalWait = true;
+  int64_t pendingBeforeWrite = 0;
+  Span write, store, last;
+
+  std::vector<Diagnostic> prove() {
+    Gemm g;
+    Program &p = g.p;
+    p.tiles = {SharedTileInfo{"c_s", 0, g.span()}};
+    p.accs = {"acc"};
+    p.warpgroupSlot = p.slots++;
+    p.hasParam = true;
+    p.paramText = "N / 256";
+    p.paramMin = 1;
+    int k = p.slots++;
+    std::vector<uint32_t> body;
+    if (waitBeforeWrite) {
+      Event w = g.ev(EvKind::StoreWait, "tma_store_wait");
+      w.pending = pendingBeforeWrite;
+      body.push_back(g.node(w));
+    }
+    Event w = g.ev(EvKind::SharedWrite, "store");
+    w.dst = RegionRef{0, kNoX};
+    w.insertAt = {w.span.begin, w.span.begin};
+    write = w.span;
+    body.push_back(g.node(w));
+    if (fence)
+      body.push_back(g.node(g.ev(EvKind::FenceProxy, "fence_proxy_async")));
+    Event s = g.ev(EvKind::TmaStore, "tma_store");
+    s.reads = {RegionRef{0, kNoX}};
+    s.insertAfter = {s.span.end, s.span.end};
+    store = s.span;
+    body.push_back(g.node(s));
+    if (commit)
+      body.push_back(g.node(g.ev(EvKind::StoreCommit, "tma_store_commit")));
+    std::vector<uint32_t> role = {g.loop(k, g.c(0), g.param(0), body)};
+    if (finalWait)
+      role.push_back(g.node(g.ev(EvKind::StoreWait, "tma_store_wait 0")));
+    RoleInfo r{"epilogue", 0, 0, role, g.span()};
+    r.endInsert = {900, 900};
+    last = r.endInsert;
+    p.roles.push_back(r);
+    DiagnosticSink sink;
+    proveProtocol(p, sink);
+    return sink.take();
+  }
+};
+
+const Diagnostic *find(const std::vector<Diagnostic> &ds, const char *code) {
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string(code))
+      return &d;
+  return nullptr;
+}
+
+TEST(ProtocolEngine, TmaStoreRingIsProved) {
+  StoreLoop s;
+  auto ds = s.prove();
+  EXPECT_TRUE(ds.empty()) << dump(ds);
+}
+
+TEST(ProtocolEngine, StoreSourceRewrittenBeforeItsWait) {
+  StoreLoop s;
+  s.waitBeforeWrite = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0636", s.write)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0636");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement.substr(0, 16), "tma_store_wait 0");
+}
+
+TEST(ProtocolEngine, StoreWaitOneLeavesTheSourceInFlight) {
+  StoreLoop s;
+  s.pendingBeforeWrite = 1;
+  auto ds = s.prove();
+  EXPECT_TRUE(has(ds, "K0636", s.write)) << dump(ds);
+}
+
+TEST(ProtocolEngine, StoreNotWaitedBeforeTheRoleEnds) {
+  StoreLoop s;
+  s.finalWait = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0637", s.store)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0637");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].span.begin, 900u);
+  EXPECT_NE(d->fixits[0].replacement.find("tma_store_wait 0"), std::string::npos);
+}
+
+TEST(ProtocolEngine, UncommittedStore) {
+  StoreLoop s;
+  s.commit = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0638", s.store)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0638");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].span.begin, s.store.end);
+}
+
+TEST(ProtocolEngine, TmaStoreNeedsTheProxyFence) {
+  StoreLoop s;
+  s.fence = false;
+  auto ds = s.prove();
+  ASSERT_TRUE(has(ds, "K0628", s.store)) << dump(ds);
+  EXPECT_NE(find(ds, "K0628")->message.find("`tma_store` reads"), std::string::npos);
+}
+
+/// wgmma with A from a register tile written each iteration; `pending` is
+/// the loop's wgmma_wait.
+std::vector<Diagnostic> registerA(int64_t pending, Span &write) {
+  Gemm g;
+  Program &p = g.p;
+  p.accs = {"acc", "a_r"};
+  p.warpgroupSlot = p.slots++;
+  p.hasParam = true;
+  p.paramText = "K / 64";
+  p.paramMin = 1;
+  int k = p.slots++;
+  std::vector<uint32_t> body;
+  Event w = g.ev(EvKind::AccAccess, "write");
+  w.acc = 1;
+  w.accWrite = true;
+  w.insertAt = {w.span.begin, w.span.begin};
+  write = w.span;
+  body.push_back(g.node(w));
+  Event m = g.ev(EvKind::Wgmma, "wgmma");
+  m.acc = 0;
+  m.regA = 1;
+  body.push_back(g.node(m));
+  body.push_back(g.node(g.ev(EvKind::Commit, "wgmma_commit")));
+  Event ww = g.ev(EvKind::WgmmaWait, "wgmma_wait");
+  ww.pending = pending;
+  body.push_back(g.node(ww));
+  std::vector<uint32_t> role = {g.loop(k, g.c(0), g.param(0), body)};
+  Event fin = g.ev(EvKind::WgmmaWait, "wgmma_wait 0");
+  role.push_back(g.node(fin));
+  p.roles.push_back(RoleInfo{"mma", 0, 0, role, g.span()});
+  DiagnosticSink sink;
+  proveProtocol(p, sink);
+  return sink.take();
+}
+
+TEST(ProtocolEngine, RegisterAWrittenInFlight) {
+  Span write;
+  auto ok = registerA(0, write);
+  EXPECT_TRUE(ok.empty()) << dump(ok);
+  auto ds = registerA(1, write);
+  ASSERT_TRUE(has(ds, "K0635", write)) << dump(ds);
+  const Diagnostic *d = find(ds, "K0635");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement.substr(0, 12), "wgmma_wait 0");
+}
+
+/// The persistent kernel of coord hopper2.md: a tile loop over j in 0 .. m
+/// around the k loop, the ring counter it = j * n + k, one wgmma group in
+/// flight across the back edge, the TMA-store epilogue per tile.
+struct Persistent {
+  Gemm g;
+  int j0 = -1, k0 = -1, j1 = -1, k1 = -1;
+  bool guardRelease = true, tileRelease = true, storeWait = true;
+  int64_t loopPending = 1;
+  Span waitFull, release, cWrite;
+
+  XId it(int j, int k) { return g.bin(XOp::Add, g.bin(XOp::Mul, g.var(j), g.param(0)), g.var(k)); }
+  std::vector<Diagnostic> prove() {
+    Program &p = g.p;
+    p.barriers = {BarrierInfo{"full", 3, 1, g.span(), g.span()},
+                  BarrierInfo{"empty", 3, 2, g.span(), g.span()}};
+    p.tiles = {SharedTileInfo{"a_s", 3, g.span()}, SharedTileInfo{"b_s", 3, g.span()},
+               SharedTileInfo{"c_s", 2, g.span()}};
+    p.accs = {"acc"};
+    p.warpgroupSlot = p.slots++;
+    p.hasParam = true;
+    p.paramText = "K / 64";
+    p.paramMin = 1;
+    p.hasTiles = true;
+    j0 = p.slots++;
+    k0 = p.slots++;
+    j1 = p.slots++;
+    k1 = p.slots++;
+    p.tileOrdinalSlots = {j0, j1};
+    auto mod3 = [&](XId x) { return g.bin(XOp::Mod, x, g.c(3)); };
+    auto div3 = [&](XId x, int64_t d) {
+      return g.bin(XOp::Add, g.bin(XOp::Div, x, g.c(3)), g.c(d));
+    };
+    auto tiles = p.add(XNode{XOp::Tiles, 0, kNoX, kNoX, g.span(), ""});
+    // producer
+    std::vector<uint32_t> pb;
+    {
+      Event w = g.ev(EvKind::Wait, "wait empty[s] round (it / 3 - 1)");
+      w.barrier = 1;
+      w.stage = mod3(it(j0, k0));
+      w.round = div3(it(j0, k0), -1);
+      pb.push_back(g.node(w));
+      Event a = g.ev(EvKind::Arrive, "arrive full[s] expect_tx 49152");
+      a.barrier = 0;
+      a.stage = mod3(it(j0, k0));
+      a.hasTx = true;
+      a.txBytes = 49152;
+      pb.push_back(g.node(a));
+      for (int t : {0, 1}) {
+        Event l = g.ev(EvKind::TmaLoad, "tma_load");
+        l.barrier = 0;
+        l.stage = mod3(it(j0, k0));
+        l.dst = RegionRef{t, mod3(it(j0, k0))};
+        l.bytes = t == 0 ? 16384 : 32768;
+        pb.push_back(g.node(l));
+      }
+    }
+    uint32_t pk = g.loop(k0, g.c(0), g.param(0), pb);
+    p.roles.push_back(RoleInfo{"producer", 0, 0, {g.loop(j0, g.c(0), tiles, {pk})}, g.span()});
+    // consumers
+    std::vector<uint32_t> cb;
+    {
+      Event w = g.ev(EvKind::Wait, "wait full[s] round (it / 3)");
+      w.barrier = 0;
+      w.stage = mod3(it(j1, k1));
+      w.round = div3(it(j1, k1), 0);
+      waitFull = w.span;
+      cb.push_back(g.node(w));
+      Event m = g.ev(EvKind::Wgmma, "wgmma");
+      m.acc = 0;
+      m.reads = {RegionRef{0, mod3(it(j1, k1))}, RegionRef{1, mod3(it(j1, k1))}};
+      cb.push_back(g.node(m));
+      cb.push_back(g.node(g.ev(EvKind::Commit, "wgmma_commit")));
+      Event ww = g.ev(EvKind::WgmmaWait, "wgmma_wait 1");
+      ww.pending = loopPending;
+      cb.push_back(g.node(ww));
+      Event rel = g.ev(EvKind::Arrive, "arrive empty[(it - 1) mod 3]");
+      rel.barrier = 1;
+      rel.stage = mod3(g.bin(XOp::Sub, it(j1, k1), g.c(1)));
+      release = rel.span;
+      uint32_t r = g.node(rel);
+      cb.push_back(guardRelease ? g.when(g.bin(XOp::Gt, g.var(k1), g.c(0)), {r}) : r);
+    }
+    std::vector<uint32_t> tb = {g.loop(k1, g.c(0), g.param(0), cb)};
+    tb.push_back(g.node(g.ev(EvKind::WgmmaWait, "wgmma_wait 0")));
+    if (tileRelease) {
+      Event rel = g.ev(EvKind::Arrive, "arrive empty[last]");
+      rel.barrier = 1;
+      rel.stage = mod3(g.bin(XOp::Add, g.bin(XOp::Mul, g.var(j1), g.param(0)), g.param(-1)));
+      tb.push_back(g.node(rel));
+    }
+    if (storeWait)
+      tb.push_back(g.node(g.ev(EvKind::StoreWait, "tma_store_wait 0")));
+    XId wg = g.bin(XOp::Sub, g.var(p.warpgroupSlot), g.c(1));
+    Event rd = g.ev(EvKind::AccAccess, "read");
+    rd.acc = 0;
+    tb.push_back(g.node(rd));
+    Event cw = g.ev(EvKind::SharedWrite, "store");
+    cw.dst = RegionRef{2, wg};
+    cWrite = cw.span;
+    tb.push_back(g.node(cw));
+    tb.push_back(g.node(g.ev(EvKind::FenceProxy, "fence_proxy_async")));
+    Event st = g.ev(EvKind::TmaStore, "tma_store");
+    st.reads = {RegionRef{2, wg}};
+    tb.push_back(g.node(st));
+    tb.push_back(g.node(g.ev(EvKind::StoreCommit, "tma_store_commit")));
+    std::vector<uint32_t> role = {g.loop(j1, g.c(0), tiles, tb)};
+    role.push_back(g.node(g.ev(EvKind::StoreWait, "tma_store_wait 0")));
+    p.roles.push_back(RoleInfo{"consumer", 1, 2, role, g.span()});
+    DiagnosticSink sink;
+    proveProtocol(p, sink);
+    return sink.take();
+  }
+};
+
+TEST(ProtocolEngine, PersistentKernelIsProved) {
+  Persistent k;
+  auto ds = k.prove();
+  EXPECT_TRUE(ds.empty()) << dump(ds);
+}
+
+TEST(ProtocolEngine, PersistentReleaseOfTheInFlightStage) {
+  Persistent k;
+  k.loopPending = 2;
+  auto ds = k.prove();
+  EXPECT_TRUE(has(ds, "K0626", k.release)) << dump(ds);
+}
+
+TEST(ProtocolEngine, PersistentUnguardedRelease) {
+  Persistent k;
+  k.guardRelease = false;
+  auto ds = k.prove();
+  EXPECT_TRUE(has(ds, "K0629", k.release)) << dump(ds);
+}
+
+TEST(ProtocolEngine, PersistentDroppedTileReleaseDeadlocksTheNextTile) {
+  Persistent k;
+  k.tileRelease = false;
+  auto ds = k.prove();
+  EXPECT_TRUE(has(ds, "K0625")) << dump(ds);
+}
+
+TEST(ProtocolEngine, PersistentStoreSourceRewrittenNextTile) {
+  Persistent k;
+  k.storeWait = false;
+  auto ds = k.prove();
+  ASSERT_TRUE(has(ds, "K0636", k.cWrite)) << dump(ds);
+  // Shown with two tiles: the second tile's epilogue rewrites the stage.
+  EXPECT_NE(find(ds, "K0636")->message.find("tiles for the block"), std::string::npos);
+}
+
 } // namespace

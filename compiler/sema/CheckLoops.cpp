@@ -1,0 +1,233 @@
+//===- CheckLoops.cpp - Loops, strided and persistent, and their indices --===//
+//
+// The `for` statement (docs/language.md "Strided loops", "Persistent tile
+// loop", "Index arithmetic with dimension divisors"):
+//
+//  * `for v in (lo .. hi)` and `for v in (lo .. hi step S)`: v is a fresh
+//    symbol in [lo, hi); S must be provably >= 1 (K0131). A strided loop also
+//    gets an ordinal symbol (the iteration number, >= 0), which `v / S`
+//    denotes when 0 <= lo < S.
+//  * `for t in (block_id d .. T step G)` with G proved equal to the extent of
+//    axis d of the enclosing block_grid is a persistent tile loop: over all
+//    blocks, every t in [0, T) runs exactly once (Coverage.cpp uses that);
+//    `t / G` is the block's local tile ordinal.
+//  * `x / E` and `x mod E` with a dimension-expression divisor: E must be
+//    provably >= 1 and x >= 0 (K0130). The solver divides by constants only,
+//    so each such value is a fresh symbol, shared by equal operands, with its
+//    facts assumed where it is built: 0 <= x mod E <= E - 1, x / E >= 0, and
+//    x / E < A when x's loop range ends at A * E. Division rounds down (x is
+//    nonnegative, so it is also the truncating division codegen emits).
+//
+//===----------------------------------------------------------------------===//
+#include "sema/Checker.h"
+
+namespace kina::sema {
+
+namespace {
+
+/// `end / e` when `end` is a product with `e` as one factor (`(M/128) *
+/// (N/256)` over `N/256`), checked by multiplying back.
+std::optional<DimExpr> factorOut(solver::SymbolTable &symbols, const DimExpr &end,
+                                 const DimExpr &e) {
+  auto ea = e.asAtom();
+  if (!ea || end.terms().size() != 1 || end.constantTerm() != 0)
+    return std::nullopt;
+  const solver::Term &t = end.terms()[0];
+  const solver::AtomInfo &info = symbols.info(t.Atom);
+  DimExpr rest = DimExpr::constant(t.Coeff);
+  if (t.Atom == *ea) {
+    // end = c * e
+  } else if (info.Kind == solver::AtomKind::Product) {
+    bool found = false;
+    for (solver::AtomId f : info.Factors) {
+      if (f == *ea && !found) {
+        found = true;
+        continue;
+      }
+      rest = symbols.mul(rest, DimExpr::atom(f));
+    }
+    if (!found)
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (!rest.isValid() || !(symbols.mul(rest, e) == end))
+    return std::nullopt;
+  return rest;
+}
+
+} // namespace
+
+bool Checker::requirePositive(const DimExpr &e, Span span, DiagId id, const std::string &what) {
+  solver::Proof p = prover.proveLessEqual(DimExpr::constant(1), e);
+  if (p.proved())
+    return true;
+  auto &d = error(id, span,
+                  what + " `" + str(e) + "` must be at least 1: cannot prove " + str(e) + " >= 1");
+  // The fact itself reads best (`N - 256 >= 1`); the solver's suggestions
+  // are stronger facts that imply it (`N mod 257 = 0`).
+  if (!e.isConstant() && symbols.onlyDims(e))
+    addRequiresFix(d, str(e) + " >= 1");
+  return false;
+}
+
+void Checker::checkFor(StmtId id, const Stmt &s) {
+  auto start = indexValue(s.value);
+  auto end = indexValue(s.end);
+  std::optional<DimExpr> step;
+  bool stepOk = true;
+  if (s.step != syntax::kNone) {
+    step = indexValue(s.step);
+    stepOk = step && requirePositive(*step, m.expr(s.step).span, DiagId::LoopStepNotPositive,
+                                     "the loop step");
+  }
+  pushScope();
+  DimExpr var = symbols.newSymbolExpr(s.name.name, solver::SymbolKind::LoopVar);
+  if (start && end) {
+    prover.assumeRange(var, *start, *end);
+    if (auto a = var.asAtom())
+      loopRanges[*a] = {*start, *end};
+  }
+  if (step && stepOk && start && end && !(step->constantValue() == std::optional<int64_t>(1))) {
+    StridedLoop loop;
+    loop.var = var;
+    loop.start = *start;
+    loop.end = *end;
+    loop.step = *step;
+    loop.ordinal = symbols.newSymbolExpr(
+        "(" + s.name.name + " - " + str(*start) + ") / " + str(*step), solver::SymbolKind::LoopVar);
+    prover.assumeNonNegative(loop.ordinal);
+    // lo + S * i < hi: the iteration's value is in the range.
+    DimExpr at = *start + symbols.mul(*step, loop.ordinal);
+    if (at.isValid())
+      prover.assumeLess(at, *end);
+    // A persistent tile loop: starts at a block id and steps by its extent.
+    if (auto a = start->asAtom()) {
+      for (size_t axis = 0; axis < grid.blockIds.size(); ++axis)
+        if (grid.blockIds[axis] == *start && grid.inBlockGrid &&
+            prover.proveEqual(*step, grid.blockGrid[axis]).proved()) {
+          loop.persistent = true;
+          loop.axis = axis;
+          loop.blockId = *start;
+          loop.grid = grid.blockGridStmt;
+        }
+      (void)a;
+    }
+    if (options.ideTables) {
+      TypeAnnotation hover;
+      hover.span = s.keywordSpan;
+      hover.type = "protocol";
+      hover.markdown = loop.persistent
+                           ? "**persistent tile loop**: this block runs `" + s.name.name + "` = `" +
+                                 str(*start) + "`, + " + str(*step) + ", ... below `" + str(*end) +
+                                 "`; over all " + str(*step) + " blocks every value of [0, " +
+                                 str(*end) + ") runs once. `" + s.name.name + " / " + str(*step) +
+                                 "` is this block's local tile number."
+                           : "**strided loop**: `" + s.name.name + "` = `" + str(*start) + "`, + " +
+                                 str(*step) + ", ... below `" + str(*end) + "` (ceil((" +
+                                 str(*end) + " - " + str(*start) + ") / " + str(*step) +
+                                 ") iterations, maybe none).";
+      program.annotations.push_back(std::move(hover));
+    }
+    stridedLoops[id] = std::move(loop);
+  }
+  Binding b{BindingKind::LoopVar, defineSymbol(s.name, SymbolKind::LoopVar, "Index (loop)"),
+            Type::indexValue(var)};
+  bind(s.name, std::move(b));
+  loopVars.push_back({id, var});
+  loopVarOf[id] = var;
+  for (StmtId c : s.body)
+    checkStmt(c);
+  loopVars.pop_back();
+  popScope();
+}
+
+std::optional<Type> Checker::indexQuotient(ExprId id, const Expr &e, const DimExpr &a,
+                                           const DimExpr &b) {
+  bool mod = e.op == syntax::BinaryOp::Mod;
+  if (auto n = b.constantValue()) {
+    if (mod || *n <= 0 || floorDivision)
+      return std::nullopt;
+    // `t / S` on a strided loop variable: the iteration's ordinal.
+    auto atom = a.asAtom();
+    if (!atom)
+      return std::nullopt;
+    for (const auto &[stmt, loop] : stridedLoops) {
+      if (!(loop.var == a) || !(loop.step == b))
+        continue;
+      if (prover.proveDivisible(a, *n).proved())
+        return std::nullopt; // exact anyway
+      if (!prover.proveNonNegative(loop.start).proved() ||
+          !prover.proveLess(loop.start, b).proved()) {
+        error(DiagId::StridedLoopDivision, e.span,
+              "`" + syntax::printExpr(m, id) + "` is not exact, and the loop's start `" +
+                  str(loop.start) + "` is not provably in [0, " + std::to_string(*n) +
+                  "), so it is not the iteration's ordinal either")
+            .note("a persistent tile loop is written `for t in (block_id 0 .. T step G)` with G "
+                  "the block_grid's extent");
+        return Type::error();
+      }
+      return Type::indexValue(loop.ordinal);
+    }
+    return std::nullopt;
+  }
+  // A dimension-expression divisor.
+  std::string text = syntax::printExpr(m, id);
+  if (!symbols.onlyDims(b)) {
+    error(DiagId::DivisorNotPositive, m.expr(e.children[1]).span,
+          "the divisor of `" + text + "` is `" + str(b) +
+              "`: a divisor is a positive constant or an expression of the kernel's dims "
+              "(launch-invariant, such as `N/256`)");
+    return Type::error();
+  }
+  bool ok = requirePositive(b, m.expr(e.children[1]).span, DiagId::DivisorNotPositive,
+                            std::string("the divisor of `") + text + "`,");
+  if (ok && !prover.proveNonNegative(a).proved()) {
+    error(DiagId::DivisorNotPositive, m.expr(e.children[0]).span,
+          "`" + text +
+              "` divides by a dimension expression, which needs a dividend provably >= 0; "
+              "cannot prove " +
+              str(a) + " >= 0");
+    ok = false;
+  }
+  if (!ok)
+    return Type::error();
+  const IndexQuotient *found = nullptr;
+  for (const IndexQuotient &q : quotients)
+    if (q.mod == mod && q.dividend == a && q.divisor == b) {
+      found = &q;
+      break;
+    }
+  if (!found) {
+    IndexQuotient q;
+    q.atom = symbols.newSymbol(text, solver::SymbolKind::Other);
+    q.dividend = a;
+    q.divisor = b;
+    q.mod = mod;
+    quotients.push_back(std::move(q));
+    found = &quotients.back();
+  }
+  DimExpr v = DimExpr::atom(found->atom);
+  prover.assumeNonNegative(v);
+  if (mod) {
+    prover.assumeLess(v, b);
+    prover.assumeLessEqual(v, a);
+    return Type::indexValue(v);
+  }
+  prover.assumeLessEqual(v, a);
+  // x < A * E (x's loop ends there) gives x / E < A.
+  std::optional<DimExpr> bound;
+  if (auto xa = a.asAtom())
+    if (auto r = loopRanges.find(*xa); r != loopRanges.end())
+      bound = factorOut(symbols, r->second.second, b);
+  if (bound) {
+    DimExpr limit = symbols.mul(*bound, b);
+    if (limit.isValid() && prover.proveLess(a, limit).proved()) {
+      prover.assumeLess(v, *bound);
+      quotients[found - quotients.data()].bound = bound;
+    }
+  }
+  return Type::indexValue(v);
+}
+
+} // namespace kina::sema
