@@ -212,6 +212,17 @@ private:
     case SK::Neg:
       checkScalar(e.operand(), scope, span, what);
       return;
+    case SK::Math: {
+      // What ElementwiseToMLIR.cpp lowers: the math kinds, float scalars.
+      auto k = static_cast<UnaryKind>(e.mathKind());
+      if (!isMathKind(k) || k > UnaryKind::GeluTanhApprox || !isFloat(e.dtype()) ||
+          (e.dtype() == DType::F64 && !mathKindTakesF64(k)))
+        error(DiagId::TileIRTypeMismatch, span,
+              std::string(what) + ": math kind #" + std::to_string(e.mathKind()) + " of a " +
+                  std::string(dtypeName(e.dtype())) + " scalar");
+      checkScalar(e.operand(), scope, span, what);
+      return;
+    }
     default:
       checkScalar(e.lhs(), scope, span, what);
       checkScalar(e.rhs(), scope, span, what);

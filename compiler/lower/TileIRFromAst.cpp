@@ -31,6 +31,8 @@
 
 #include "ir/Builder.h"
 
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 namespace kina::lower {
@@ -38,6 +40,39 @@ namespace kina::lower {
 using namespace kina::syntax;
 
 namespace {
+
+using UK = ir::UnaryKind;
+/// The unary elementwise builtins (and the math builtins, docs/math.md).
+const std::pair<const char *, ir::UnaryKind> kUnaryBuiltins[] = {
+    {"relu", UK::Relu},
+    {"exp", UK::Exp},
+    {"neg", UK::Neg},
+    // The math builtins (docs/math.md).
+    {"sqrt", UK::Sqrt},
+    {"rsqrt", UK::Rsqrt},
+    {"exp2", UK::Exp2},
+    {"log", UK::Log},
+    {"log2", UK::Log2},
+    {"tanh", UK::Tanh},
+    {"erf", UK::Erf},
+    {"sigmoid", UK::Sigmoid},
+    {"silu", UK::Silu},
+    {"gelu", UK::Gelu},
+    {"gelu_tanh", UK::GeluTanh},
+    {"abs", UK::Abs},
+    {"floor", UK::Floor},
+    {"ceil", UK::Ceil},
+    {"exp2_approx", UK::Exp2Approx},
+    {"rsqrt_approx", UK::RsqrtApprox},
+    {"tanh_approx", UK::TanhApprox},
+    {"gelu_tanh_approx", UK::GeluTanhApprox}};
+
+std::optional<ir::UnaryKind> unaryBuiltin(std::string_view name) {
+  for (const auto &[n, kind] : kUnaryBuiltins)
+    if (name == n)
+      return kind;
+  return std::nullopt;
+}
 
 /// Inlined index trees larger than this become a LetOp variable.
 constexpr size_t kInlineLetNodes = 32;
@@ -393,6 +428,17 @@ private:
         return s; // a literal takes the type of its use anyway
       return ir::ScalarExpr::convert(s, *to);
     }
+    if (e.kind == ExprKind::Application && t.kind == sema::Type::Scalar && e.children.size() == 1 &&
+        !tileFunctions_.count(e.name.name)) {
+      // `sqrt eps`: a math builtin of a scalar (the checker allows the
+      // floating-point ones; docs/math.md).
+      if (auto k = unaryBuiltin(e.name.name); k && ir::isMathKind(*k)) {
+        auto to = irDType(t.scalar, e.span);
+        if (!to)
+          return ir::ScalarExpr();
+        return ir::ScalarExpr::math(static_cast<uint8_t>(*k), scalar(e.children[0]), *to);
+      }
+    }
     if (e.kind == ExprKind::Application && tileFunctions_.count(e.name.name)) {
       auto r = call(id, e, std::nullopt);
       if (r && r->kind == Value::Scalar)
@@ -665,30 +711,7 @@ private:
       b_.mma(out, *acc, *a, *bb, span);
       return out;
     }
-    using UK = ir::UnaryKind;
-    static const std::pair<const char *, ir::UnaryKind> unary[] = {
-        {"relu", UK::Relu},
-        {"exp", UK::Exp},
-        {"neg", UK::Neg},
-        // The math builtins (docs/math.md).
-        {"sqrt", UK::Sqrt},
-        {"rsqrt", UK::Rsqrt},
-        {"exp2", UK::Exp2},
-        {"log", UK::Log},
-        {"log2", UK::Log2},
-        {"tanh", UK::Tanh},
-        {"erf", UK::Erf},
-        {"sigmoid", UK::Sigmoid},
-        {"silu", UK::Silu},
-        {"gelu", UK::Gelu},
-        {"gelu_tanh", UK::GeluTanh},
-        {"abs", UK::Abs},
-        {"floor", UK::Floor},
-        {"ceil", UK::Ceil},
-        {"exp2_approx", UK::Exp2Approx},
-        {"rsqrt_approx", UK::RsqrtApprox},
-        {"tanh_approx", UK::TanhApprox},
-        {"gelu_tanh_approx", UK::GeluTanhApprox}};
+    const auto &unary = kUnaryBuiltins;
     for (auto &[name, kind] : unary)
       if (f == name && e.children.size() == 1) {
         auto src = tile(e.children[0], std::nullopt);

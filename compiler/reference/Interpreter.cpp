@@ -364,6 +364,9 @@ private:
     case K::Index: return convertTo(e.dtype(), static_cast<double>(eval(e.index(), warp)));
     case K::Convert: return convertTo(e.dtype(), scalar(e.operand(), warp));
     case K::Neg: return roundTo(e.dtype(), -scalarAs(e.dtype(), e.operand(), warp));
+    case K::Math:
+      return roundTo(e.dtype(), mathUnary(static_cast<ir::UnaryKind>(e.mathKind()),
+                                          scalarAs(e.dtype(), e.operand(), warp)));
     default: break;
     }
     double a = scalarAs(e.dtype(), e.lhs(), warp), b = scalarAs(e.dtype(), e.rhs(), warp);
@@ -492,7 +495,7 @@ private:
                                                                        : dst.dtype);
           double x = operand(u->src, srcType, w, i / cols, i % cols);
           double y = u->kind == ir::UnaryKind::Neg    ? -x
-                     : u->kind == ir::UnaryKind::Relu ? std::max(x, 0.0)
+                     : u->kind == ir::UnaryKind::Relu ? std::fmax(x, 0.0)
                      : u->kind == ir::UnaryKind::Exp  ? std::exp(x)
                      : ir::isMathKind(u->kind)        ? mathUnary(u->kind, x)
                                                       : x;
@@ -523,8 +526,14 @@ private:
           case ir::BinaryKind::Div:
             z = ir::isFloat(dst.dtype) ? x / y : (y != 0 ? std::trunc(x / y) : 0.0);
             break;
-          case ir::BinaryKind::Max: z = std::max(x, y); break;
-          case ir::BinaryKind::Min: z = std::min(x, y); break;
+          // fmax/fmin: a NaN operand yields the other one, as llvm.maxnum
+          // does on the GPU (so clamp of a NaN is lo on both).
+          case ir::BinaryKind::Max:
+            z = std::fmax(x, y);
+            break;
+          case ir::BinaryKind::Min:
+            z = std::fmin(x, y);
+            break;
           case ir::BinaryKind::Pow:
             z = mathPow(x, y);
             break;

@@ -926,10 +926,43 @@ Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
   const Type &x = args[tileArg];
   const Expr &xe = m.expr(e.children[tileArg]);
   if (x.kind == Type::Scalar || x.kind == Type::Index) {
-    error(DiagId::ScalarMathNotAvailable, e.span,
-          "`" + f + "` of a scalar is not available in this version; apply it to a register tile")
-        .note("compute the scalar on the host and pass it as a scalar parameter");
-    return Type::error();
+    if (mf.arity != 1) {
+      error(DiagId::ScalarMathNotAvailable, e.span,
+            "`" + f +
+                "` of scalars is not available in this version; apply it to a register "
+                "tile")
+          .note("the one-argument math builtins take scalars: `sqrt eps`, `exp2 (neg s)`");
+      return Type::error();
+    }
+    // `rsqrt eps`: a scalar of the operand's type (a literal's: F32).
+    if (!requireScalar(e.children[0], x, DType::F32))
+      return Type::error();
+    DType sdt = x.kind == Type::Scalar && !isLiteralScalar(e.children[0]) ? x.scalar : DType::F32;
+    if (!isFloat(sdt) && !mf.integers) {
+      std::string text = syntax::printExpr(m, e.children[0]);
+      bool atomic = xe.kind == ExprKind::Name || xe.kind == ExprKind::Paren;
+      error(DiagId::MathNeedsFloat, xe.span,
+            "`" + f + "` takes a floating-point scalar, found " + dtypeName(sdt))
+          .fix(xe.span, "(convert F32 " + (atomic ? text : "(" + text + ")") + ")",
+               "convert to F32");
+      return Type::error();
+    }
+    if (!isFloat(sdt)) {
+      // abs of an integer scalar: not lowered as a scalar in this version.
+      error(DiagId::ScalarMathNotAvailable, e.span,
+            "`" + f + "` of an integer scalar is not available in this version");
+      return Type::error();
+    }
+    if (sdt == DType::F64 && !mf.f64) {
+      error(DiagId::MathF64NotAvailable, e.span,
+            "`" + f + "` of an F64 scalar is not available in this version")
+          .note("the accurate form computes in F64 and rounds once to F32, F16 or BF16 "
+                "(docs/math.md)");
+      return Type::error();
+    }
+    if (!mf.capability.empty())
+      useCapability(std::string(mf.capability), e.span);
+    return Type::scalarOf(sdt);
   }
   if (!x.isTensor()) {
     error(DiagId::ExpectedTile, xe.span, "`" + f + "` takes a register tile, found " + typeStr(x));

@@ -351,6 +351,11 @@ Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Va
       return scalar(x, e.dtype(), memo);
     return convert(scalarNatural(x, memo), x.dtype(), e.dtype());
   }
+  case K::Math: {
+    // A math builtin of a scalar: the same element lowering as on tiles.
+    Value x = scalar(e.operand(), e.dtype(), memo);
+    return em_.unary(static_cast<kir::UnaryKind>(e.mathKind()), x, e.dtype(), e.dtype());
+  }
   case K::Neg: {
     Value x = scalar(e.operand(), e.dtype(), memo);
     if (kir::isFloat(e.dtype()))

@@ -109,6 +109,10 @@ KERNELS = {
     # relative, |t| <= 36 on [-6, 15] (docs/math.md).
     "math_gelu_tanh_approx": unary(lambda n: spread(n, -30, 0.7, dense=(-6.0, 15.0)) , gelu_tanh,
                                    2.0 ** -18, "rel"),
+    # Scalar math: x * exp2(-1.5) * rsqrt(2) (= x / 4), the two scalars and
+    # the two products each rounded to F32: 2 ulp at most.
+    "math_scalar": unary(lambda n: spread(n, -30, 30, dense=(-4.0, 4.0)),
+                         lambda x: x * 2.0 ** -1.5 / math.sqrt(2.0), 2.0),
     "math_pow": (lambda n: {"x": np.abs(spread(n, -6, 6, dense=(0.0, 3.0))),
                             "y": np.random.default_rng(7).uniform(-4, 4, n).astype(np.float32)},
                  lambda a: np.power(a["x"], a["y"]), 1.0, "ulp"),
