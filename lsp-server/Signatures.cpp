@@ -46,9 +46,47 @@ const std::vector<OpSignature> &primitiveOpSignatures() {
         {"cp_async_wait_group", {"n : constant"}, "statement",
          "Waits until at most n committed cp_async groups are pending."},
     };
-    for (const char *f : {"relu", "exp", "neg", "abs", "sqrt"})
+    for (const char *f : {"relu", "exp", "neg"})
       v.push_back({f, {"x : register tile"}, "register tile",
                    std::string("Elementwise ") + f + " of x."});
+    // The math builtins (docs/math.md states each one's error bound).
+    const std::pair<const char *, const char *> math[] = {
+        {"sqrt", "square root, correctly rounded"},
+        {"rsqrt", "1 / sqrt x, within 1 ulp"},
+        {"exp2", "2^x, within 1 ulp"},
+        {"log", "natural logarithm, within 1 ulp"},
+        {"log2", "base-2 logarithm, within 1 ulp"},
+        {"tanh", "hyperbolic tangent, within 1 ulp"},
+        {"erf", "error function, within 1 ulp"},
+        {"sigmoid", "1 / (1 + e^-x), within 1 ulp"},
+        {"silu", "x / (1 + e^-x), within 1 ulp"},
+        {"gelu", "GELU, erf form: x Phi(x), within 1 ulp"},
+        {"gelu_tanh", "GELU, tanh form, within 1 ulp"},
+        {"abs", "absolute value"},
+        {"floor", "round down to an integer"},
+        {"ceil", "round up to an integer"},
+        {"exp2_approx", "2^x by ex2.approx.f32 (capability ex2_approx; 2^-21 relative)"},
+        {"rsqrt_approx",
+         "1 / sqrt x by rsqrt.approx.f32 (capability rsqrt_approx; 2^-22 relative)"},
+        {"tanh_approx",
+         "tanh by tanh.approx.f32 (capability tanh_approx, sm_75+; 2^-10.9 relative)"},
+        {"gelu_tanh_approx", "GELU, tanh form, with one ex2.approx.f32 (capability ex2_approx; "
+                             "2^-18 relative on [-6, 15])"},
+    };
+    for (const auto &[f, what] : math)
+      v.push_back({f,
+                   {"x : register tile or float scalar"},
+                   "register tile or scalar",
+                   std::string("Elementwise ") + what + " of x (floating-point elements)."});
+    v.push_back({"pow",
+                 {"x : register tile or scalar", "y : register tile or scalar"},
+                 "register tile",
+                 "Elementwise x^y for x >= 0 (pow x 0 = 1; NaN for x < 0); one side may be a "
+                 "scalar (`pow 2.0 x` is 2^x)."});
+    v.push_back({"clamp",
+                 {"x : register tile", "lo : scalar", "hi : scalar"},
+                 "register tile",
+                 "Elementwise min (max x lo) hi; literal bounds need lo <= hi."});
     for (const char *f : {"add", "sub", "mul", "div", "max", "min"})
       v.push_back({f, {"x : register tile", "y : register tile or scalar"}, "register tile",
                    std::string("Elementwise ") + f +

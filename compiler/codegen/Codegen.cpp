@@ -61,7 +61,7 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
       caps.insert(CapabilityId::MbarrierTryWait);
     } else if (op.as<ir::TmaStoreOp>() || op.as<ir::TmaStoreCommitOp>() ||
                op.as<ir::TmaStoreWaitOp>()) {
-      caps.insert(CapabilityId::Tma); // cp.async.bulk.tensor shared -> global (sm_90)
+      caps.insert(CapabilityId::TmaStore); // cp.async.bulk.tensor shared -> global (sm_90)
     } else if (auto *o = op.as<ir::StoreOp>();
                o && o->src < k.tiles.size() &&
                k.tiles[o->src].scope == ir::RegisterScope::Warpgroup &&

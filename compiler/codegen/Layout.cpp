@@ -165,6 +165,21 @@ public:
            k_.tiles[t].scope == RegisterScope::Warpgroup;
   }
 
+  /// What TileToMLIR.cpp lowers of a warpgroup epilogue (he): elementwise
+  /// ops on F32 [64, N] tiles (the accumulator's F32 fragment registers)
+  /// and on the broadcast rows [1, N] / columns [64, 1] it loads from global
+  /// memory. 16-bit [64, K] tiles (register A, packed) are not yet.
+  bool isVector(TileId t) const {
+    const auto &s = k_.tiles[t].shape;
+    return isWarpgroupTile(t) && s.size() == 2 && (s[0] == 1 || s[1] == 1);
+  }
+  bool epilogueTile(TileId t) const {
+    return isWarpgroupTile(t) && (isVector(t) || k_.tiles[t].dtype == DType::F32);
+  }
+  bool epilogueOperand(const Operand &x) const {
+    return x.kind == Operand::Kind::Scalar || epilogueTile(x.tile);
+  }
+
   bool wide(const Access &a) const {
     return a.kind == Access::Kind::Tile && a.id < k_.tiles.size() &&
            k_.tiles[a.id].space == MemSpace::Shared && k_.tiles[a.id].shape.back() * 2 > 128;
@@ -180,10 +195,13 @@ public:
   void hopperForms(const Op &op) {
     if (auto *o = op.as<WgmmaOp>(); o && (wide(o->a) || wide(o->b)))
       notLowered(op.span, "a wgmma operand in a swizzle_128b tile wider than one 128-byte panel");
-    else if (auto *o = op.as<UnaryOp>(); o && isWarpgroupTile(o->dst) && !isRegisterAConvert(*o))
-      notLowered(op.span, "an elementwise op on warpgroup tiles");
-    else if (auto *o = op.as<BinaryOp>(); o && isWarpgroupTile(o->dst))
-      notLowered(op.span, "an elementwise op on warpgroup tiles");
+    else if (auto *o = op.as<UnaryOp>(); o && isWarpgroupTile(o->dst) && !isRegisterAConvert(*o) &&
+                                         (!epilogueTile(o->dst) || !epilogueOperand(o->src)))
+      notLowered(op.span, "an elementwise op on 16-bit warpgroup tiles");
+    else if (auto *o = op.as<BinaryOp>();
+             o && isWarpgroupTile(o->dst) &&
+             (!epilogueTile(o->dst) || !epilogueOperand(o->lhs) || !epilogueOperand(o->rhs)))
+      notLowered(op.span, "an elementwise op on 16-bit warpgroup tiles");
   }
 
   void block(const Block &b) {

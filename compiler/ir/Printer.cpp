@@ -138,6 +138,9 @@ public:
       return "convert " + std::string(dtypeName(e.dtype())) + " " + scalar(e.operand());
     case K::Neg:
       return "(-" + scalar(e.operand()) + ")";
+    case K::Math:
+      return std::string(unaryKindName(static_cast<UnaryKind>(e.mathKind()))) + " " +
+             scalar(e.operand());
     default:
       return "(" + scalar(e.lhs()) + " " + scalarKindSpelling(e.kind()) + " " + scalar(e.rhs()) +
              ")";

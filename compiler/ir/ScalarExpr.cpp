@@ -12,6 +12,7 @@ struct ScalarExpr::Node {
   DType dtype = DType::F32;
   double value = 0.0;
   ScalarId param = 0;
+  uint8_t op = 0; ///< Math: the ir::UnaryKind
   IndexExpr index;
   std::shared_ptr<const Node> lhs, rhs;
 };
@@ -56,9 +57,18 @@ ScalarExpr ScalarExpr::neg(ScalarExpr e, DType dtype) {
   return ScalarExpr(std::move(n));
 }
 
+ScalarExpr ScalarExpr::math(uint8_t unaryKind, ScalarExpr e, DType dtype) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Math;
+  n->op = unaryKind;
+  n->lhs = std::move(e.node_);
+  n->dtype = dtype;
+  return ScalarExpr(std::move(n));
+}
+
 ScalarExpr ScalarExpr::binary(Kind k, ScalarExpr lhs, ScalarExpr rhs, DType dtype) {
   auto n = std::make_shared<Node>();
-  n->kind = k >= Kind::Add ? k : Kind::Add;
+  n->kind = k >= Kind::Add && k <= Kind::Div ? k : Kind::Add;
   n->lhs = std::move(lhs.node_);
   n->rhs = std::move(rhs.node_);
   n->dtype = dtype;
@@ -69,6 +79,7 @@ ScalarExpr::Kind ScalarExpr::kind() const { return node_->kind; }
 DType ScalarExpr::dtype() const { return node_->dtype; }
 double ScalarExpr::value() const { return node_->value; }
 ScalarId ScalarExpr::param() const { return node_->param; }
+uint8_t ScalarExpr::mathKind() const { return node_->op; }
 const IndexExpr &ScalarExpr::index() const { return node_->index; }
 
 const ScalarExpr &ScalarExpr::operand() const {
@@ -108,6 +119,8 @@ const char *scalarKindSpelling(ScalarExpr::Kind k) {
     return "*";
   case K::Div:
     return "/";
+  case K::Math:
+    return "math";
   }
   return "?";
 }

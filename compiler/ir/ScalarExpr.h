@@ -33,6 +33,7 @@ public:
     Sub,
     Mul,
     Div,
+    Math, ///< a math builtin of operand(): mathKind() is an ir::UnaryKind (TileIR.h)
   };
 
   /// The constant 0.0.
@@ -45,19 +46,23 @@ public:
   static ScalarExpr convert(ScalarExpr e, DType dtype);
   static ScalarExpr neg(ScalarExpr e, DType dtype);
   static ScalarExpr binary(Kind k, ScalarExpr lhs, ScalarExpr rhs, DType dtype);
+  /// `sqrt eps` etc.: `unaryKind` is the ir::UnaryKind of the builtin
+  /// (stored as its number: TileIR.h includes this header).
+  static ScalarExpr math(uint8_t unaryKind, ScalarExpr e, DType dtype);
 
   Kind kind() const;
   DType dtype() const;
   double value() const;              ///< Const
   ScalarId param() const;            ///< Param
   const IndexExpr &index() const;    ///< Index
-  const ScalarExpr &operand() const; ///< Convert, Neg
+  const ScalarExpr &operand() const; ///< Convert, Neg, Math
+  uint8_t mathKind() const;          ///< Math: an ir::UnaryKind
   const ScalarExpr &lhs() const;     ///< Add..Div
   const ScalarExpr &rhs() const;     ///< Add..Div
 
   /// The literal value when the whole tree is one Const node.
   std::optional<double> asConstant() const;
-  bool isBinary() const { return kind() >= Kind::Add; }
+  bool isBinary() const { return kind() >= Kind::Add && kind() <= Kind::Div; }
   /// The same for every copy of this node (a key for memoizing a DAG).
   const void *identity() const { return node_.get(); }
 

@@ -159,8 +159,46 @@ struct Block {
   std::vector<Op> ops;
 };
 
-enum class UnaryKind : uint8_t { Copy, Neg, Relu, Exp, Convert };
-enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Max, Min };
+/// The math kinds after Convert (docs/math.md) take floating-point tiles
+/// (Abs any element type); Sqrt, Rsqrt, Abs, Floor and Ceil also F64, the
+/// others F16, BF16 and F32 (computed in F64 and rounded once). The *Approx
+/// kinds are the hardware approximations (ex2/rsqrt/tanh.approx.f32;
+/// GeluTanhApprox: x / (1 + ex2.approx(-2 log2(e) u)) in F32).
+enum class UnaryKind : uint8_t {
+  Copy,
+  Neg,
+  Relu,
+  Exp,
+  Convert,
+  Sqrt,
+  Rsqrt,
+  Exp2,
+  Log,
+  Log2,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Silu,
+  Gelu,
+  GeluTanh,
+  Abs,
+  Floor,
+  Ceil,
+  Exp2Approx,
+  RsqrtApprox,
+  TanhApprox,
+  GeluTanhApprox,
+};
+/// Pow: x^y for x >= 0 (pow 0 0 = 1), NaN for x < 0 (docs/math.md).
+enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Max, Min, Pow };
+
+/// Whether a unary kind is one of the math functions (Sqrt .. TanhApprox).
+inline bool isMathKind(UnaryKind k) { return k >= UnaryKind::Sqrt; }
+/// Whether a math kind also takes F64 tiles.
+inline bool mathKindTakesF64(UnaryKind k) {
+  return k == UnaryKind::Sqrt || k == UnaryKind::Rsqrt || k == UnaryKind::Abs ||
+         k == UnaryKind::Floor || k == UnaryKind::Ceil;
+}
 enum class ReduceKind : uint8_t { Sum, Max };
 
 /// `let x = value in ...`: binds var for the rest of the enclosing block.

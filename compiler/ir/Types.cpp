@@ -85,6 +85,42 @@ std::string_view unaryKindName(UnaryKind k) {
     return "exp";
   case UnaryKind::Convert:
     return "convert";
+  case UnaryKind::Sqrt:
+    return "sqrt";
+  case UnaryKind::Rsqrt:
+    return "rsqrt";
+  case UnaryKind::Exp2:
+    return "exp2";
+  case UnaryKind::Log:
+    return "log";
+  case UnaryKind::Log2:
+    return "log2";
+  case UnaryKind::Tanh:
+    return "tanh";
+  case UnaryKind::Erf:
+    return "erf";
+  case UnaryKind::Sigmoid:
+    return "sigmoid";
+  case UnaryKind::Silu:
+    return "silu";
+  case UnaryKind::Gelu:
+    return "gelu";
+  case UnaryKind::GeluTanh:
+    return "gelu_tanh";
+  case UnaryKind::Abs:
+    return "abs";
+  case UnaryKind::Floor:
+    return "floor";
+  case UnaryKind::Ceil:
+    return "ceil";
+  case UnaryKind::Exp2Approx:
+    return "exp2_approx";
+  case UnaryKind::RsqrtApprox:
+    return "rsqrt_approx";
+  case UnaryKind::TanhApprox:
+    return "tanh_approx";
+  case UnaryKind::GeluTanhApprox:
+    return "gelu_tanh_approx";
   }
   return "?";
 }
@@ -103,6 +139,8 @@ std::string_view binaryKindName(BinaryKind k) {
     return "max";
   case BinaryKind::Min:
     return "min";
+  case BinaryKind::Pow:
+    return "pow";
   }
   return "?";
 }

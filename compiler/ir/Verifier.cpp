@@ -212,6 +212,17 @@ private:
     case SK::Neg:
       checkScalar(e.operand(), scope, span, what);
       return;
+    case SK::Math: {
+      // What ElementwiseToMLIR.cpp lowers: the math kinds, float scalars.
+      auto k = static_cast<UnaryKind>(e.mathKind());
+      if (!isMathKind(k) || k > UnaryKind::GeluTanhApprox || !isFloat(e.dtype()) ||
+          (e.dtype() == DType::F64 && !mathKindTakesF64(k)))
+        error(DiagId::TileIRTypeMismatch, span,
+              std::string(what) + ": math kind #" + std::to_string(e.mathKind()) + " of a " +
+                  std::string(dtypeName(e.dtype())) + " scalar");
+      checkScalar(e.operand(), scope, span, what);
+      return;
+    }
     default:
       checkScalar(e.lhs(), scope, span, what);
       checkScalar(e.rhs(), scope, span, what);
@@ -477,7 +488,11 @@ private:
         const TileDecl *d = registerTile(o->dst, sp, "load destination");
         auto s = checkAccess(o->src, scope, sp, "load source");
         if (d && s) {
-          expectShape(s->shape, d->shape, sp, "load source");
+          // A 1-D access [N] is also the row [1, N] of a warpgroup vector.
+          bool wgRow = d->scope == RegisterScope::Warpgroup && s->shape.size() == 1 &&
+                       d->shape.size() == 2 && d->shape[0] == 1 && d->shape[1] == s->shape[0];
+          if (!wgRow)
+            expectShape(s->shape, d->shape, sp, "load source");
           if (s->dtype != d->dtype)
             error(DiagId::TileIRTypeMismatch, sp, "load: dtypes differ; convert after loading");
           if (s->space == MemSpace::Register)
@@ -499,6 +514,12 @@ private:
         }
       } else if (auto *o = op.as<UnaryOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "unary result");
+        // The math kinds' element types (what ElementwiseToMLIR.cpp lowers).
+        if (d && isMathKind(o->kind) && o->kind != UnaryKind::Abs &&
+            (!isFloat(d->dtype) || (d->dtype == DType::F64 && !mathKindTakesF64(o->kind))))
+          error(DiagId::TileIRTypeMismatch, sp,
+                std::string(unaryKindName(o->kind)) + ": not defined for " +
+                    std::string(dtypeName(d->dtype)) + " elements");
         if (o->src.kind == Operand::Kind::Scalar)
           checkScalar(o->src.scalar, scope, sp, "unary operand");
         if (o->src.kind == Operand::Kind::Tile) {
@@ -512,6 +533,9 @@ private:
         }
       } else if (auto *o = op.as<BinaryOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "binary result");
+        if (d && o->kind == BinaryKind::Pow && (!isFloat(d->dtype) || d->dtype == DType::F64))
+          error(DiagId::TileIRTypeMismatch, sp,
+                "pow: not defined for " + std::string(dtypeName(d->dtype)) + " elements");
         for (const Operand *x : {&o->lhs, &o->rhs}) {
           if (x->kind != Operand::Kind::Tile) {
             checkScalar(x->scalar, scope, sp, "binary operand");
@@ -526,7 +550,9 @@ private:
                       std::string(dtypeName(s->dtype)) + ", the result " +
                       std::string(dtypeName(d->dtype)));
           bool broadcast = s->shape.size() == 2 && d->shape.size() == 2 &&
-                           s->shape[0] == d->shape[0] && s->shape[1] == 1;
+                           ((s->shape[0] == d->shape[0] && s->shape[1] == 1) ||
+                            (s->scope == RegisterScope::Warpgroup && s->shape[0] == 1 &&
+                             s->shape[1] == d->shape[1]));
           if (!broadcast)
             expectShape(s->shape, d->shape, sp,
                         std::string(binaryKindName(o->kind)) + " operand '" + s->name + "'");
@@ -677,6 +703,8 @@ private:
   }
 
   static bool isWarpgroupShape(const TileDecl &t) {
+    if (isWarpgroupVector(t))
+      return true;
     if (t.shape.size() != 2 || t.shape[0] != 64)
       return false;
     int64_t n = t.shape[1];
@@ -685,6 +713,18 @@ private:
     if (t.dtype == DType::BF16 || t.dtype == DType::F16)
       return n % 16 == 0 && n >= 16 && n <= 256;
     return false;
+  }
+
+  /// A warpgroup vector: the row [1, N] (N a multiple of 8 in 8..256) or
+  /// the column [64, 1] that an epilogue broadcasts over a [64, N] tile;
+  /// each thread holds the values of its fragment's columns (N/4) or rows
+  /// (2). Float element types only (codegen/mlir/TileToMLIR.cpp).
+  static bool isWarpgroupVector(const TileDecl &t) {
+    if (t.shape.size() != 2 || !isFloat(t.dtype) || t.dtype == DType::F64)
+      return false;
+    if (t.shape[0] == 1)
+      return t.shape[1] % 8 == 0 && t.shape[1] >= 8 && t.shape[1] <= 256;
+    return t.shape[0] == 64 && t.shape[1] == 1;
   }
 
   /// Clusters: 1..8 CTAs (the portable cluster size of the CUDA programming
@@ -943,6 +983,13 @@ private:
     auto bad = [&](const std::string &why) {
       error(DiagId::TileIRWarpgroupMemory, sp, "load into warpgroup tile '" + d.name + "': " + why);
     };
+    // A broadcast row or column of an epilogue: per-thread loads from a
+    // global tensor (the elements its fragment needs).
+    if (isWarpgroupVector(d)) {
+      if (o.src.kind != Access::Kind::Tensor)
+        bad("a broadcast row or column is loaded from a global tensor");
+      return;
+    }
     if (d.dtype != DType::BF16 && d.dtype != DType::F16)
       return bad("only BF16/F16 operand tiles are loaded (ldmatrix), it is " +
                  std::string(dtypeName(d.dtype)));
@@ -1046,7 +1093,14 @@ private:
     if (!any)
       return;
     auto same = [&](TileId t) {
-      return isWarpgroupTile(t) && isWarpgroupTile(dst) && k_.tiles[t].shape == k_.tiles[dst].shape;
+      if (!isWarpgroupTile(t) || !isWarpgroupTile(dst))
+        return false;
+      const auto &ts = k_.tiles[t].shape, &ds = k_.tiles[dst].shape;
+      if (ts == ds)
+        return true;
+      // A warpgroup vector broadcast over a [64, N] tile (row or column).
+      return isWarpgroupVector(k_.tiles[t]) && !isWarpgroupVector(k_.tiles[dst]) &&
+             ((ts[0] == 1 && ts[1] == ds[1]) || (ts[0] == ds[0] && ts[1] == 1));
     };
     for (const Operand *x : srcs)
       if (x->kind == Operand::Kind::Tile && x->tile < k_.tiles.size() && dst < k_.tiles.size() &&
@@ -1054,8 +1108,8 @@ private:
         error(DiagId::TileIRWarpgroup, sp,
               "elementwise op: '" + k_.tiles[x->tile].name + "' and the result '" +
                   k_.tiles[dst].name +
-                  "' must both be warpgroup tiles of the same shape (no broadcast of warpgroup "
-                  "tiles in this version)");
+                  "' must both be warpgroup tiles of the same shape, or the operand a "
+                  "warpgroup row [1, N] or column [64, 1] broadcast over the [64, N] result");
   }
 
   /// Warpgroup tiles are read or written by wgmma, stores (global: per

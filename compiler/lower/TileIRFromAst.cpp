@@ -31,6 +31,8 @@
 
 #include "ir/Builder.h"
 
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 namespace kina::lower {
@@ -38,6 +40,39 @@ namespace kina::lower {
 using namespace kina::syntax;
 
 namespace {
+
+using UK = ir::UnaryKind;
+/// The unary elementwise builtins (and the math builtins, docs/math.md).
+const std::pair<const char *, ir::UnaryKind> kUnaryBuiltins[] = {
+    {"relu", UK::Relu},
+    {"exp", UK::Exp},
+    {"neg", UK::Neg},
+    // The math builtins (docs/math.md).
+    {"sqrt", UK::Sqrt},
+    {"rsqrt", UK::Rsqrt},
+    {"exp2", UK::Exp2},
+    {"log", UK::Log},
+    {"log2", UK::Log2},
+    {"tanh", UK::Tanh},
+    {"erf", UK::Erf},
+    {"sigmoid", UK::Sigmoid},
+    {"silu", UK::Silu},
+    {"gelu", UK::Gelu},
+    {"gelu_tanh", UK::GeluTanh},
+    {"abs", UK::Abs},
+    {"floor", UK::Floor},
+    {"ceil", UK::Ceil},
+    {"exp2_approx", UK::Exp2Approx},
+    {"rsqrt_approx", UK::RsqrtApprox},
+    {"tanh_approx", UK::TanhApprox},
+    {"gelu_tanh_approx", UK::GeluTanhApprox}};
+
+std::optional<ir::UnaryKind> unaryBuiltin(std::string_view name) {
+  for (const auto &[n, kind] : kUnaryBuiltins)
+    if (name == n)
+      return kind;
+  return std::nullopt;
+}
 
 /// Inlined index trees larger than this become a LetOp variable.
 constexpr size_t kInlineLetNodes = 32;
@@ -411,6 +446,17 @@ private:
         return s; // a literal takes the type of its use anyway
       return ir::ScalarExpr::convert(s, *to);
     }
+    if (e.kind == ExprKind::Application && t.kind == sema::Type::Scalar && e.children.size() == 1 &&
+        !tileFunctions_.count(e.name.name)) {
+      // `sqrt eps`: a math builtin of a scalar (the checker allows the
+      // floating-point ones; docs/math.md).
+      if (auto k = unaryBuiltin(e.name.name); k && ir::isMathKind(*k)) {
+        auto to = irDType(t.scalar, e.span);
+        if (!to)
+          return ir::ScalarExpr();
+        return ir::ScalarExpr::math(static_cast<uint8_t>(*k), scalar(e.children[0]), *to);
+      }
+    }
     if (e.kind == ExprKind::Application && tileFunctions_.count(e.name.name)) {
       auto r = call(id, e, std::nullopt);
       if (r && r->kind == Value::Scalar)
@@ -588,7 +634,12 @@ private:
   // ---------------------------------------------------------- tile values
 
   ir::TileId temporary(ir::DType dtype, std::vector<int64_t> shape, Span span) {
-    return b_.addRegisterTile("__t" + std::to_string(temps_++), dtype, std::move(shape), span);
+    // Inside a warpgroup grid every register tile is a warpgroup tile: the
+    // epilogue's intermediate values, and its broadcast rows [1, N] and
+    // columns [64, 1] (tile IR "warpgroup vectors").
+    return b_.addRegisterTile("__t" + std::to_string(temps_++), dtype, std::move(shape), span,
+                              inWarpgroupGrid_ ? ir::RegisterScope::Warpgroup
+                                               : ir::RegisterScope::Warp);
   }
 
   std::optional<ir::DType> tensorDType(ExprId id) {
@@ -678,8 +729,7 @@ private:
       b_.mma(out, *acc, *a, *bb, span);
       return out;
     }
-    static const std::pair<const char *, ir::UnaryKind> unary[] = {
-        {"relu", ir::UnaryKind::Relu}, {"exp", ir::UnaryKind::Exp}, {"neg", ir::UnaryKind::Neg}};
+    const auto &unary = kUnaryBuiltins;
     for (auto &[name, kind] : unary)
       if (f == name && e.children.size() == 1) {
         auto src = tile(e.children[0], std::nullopt);
@@ -697,25 +747,53 @@ private:
       b_.unary(ir::UnaryKind::Convert, out, ir::Operand::ofTile(*src), span);
       return out;
     }
+    if (f == "clamp" && e.children.size() == 3) {
+      // min (max x lo) hi: the bounds are scalars (the checker's rule).
+      auto src = tile(e.children[0], std::nullopt);
+      if (!src)
+        return std::nullopt;
+      ir::TileId out = destination(dst, *dtype, b_.tileDecl(*src).shape, span);
+      b_.binary(ir::BinaryKind::Max, out, ir::Operand::ofTile(*src),
+                ir::Operand::ofScalar(scalar(e.children[1])), span);
+      b_.binary(ir::BinaryKind::Min, out, ir::Operand::ofTile(out),
+                ir::Operand::ofScalar(scalar(e.children[2])), span);
+      return out;
+    }
     static const std::pair<const char *, ir::BinaryKind> binary[] = {
         {"add", ir::BinaryKind::Add}, {"sub", ir::BinaryKind::Sub}, {"mul", ir::BinaryKind::Mul},
-        {"div", ir::BinaryKind::Div}, {"max", ir::BinaryKind::Max}, {"min", ir::BinaryKind::Min}};
+        {"div", ir::BinaryKind::Div}, {"max", ir::BinaryKind::Max}, {"min", ir::BinaryKind::Min},
+        {"pow", ir::BinaryKind::Pow}};
     for (auto &[name, kind] : binary)
       if (f == name && e.children.size() == 2) {
-        auto lhs = tile(e.children[0], std::nullopt);
-        if (!lhs)
-          return std::nullopt;
-        ir::Operand rhs;
-        if (isScalarExpr(e.children[1])) {
-          rhs = ir::Operand::ofScalar(scalar(e.children[1]));
-        } else {
-          auto r = tile(e.children[1], std::nullopt);
-          if (!r)
+        // One operand may be a scalar (`pow 2.0 x` has it on the left).
+        bool scalarLhs = isScalarExpr(e.children[0]);
+        ir::Operand ops[2];
+        std::optional<ir::TileId> shapeOf;
+        for (int i = 0; i < 2; ++i) {
+          if (isScalarExpr(e.children[i])) {
+            ops[i] = ir::Operand::ofScalar(scalar(e.children[i]));
+            continue;
+          }
+          auto t = tile(e.children[i], std::nullopt);
+          if (!t)
             return std::nullopt;
-          rhs = ir::Operand::ofTile(*r);
+          // A warpgroup epilogue's broadcast slice (`add acc bias[...]` with
+          // a BF16 bias) is converted to the tile's element type on load.
+          if (inWarpgroupGrid_ && b_.tileDecl(*t).dtype != *dtype) {
+            ir::TileId c = temporary(*dtype, b_.tileDecl(*t).shape, span);
+            b_.unary(ir::UnaryKind::Convert, c, ir::Operand::ofTile(*t), span);
+            t = c;
+          }
+          ops[i] = ir::Operand::ofTile(*t);
+          if (!shapeOf || (scalarLhs && i == 1))
+            shapeOf = *t;
         }
-        ir::TileId out = destination(dst, *dtype, b_.tileDecl(*lhs).shape, span);
-        b_.binary(kind, out, ir::Operand::ofTile(*lhs), rhs, span);
+        if (!shapeOf) {
+          fail(span, "`" + f + "` of two scalars cannot be lowered as a tile");
+          return std::nullopt;
+        }
+        ir::TileId out = destination(dst, *dtype, b_.tileDecl(*shapeOf).shape, span);
+        b_.binary(kind, out, ops[0], ops[1], span);
         return out;
       }
     if ((f == "row_sum" || f == "row_max" || f == "transpose") && e.children.size() == 1) {
@@ -747,8 +825,11 @@ private:
 
   std::optional<ir::TileId> load(const ir::Access &a, ExprId id, std::optional<ir::TileId> dst) {
     std::vector<int64_t> shape = accessShape(a);
+    // A 1-D slice is a column [N, 1] of a warp tile, and a row [1, N] (one
+    // value per column, NumPy's trailing alignment) of a warpgroup one.
     if (shape.size() == 1)
-      shape.push_back(1);
+      shape =
+          inWarpgroupGrid_ ? std::vector<int64_t>{1, shape[0]} : std::vector<int64_t>{shape[0], 1};
     ir::DType dt =
         a.kind == ir::Access::Kind::Tile ? b_.tileDecl(a.id).dtype : b_.tensorParam(a.id).dtype;
     if (a.kind == ir::Access::Kind::Tile && a.slice.empty() &&

@@ -86,6 +86,65 @@ double roundTo(ir::DType t, double v) {
   }
 }
 
+/// The math builtins' reference values (docs/math.md), from long double
+/// libm: independent of codegen/MathAlgorithms.h, which the GPU runs. The
+/// _approx kinds have the exact function's value here; their hardware
+/// error is stated in docs/math.md and checked by tests/gpu/math.
+static double mathUnary(ir::UnaryKind k, double v) {
+  using K = ir::UnaryKind;
+  long double x = v;
+  const long double sqrt1_2 = 0.70710678118654752440084436210484903928L;
+  const long double sqrt2OverPi = 0.79788456080286535587989211986876373695L;
+  switch (k) {
+  case K::Sqrt:
+    return static_cast<double>(std::sqrt(x));
+  case K::Rsqrt:
+  case K::RsqrtApprox:
+    return static_cast<double>(1 / std::sqrt(x));
+  case K::Exp2:
+  case K::Exp2Approx:
+    return static_cast<double>(std::exp2(x));
+  case K::Log:
+    return static_cast<double>(std::log(x));
+  case K::Log2:
+    return static_cast<double>(std::log2(x));
+  case K::Tanh:
+  case K::TanhApprox:
+    return static_cast<double>(std::tanh(x));
+  case K::Erf:
+    return static_cast<double>(std::erf(x));
+  case K::Sigmoid:
+    return static_cast<double>(1 / (1 + std::exp(-x)));
+  case K::Silu:
+    return static_cast<double>(x / (1 + std::exp(-x)));
+  case K::Gelu:
+    return static_cast<double>(0.5L * x * std::erfc(-x * sqrt1_2));
+  case K::GeluTanh:
+  case K::GeluTanhApprox: {
+    long double u = sqrt2OverPi * (x + 0.044715L * x * x * x);
+    return static_cast<double>(x / (1 + std::exp(-2 * u)));
+  }
+  case K::Abs:
+    return std::fabs(v);
+  case K::Floor:
+    return std::floor(v);
+  case K::Ceil:
+    return std::ceil(v);
+  default:
+    return v;
+  }
+}
+
+/// pow as docs/math.md defines it: x^y for x >= 0, 1 when y = 0, NaN for
+/// x < 0 or a NaN operand otherwise.
+static double mathPow(double x, double y) {
+  if (y == 0)
+    return 1.0;
+  if (std::isnan(x) || std::isnan(y) || x < 0)
+    return NAN;
+  return static_cast<double>(std::pow(static_cast<long double>(x), static_cast<long double>(y)));
+}
+
 double convertTo(ir::DType t, double v) {
   if (ir::isFloat(t))
     return roundTo(t, v);
@@ -314,6 +373,9 @@ private:
     case K::Index: return convertTo(e.dtype(), static_cast<double>(eval(e.index(), warp)));
     case K::Convert: return convertTo(e.dtype(), scalar(e.operand(), warp));
     case K::Neg: return roundTo(e.dtype(), -scalarAs(e.dtype(), e.operand(), warp));
+    case K::Math:
+      return roundTo(e.dtype(), mathUnary(static_cast<ir::UnaryKind>(e.mathKind()),
+                                          scalarAs(e.dtype(), e.operand(), warp)));
     default: break;
     }
     double a = scalarAs(e.dtype(), e.lhs(), warp), b = scalarAs(e.dtype(), e.rhs(), warp);
@@ -346,6 +408,8 @@ private:
     int64_t cols = t.shape.size() >= 2 ? t.shape[1] : 1;
     if (cols == 1)
       c = 0; // [R, 1] broadcasts along the columns
+    if (t.shape.size() >= 2 && t.shape[0] == 1)
+      r = 0; // [1, C] (a warpgroup epilogue's row) broadcasts along the rows
     return t.data[r * cols + c];
   }
 
@@ -407,7 +471,15 @@ private:
           Tile &t = reg(load->dst, w);
           View dst{t.data.data(), t.dtype, t.shape[0], t.shape.size() > 1 ? t.shape[1] : 1,
                    t.shape.size() > 1 ? t.shape[1] : 1, 0, static_cast<int64_t>(t.data.size())};
-          copy(dst, view(load->src, w), false);
+          View src = view(load->src, w);
+          // A 1-D slice loaded as a row [1, N] (a warpgroup epilogue's
+          // broadcast): the view's N rows of one column become one row.
+          if (dst.rows == 1 && src.cols == 1 && src.rows == dst.cols && dst.cols > 1) {
+            src.cols = src.rows;
+            src.colStride = src.rowStride;
+            src.rows = 1;
+          }
+          copy(dst, src, false);
         }
     } else if (auto *store = op.as<ir::StoreOp>()) {
       for (int w = 0; w < warps_; ++w)
@@ -432,9 +504,14 @@ private:
                                                                        : dst.dtype);
           double x = operand(u->src, srcType, w, i / cols, i % cols);
           double y = u->kind == ir::UnaryKind::Neg    ? -x
-                     : u->kind == ir::UnaryKind::Relu ? std::max(x, 0.0)
+                     : u->kind == ir::UnaryKind::Relu ? std::fmax(x, 0.0)
                      : u->kind == ir::UnaryKind::Exp  ? std::exp(x)
+                     : ir::isMathKind(u->kind)        ? mathUnary(u->kind, x)
                                                       : x;
+          // Integer abs wraps like the GPU's (abs of the minimum is itself).
+          if (u->kind == ir::UnaryKind::Abs && !ir::isFloat(dst.dtype) &&
+              roundTo(dst.dtype, y) != y)
+            y = x;
           out[i] = u->kind == ir::UnaryKind::Convert ? convertTo(dst.dtype, y)
                                                      : roundTo(dst.dtype, y);
         }
@@ -458,8 +535,17 @@ private:
           case ir::BinaryKind::Div:
             z = ir::isFloat(dst.dtype) ? x / y : (y != 0 ? std::trunc(x / y) : 0.0);
             break;
-          case ir::BinaryKind::Max: z = std::max(x, y); break;
-          case ir::BinaryKind::Min: z = std::min(x, y); break;
+          // fmax/fmin: a NaN operand yields the other one, as llvm.maxnum
+          // does on the GPU (so clamp of a NaN is lo on both).
+          case ir::BinaryKind::Max:
+            z = std::fmax(x, y);
+            break;
+          case ir::BinaryKind::Min:
+            z = std::fmin(x, y);
+            break;
+          case ir::BinaryKind::Pow:
+            z = mathPow(x, y);
+            break;
           }
           out[i] = roundTo(dst.dtype, z);
         }

@@ -834,6 +834,16 @@ void Checker::checkAssign(const Stmt &s) {
               typeStr(dst));
     return;
   }
+  // The value of an epilogue expression on a warpgroup tile (he: CheckExpr's
+  // checkWarpgroupElementwise) goes where the tile itself may go.
+  if (!storesWarpgroupTile && value.isTensor() && value.tensor.warpgroup &&
+      (!dst.isTensor() || dst.tensor.space != Space::Global)) {
+    error(DiagId::WarpgroupTileUse, s.span,
+          "the value is a warpgroup tile (an elementwise expression on one); it can only be "
+          "stored into a global tensor in this version, not into " +
+              typeStr(dst));
+    return;
+  }
   // What is being assigned?
   ExprId baseId = s.target;
   while (m.expr(baseId).kind == ExprKind::Index || m.expr(baseId).kind == ExprKind::Paren)

@@ -18,10 +18,45 @@
 
 namespace kina::sema {
 
-namespace {
+/// The math builtins (docs/math.md): their arity, whether F64 tiles and
+/// integer tiles are accepted, and the capability of the approximate forms.
+struct MathFunction {
+  std::string_view name;
+  unsigned arity;
+  bool f64;
+  bool integers;
+  std::string_view capability;
+};
 
+constexpr MathFunction kMath[] = {
+    {"sqrt", 1, true, false, ""},
+    {"rsqrt", 1, true, false, ""},
+    {"exp2", 1, false, false, ""},
+    {"log", 1, false, false, ""},
+    {"log2", 1, false, false, ""},
+    {"tanh", 1, false, false, ""},
+    {"erf", 1, false, false, ""},
+    {"sigmoid", 1, false, false, ""},
+    {"silu", 1, false, false, ""},
+    {"gelu", 1, false, false, ""},
+    {"gelu_tanh", 1, false, false, ""},
+    {"abs", 1, true, true, ""},
+    {"floor", 1, true, false, ""},
+    {"ceil", 1, true, false, ""},
+    {"pow", 2, false, false, ""},
+    {"clamp", 3, true, true, ""},
+    {"exp2_approx", 1, false, false, "ex2_approx"},
+    {"rsqrt_approx", 1, false, false, "rsqrt_approx"},
+    {"tanh_approx", 1, false, false, "tanh_approx"},
+    {"gelu_tanh_approx", 1, false, false, "ex2_approx"},
+};
 
-} // namespace
+static const MathFunction *mathFunction(std::string_view name) {
+  for (const MathFunction &m : kMath)
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
 
 bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
   if (t.kind != Type::Index || t.index.isConstant())
@@ -647,7 +682,10 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     if (!arity(2))
       return Type::error();
     Type dt = checkExpr(e.children[0]);
+    bool savedWarpgroup = allowWarpgroupTile;
+    allowWarpgroupTile = allowWarpgroupTile || inDevice;
     Type x = checkExpr(e.children[1]);
+    allowWarpgroupTile = savedWarpgroup;
     if (dt.isError() || x.isError())
       return Type::error();
     if (dt.kind != Type::DTypeName) {
@@ -670,6 +708,8 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     r.tensor.dtype = dt.scalar;
     return r;
   }
+  if (const MathFunction *mf = mathFunction(f))
+    return checkMath(id, e, *mf);
   static const char *unary[] = {"relu", "exp", "neg"};
   static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
   bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);
@@ -677,10 +717,27 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
   if (isUnary || isBinary || f == "row_sum" || f == "row_max" || f == "transpose") {
     if (!arity(isBinary ? 2 : 1))
       return Type::error();
+    // Warpgroup tiles may be operands of elementwise ops (the epilogue).
+    bool savedWarpgroup = allowWarpgroupTile;
+    allowWarpgroupTile = inDevice && (isUnary || isBinary);
     Type x = checkExpr(e.children[0]);
     Type y = isBinary ? checkExpr(e.children[1]) : Type::unit();
+    allowWarpgroupTile = savedWarpgroup;
     if (x.isError() || y.isError())
       return Type::error();
+    if (inDevice &&
+        ((x.isTensor() && x.tensor.warpgroup) || (y.isTensor() && y.tensor.warpgroup))) {
+      if (!isUnary && !isBinary) {
+        error(DiagId::WarpgroupElementwise, m.expr(e.children[0]).span,
+              "`" + f + "` of a warpgroup tile is not lowered in this version");
+        return Type::error();
+      }
+      if (f == "exp" && !isFloat(x.tensor.dtype)) {
+        error(DiagId::DTypeMismatch, e.span, "`exp` takes floating-point elements");
+        return Type::error();
+      }
+      return checkWarpgroupElementwise(e, f, x, isBinary ? &y : nullptr);
+    }
     if (!x.isTensor()) {
       error(DiagId::ExpectedTile, m.expr(e.children[0]).span,
             "`" + f + "` takes a tile or tensor, found " + typeStr(x));
@@ -834,6 +891,267 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     return Type::error();
   }
   return checkCall(id, e, it->second);
+}
+
+Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
+  (void)id;
+  const std::string f(mf.name);
+  if (e.children.size() != mf.arity) {
+    error(DiagId::WrongArgumentCount, e.span,
+          "`" + f + "` takes " + std::to_string(mf.arity) + " argument(s), " +
+              std::to_string(e.children.size()) + " given");
+    for (ExprId a : e.children)
+      checkExpr(a);
+    return Type::error();
+  }
+  bool inDevice = current && current->item->kind != syntax::ItemKind::HostFunction;
+  std::vector<Type> args;
+  bool savedWarpgroup = allowWarpgroupTile;
+  allowWarpgroupTile = inDevice;
+  for (ExprId a : e.children)
+    args.push_back(checkExpr(a));
+  allowWarpgroupTile = savedWarpgroup;
+  for (const Type &t : args)
+    if (t.isError())
+      return Type::error();
+  if (!inDevice) {
+    error(DiagId::InvalidStatementContext, e.span,
+          "`" + f +
+              "` computes on register tiles inside kernels and tile functions, not in host "
+              "functions");
+    return Type::error();
+  }
+  // `pow 2.0 x`: a scalar base broadcast over the exponent tile.
+  size_t tileArg = mf.arity == 2 && !args[0].isTensor() && args[1].isTensor() ? 1 : 0;
+  const Type &x = args[tileArg];
+  const Expr &xe = m.expr(e.children[tileArg]);
+  if (x.kind == Type::Scalar || x.kind == Type::Index) {
+    if (mf.arity != 1) {
+      error(DiagId::ScalarMathNotAvailable, e.span,
+            "`" + f +
+                "` of scalars is not available in this version; apply it to a register "
+                "tile")
+          .note("the one-argument math builtins take scalars: `sqrt eps`, `exp2 (neg s)`");
+      return Type::error();
+    }
+    // `rsqrt eps`: a scalar of the operand's type (a literal's: F32).
+    if (!requireScalar(e.children[0], x, DType::F32))
+      return Type::error();
+    DType sdt = x.kind == Type::Scalar && !isLiteralScalar(e.children[0]) ? x.scalar : DType::F32;
+    if (!isFloat(sdt) && !mf.integers) {
+      std::string text = syntax::printExpr(m, e.children[0]);
+      bool atomic = xe.kind == ExprKind::Name || xe.kind == ExprKind::Paren;
+      error(DiagId::MathNeedsFloat, xe.span,
+            "`" + f + "` takes a floating-point scalar, found " + dtypeName(sdt))
+          .fix(xe.span, "(convert F32 " + (atomic ? text : "(" + text + ")") + ")",
+               "convert to F32");
+      return Type::error();
+    }
+    if (!isFloat(sdt)) {
+      // abs of an integer scalar: not lowered as a scalar in this version.
+      error(DiagId::ScalarMathNotAvailable, e.span,
+            "`" + f + "` of an integer scalar is not available in this version");
+      return Type::error();
+    }
+    if (sdt == DType::F64 && !mf.f64) {
+      error(DiagId::MathF64NotAvailable, e.span,
+            "`" + f + "` of an F64 scalar is not available in this version")
+          .note("the accurate form computes in F64 and rounds once to F32, F16 or BF16 "
+                "(docs/math.md)");
+      return Type::error();
+    }
+    if (!mf.capability.empty())
+      useCapability(std::string(mf.capability), e.span);
+    return Type::scalarOf(sdt);
+  }
+  if (!x.isTensor()) {
+    error(DiagId::ExpectedTile, xe.span, "`" + f + "` takes a register tile, found " + typeStr(x));
+    return Type::error();
+  }
+  if (x.tensor.space != Space::Register) {
+    error(DiagId::OperandPlacement, xe.span,
+          "`" + f + "` computes on register tiles, found " + spaceName(x.tensor.space) +
+              "; load it into a `register` tile first");
+    return Type::error();
+  }
+  DType dt = x.tensor.dtype;
+  if (!isFloat(dt) && !mf.integers) {
+    std::string text = syntax::printExpr(m, e.children[tileArg]);
+    bool atomic = xe.kind == ExprKind::Name || xe.kind == ExprKind::Paren;
+    error(DiagId::MathNeedsFloat, xe.span,
+          "`" + f + "` takes floating-point elements, found " + dtypeName(dt) +
+              "; convert first: `" + f + " (convert F32 " + text + ")`")
+        .fix(xe.span, "(convert F32 " + (atomic ? text : "(" + text + ")") + ")", "convert to F32");
+    return Type::error();
+  }
+  if (dt == DType::F64 && !mf.f64) {
+    auto &d = error(DiagId::MathF64NotAvailable, e.span,
+                    "`" + f + "` of F64 elements is not available in this version");
+    if (!mf.capability.empty())
+      d.note("`" + f + "` is the F32 hardware instruction; for F64 use the accurate form");
+    else
+      d.note(
+          "the accurate form computes in F64 and rounds once to F32, F16 or BF16 (docs/math.md)");
+    return Type::error();
+  }
+  if (x.tensor.warpgroup) {
+    if (tileArg != 0) {
+      error(DiagId::WarpgroupElementwise, e.span,
+            "`" + f + "` takes the warpgroup tile as its first operand in this version");
+      return Type::error();
+    }
+    if (mf.arity == 3) {
+      for (size_t i = 1; i < 3; ++i)
+        if (args[i].kind != Type::Scalar && args[i].kind != Type::Index) {
+          error(DiagId::TypeMismatch, m.expr(e.children[i]).span,
+                "`clamp` takes scalar bounds, found " + typeStr(args[i]));
+          return Type::error();
+        } else if (!requireScalarOperand(e.children[i], args[i], dt, "`clamp` computes on")) {
+          return Type::error();
+        }
+    } else if (mf.arity == 2) {
+      Type r = checkWarpgroupElementwise(e, f, x, &args[1]);
+      if (r.isError())
+        return r;
+    }
+    if (!mf.capability.empty())
+      useCapability(std::string(mf.capability), e.span);
+    Type r = x;
+    r.tensor.writable = true;
+    return r;
+  }
+  // The other operands: scalars of the tile's element type, or (pow) a tile
+  // of the same element type and shape, or an [R, 1] column.
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i == tileArg)
+      continue;
+    const Type &y = args[i];
+    ExprId ye = e.children[i];
+    if (y.kind == Type::Scalar || y.kind == Type::Index) {
+      if (!requireScalarOperand(ye, y, dt, "`" + f + "` computes on"))
+        return Type::error();
+      continue;
+    }
+    if (mf.arity == 3 || !y.isTensor()) {
+      error(DiagId::TypeMismatch, m.expr(ye).span,
+            "`" + f + "` takes " + (mf.arity == 3 ? "scalar bounds" : "a tile or a scalar") +
+                ", found " + typeStr(y));
+      return Type::error();
+    }
+    if (y.tensor.space != Space::Register) {
+      error(DiagId::OperandPlacement, m.expr(ye).span,
+            "`" + f + "` computes on register tiles, found " + spaceName(y.tensor.space));
+      return Type::error();
+    }
+    if (y.tensor.dtype != dt) {
+      error(DiagId::DTypeMismatch, e.span,
+            "`" + f + "` operands have different element types: " + dtypeName(dt) + " and " +
+                dtypeName(y.tensor.dtype) + "; use `convert`");
+      return Type::error();
+    }
+    bool column = y.tensor.shape.size() == 2 && x.tensor.shape.size() == 2 &&
+                  y.tensor.shape[0] == x.tensor.shape[0] &&
+                  y.tensor.shape[1] == DimExpr::constant(1);
+    if (y.tensor.shape != x.tensor.shape && !(column && i == 1)) {
+      error(DiagId::BroadcastMismatch, e.span,
+            "`" + f + "` operand shapes " + printShape(x.tensor.shape, symbols) + " and " +
+                printShape(y.tensor.shape, symbols) + " cannot be broadcast");
+      return Type::error();
+    }
+  }
+  if (mf.arity == 3) {
+    // Literal bounds are checked here; run-time bounds are the author's.
+    auto literal = [&](ExprId a) -> std::optional<double> {
+      const Expr *ex = &m.expr(a);
+      bool negative = false;
+      while (ex->kind == ExprKind::Paren || ex->kind == ExprKind::Negate) {
+        negative ^= ex->kind == ExprKind::Negate;
+        ex = &m.expr(ex->children[0]);
+      }
+      if (ex->kind == ExprKind::Float)
+        return negative ? -ex->floatValue : ex->floatValue;
+      if (ex->kind == ExprKind::Integer)
+        return static_cast<double>(negative ? -ex->intValue : ex->intValue);
+      return std::nullopt;
+    };
+    auto lo = literal(e.children[1]), hi = literal(e.children[2]);
+    if (lo && hi && *lo > *hi) {
+      Span both{m.expr(e.children[1]).span.begin, m.expr(e.children[2]).span.end};
+      std::string l = syntax::printExpr(m, e.children[1]), h = syntax::printExpr(m, e.children[2]);
+      error(DiagId::ClampBoundsOrder, both, "`clamp` bounds are out of order: " + l + " > " + h)
+          .fix(both, h + " " + l, "swap the bounds");
+      return Type::error();
+    }
+  }
+  if (!mf.capability.empty())
+    useCapability(std::string(mf.capability), e.span);
+  Type r = x;
+  r.tensor.writable = true;
+  return r;
+}
+
+Type Checker::checkWarpgroupElementwise(const Expr &e, const std::string &f, const Type &x,
+                                        const Type *y) {
+  const Expr &xe = m.expr(e.children[0]);
+  if (!x.isTensor() || !x.tensor.warpgroup) {
+    error(DiagId::WarpgroupElementwise, xe.span,
+          "`" + f + "` takes the warpgroup tile as its first operand in this version, found " +
+              typeStr(x));
+    return Type::error();
+  }
+  const auto &shape = x.tensor.shape;
+  if (y) {
+    const Expr &ye = m.expr(e.children[1]);
+    if (y->kind == Type::Scalar || y->kind == Type::Index) {
+      if (!requireScalarOperand(e.children[1], *y, x.tensor.dtype, "`" + f + "` computes on"))
+        return Type::error();
+    } else if (!y->isTensor()) {
+      error(DiagId::ExpectedTile, ye.span,
+            "`" + f + "` takes a tile or a scalar as second operand, found " + typeStr(*y));
+      return Type::error();
+    } else if (y->tensor.warpgroup) {
+      if (y->tensor.shape != shape || y->tensor.dtype != x.tensor.dtype) {
+        error(DiagId::BroadcastMismatch, e.span,
+              "`" + f + "` of warpgroup tiles " + printShape(shape, symbols) + " " +
+                  dtypeName(x.tensor.dtype) + " and " + printShape(y->tensor.shape, symbols) + " " +
+                  dtypeName(y->tensor.dtype) + ": they need the same shape and element type");
+        return Type::error();
+      }
+    } else {
+      // A broadcast slice of a global tensor, NumPy's trailing alignment:
+      // [N] and [1, N] are rows (one value per column), [64, 1] a column.
+      const auto &ys = y->tensor.shape;
+      bool row = (ys.size() == 1 && ys[0] == shape[1]) ||
+                 (ys.size() == 2 && ys[0] == DimExpr::constant(1) && ys[1] == shape[1]);
+      bool column = ys.size() == 2 && ys[0] == shape[0] && ys[1] == DimExpr::constant(1);
+      if (y->tensor.space != Space::Global) {
+        error(DiagId::WarpgroupElementwise, ye.span,
+              "the broadcast operand of `" + f +
+                  "` on a warpgroup tile is read from a global "
+                  "tensor, found " +
+                  spaceName(y->tensor.space));
+        return Type::error();
+      }
+      if (!row && !column) {
+        error(DiagId::BroadcastMismatch, e.span,
+              "`" + f + "` operand shapes " + printShape(shape, symbols) + " and " +
+                  printShape(ys, symbols) +
+                  " cannot be broadcast: a warpgroup tile [64, N] takes a "
+                  "row [N] or [1, N], or a column [64, 1]");
+        return Type::error();
+      }
+      if (!isFloat(y->tensor.dtype) && isFloat(x.tensor.dtype)) {
+        error(DiagId::DTypeMismatch, ye.span,
+              std::string("the broadcast operand is ") + dtypeName(y->tensor.dtype) +
+                  ", the warpgroup tile " + dtypeName(x.tensor.dtype) +
+                  "; a float tile takes float broadcast operands (converted on load)");
+        return Type::error();
+      }
+    }
+  }
+  Type r = x;
+  r.tensor.writable = true;
+  return r;
 }
 
 } // namespace kina::sema

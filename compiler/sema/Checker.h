@@ -19,6 +19,8 @@
 
 namespace kina::sema {
 
+struct MathFunction; // CheckExpr.cpp
+
 using syntax::Expr;
 using syntax::ExprId;
 using syntax::ExprKind;
@@ -291,6 +293,10 @@ public:
   Type checkIndex(ExprId id, const Expr &e);
   Type checkBinary(ExprId id, const Expr &e);
   Type checkApplication(ExprId id, const Expr &e);
+  /// The math builtins (he; docs/math.md).
+  Type checkMath(ExprId id, const Expr &e, const struct MathFunction &mf);
+  /// An elementwise op whose first operand is a warpgroup tile (he).
+  Type checkWarpgroupElementwise(const Expr &e, const std::string &f, const Type &x, const Type *y);
   Type checkCall(ExprId id, const Expr &e, int calleeItem);
   /// Whether tile function `from` calls item `to`, directly or through other
   /// tile functions (on the syntax: independent of checking order).

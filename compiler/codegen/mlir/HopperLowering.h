@@ -59,6 +59,9 @@ public:
   /// Forget whether a wgmma group is open (a wgmma.fence is emitted before
   /// the next wgmma): called at region boundaries.
   void resetGroupState();
+  /// The alloca of a [64, N] warpgroup tile's N/2 F32 fragment registers
+  /// (the elementwise ops of an epilogue, TileToMLIR.cpp, read and write them).
+  mlir::Value warpgroupTile(ir::TileId t) const;
 
 private:
   struct Impl;

@@ -545,4 +545,8 @@ LogicalResult HopperLowering::op(const kir::Op &op, std::string &error) {
 
 void HopperLowering::resetGroupState() { impl_->groupOpen = false; }
 
+Value HopperLowering::warpgroupTile(kir::TileId t) const {
+  return t < impl_->wgTiles.size() ? impl_->wgTiles[t] : Value();
+}
+
 } // namespace kina::codegen::detail

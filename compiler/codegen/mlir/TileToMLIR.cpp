@@ -13,13 +13,15 @@
 //    ldmatrix.x4.trans for B (16x16 per fetch), then one m16n8k16 mma.sync
 //    per 16x8 accumulator fragment; the fetches of step k+1 are issued
 //    before the mma.sync ops of step k (register double buffering).
-//  * loads/stores/elementwise ops follow the accumulator layout; row
+//  * loads/stores/elementwise ops follow the accumulator layout (the value
+//    of each element comes from ElementwiseToMLIR.cpp); row
 //    reductions combine in-lane values and then shuffle (xor 1, 2);
 //    transpose exchanges values with shfl.sync.idx.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/mlir/Lowering.h"
 
+#include "codegen/mlir/ElementwiseLowering.h"
 #include "codegen/mlir/HopperLowering.h"
 
 #include "ir/Printer.h"
@@ -140,9 +142,7 @@ private:
   /// Integer division with Kina's meaning: x / 0 = 0 (the reference
   /// interpreter's), never LLVM's undefined behaviour: the divisor is made
   /// nonzero before the division and the quotient selected after it.
-  Value intDiv(Value l, Value r, bool isUnsigned);
-  /// exp of an f64 to about one ulp (ex2.approx is f32 only; no libdevice).
-  Value expF64(Value x);
+  Value intDiv(Value l, Value r, bool isUnsigned) { return em_.intDiv(l, r, isUnsigned); }
 
   // ---- scalars ----
   /// A scalar operand as a value of element type `dtype` (materialized once
@@ -154,7 +154,7 @@ private:
   // ---- memory ----
   Value regSlotPtr(kir::TileId t, int64_t slot) {
     Type arr = LLVM::LLVMArrayType::get(elemType(k_.tiles[t].dtype),
-                                        static_cast<unsigned>(registerSlots(k_.tiles[t].shape)));
+                                        static_cast<unsigned>(tileSlots(k_.tiles[t])));
     return LLVM::GEPOp::create(b_, loc_, ptr(0), arr, regTiles_[t],
                                ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
                                LLVM::GEPNoWrapFlags::inbounds);
@@ -182,6 +182,63 @@ private:
   int64_t broadcastSlot(const std::vector<int64_t> &shape, const std::vector<int64_t> &opShape,
                         int64_t slot);
 
+  // ---- warpgroup tiles of an epilogue (elementwise ops, broadcasts) ----
+  /// Slots a thread holds: a [64, N] tile N/2 (the wgmma accumulator
+  /// fragment, HopperLayout.h: register i is column 8*(i/4) + 2*(l%4) + i%2
+  /// of row 16w + l/4 + 8*((i/2)%2)), a row [1, N] N/4 (the columns of that
+  /// fragment: slot 2*(i/4) + i%2 of register i), a column [64, 1] 2 (its two
+  /// rows: slot (i/2)%2).
+  static bool isWarpgroupVector(const kir::TileDecl &t) {
+    return t.scope == kir::RegisterScope::Warpgroup && t.shape.size() == 2 &&
+           (t.shape[0] == 1 || t.shape[1] == 1);
+  }
+  static int64_t tileSlots(const kir::TileDecl &t) {
+    if (t.scope != kir::RegisterScope::Warpgroup)
+      return registerSlots(t.shape);
+    if (t.shape[0] == 1)
+      return t.shape[1] / 4;
+    if (t.shape[1] == 1)
+      return 2;
+    return t.shape[1] / 2;
+  }
+  bool isWarpgroupTile(kir::TileId t) const {
+    return t < k_.tiles.size() && k_.tiles[t].space == kir::MemSpace::Register &&
+           k_.tiles[t].scope == kir::RegisterScope::Warpgroup;
+  }
+  /// The slot of warpgroup tile `op` that lines up with slot i of `dst`.
+  int64_t warpgroupSlot(kir::TileId dst, kir::TileId op, int64_t i) const {
+    const auto &d = k_.tiles[dst].shape, &o = k_.tiles[op].shape;
+    if (o == d)
+      return i;
+    if (o[0] == 1)
+      return 2 * (i / 4) + i % 2;
+    return (i / 2) % 2;
+  }
+  /// Element `slot` of a warpgroup tile as a value of its element type
+  /// ([64, N] tiles keep F32 registers; values of a 16-bit tile are exact in F32).
+  Value warpgroupLoad(kir::TileId t, int64_t slot) {
+    if (isWarpgroupVector(k_.tiles[t]))
+      return regLoad(t, slot);
+    auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
+    Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
+                                  ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    Value v = LLVM::LoadOp::create(b_, loc_, f32(), p);
+    return convert(v, elemType(k_.tiles[t].dtype));
+  }
+  void warpgroupStore(kir::TileId t, int64_t slot, Value v) {
+    if (isWarpgroupVector(k_.tiles[t]))
+      return regStore(t, slot, v);
+    auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
+    Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
+                                  ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
+                                  LLVM::GEPNoWrapFlags::inbounds);
+    LLVM::StoreOp::create(b_, loc_, convert(v, f32()), p);
+  }
+  LogicalResult warpgroupUnary(const kir::UnaryOp &o, std::string &error);
+  LogicalResult warpgroupBinary(const kir::BinaryOp &o, std::string &error);
+  LogicalResult warpgroupVectorLoad(const kir::LoadOp &o, std::string &error);
+
   // ---- ops ----
   LogicalResult block(const kir::Block &blk, std::string &error);
   LogicalResult op(const kir::Op &op, std::string &error);
@@ -195,10 +252,10 @@ private:
   void transpose(const kir::TransposeOp &o);
   /// Element conversion; integers are signed unless the flag says unsigned
   /// (U8). Float to integer truncates toward zero.
-  Value convert(Value v, Type to, bool fromUnsigned = false, bool toUnsigned = false);
-  Value convert(Value v, kir::DType from, kir::DType to) {
-    return convert(v, elemType(to), from == kir::DType::U8, to == kir::DType::U8);
+  Value convert(Value v, Type to, bool fromUnsigned = false, bool toUnsigned = false) {
+    return em_.convert(v, to, fromUnsigned, toUnsigned);
   }
+  Value convert(Value v, kir::DType from, kir::DType to) { return em_.convert(v, from, to); }
   Value shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind);
 
   MLIRContext &ctx_;
@@ -206,6 +263,8 @@ private:
   const kir::Kernel &k_;
   const KernelLayout &layout_;
   Location loc_;
+  // One element of the elementwise ops (ElementwiseToMLIR.cpp).
+  ElementMath em_{b_, loc_};
 
   std::vector<Value> dims_, params_, scalars_;
   Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
@@ -280,63 +339,6 @@ Value Emitter::floorDivS(Value a, int64_t c) {
   return arith::DivSIOp::create(b_, loc_, adj, c32(c));
 }
 
-Value Emitter::intDiv(Value l, Value r, bool isUnsigned) {
-  Type t = l.getType();
-  Value zero = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 0));
-  Value one = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 1));
-  Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, r, zero);
-  Value safe = arith::SelectOp::create(b_, loc_, isZero, one, r);
-  Value q = isUnsigned ? Value(arith::DivUIOp::create(b_, loc_, l, safe))
-                       : Value(arith::DivSIOp::create(b_, loc_, l, safe));
-  return arith::SelectOp::create(b_, loc_, isZero, zero, q);
-}
-
-Value Emitter::expF64(Value x) {
-  // Range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2 in two parts
-  // (fdlibm's ln2_hi, ln2_lo) and fused multiply-adds; exp(r) by its Taylor
-  // series to r^12 / 12! (truncation below 2e-16 relative); 2^n applied as
-  // two powers of two, each a normal double, so results down to the
-  // subnormals and up to overflow (inf) come out right. x is clamped first
-  // (exp(710) is inf, exp(-746) is 0 in f64) and NaN passed through.
-  Type f64 = b_.getF64Type();
-  auto cst = [&](double v) -> Value { return scalarConst(f64, v); };
-  auto fma = [&](Value a, Value b, Value c) -> Value {
-    return LLVM::FMAOp::create(b_, loc_, a, b, c);
-  };
-  Value clamped = LLVM::MinNumOp::create(
-      b_, loc_, LLVM::MaxNumOp::create(b_, loc_, x, cst(-746.0)), cst(710.0));
-  // n = x log2(e) rounded to nearest by adding and subtracting 1.5 * 2^52
-  // (llvm.roundeven is illegal after gpu-to-nvvm, which wants libdevice).
-  Value shifter = cst(6755399441055744.0);
-  Value n = arith::SubFOp::create(
-      b_, loc_,
-      arith::AddFOp::create(b_, loc_,
-                            arith::MulFOp::create(b_, loc_, clamped, cst(1.4426950408889634)),
-                            shifter),
-      shifter);
-  Value negN = arith::NegFOp::create(b_, loc_, n);
-  Value red = fma(negN, cst(6.93147180369123816490e-01), clamped);
-  red = fma(negN, cst(1.90821492927058770002e-10), red);
-  Value p = cst(1.0 / 479001600.0); // 1/12!
-  for (double f : {39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0, 120.0, 24.0,
-                   6.0, 2.0, 1.0, 1.0})
-    p = fma(p, red, cst(1.0 / f));
-  Value ni = arith::FPToSIOp::create(b_, loc_, i64(), n);
-  Value n1 = arith::ShRSIOp::create(b_, loc_, ni,
-                                    arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(1)));
-  Value n2 = arith::SubIOp::create(b_, loc_, ni, n1);
-  auto pow2 = [&](Value k) -> Value {
-    Value biased = arith::AddIOp::create(b_, loc_, k,
-                                         arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(1023)));
-    Value bits = arith::ShLIOp::create(b_, loc_, biased,
-                                       arith::ConstantOp::create(b_, loc_, i64(), b_.getI64IntegerAttr(52)));
-    return arith::BitcastOp::create(b_, loc_, f64, bits);
-  };
-  Value scaled = arith::MulFOp::create(b_, loc_, arith::MulFOp::create(b_, loc_, p, pow2(n1)), pow2(n2));
-  Value isNan = arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNO, x, x);
-  return arith::SelectOp::create(b_, loc_, isNan, x, scaled);
-}
-
 Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo) {
   using K = kir::ScalarExpr::Kind;
   switch (e.kind()) {
@@ -348,6 +350,11 @@ Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Va
     if (x.asConstant())
       return scalar(x, e.dtype(), memo);
     return convert(scalarNatural(x, memo), x.dtype(), e.dtype());
+  }
+  case K::Math: {
+    // A math builtin of a scalar: the same element lowering as on tiles.
+    Value x = scalar(e.operand(), e.dtype(), memo);
+    return em_.unary(static_cast<kir::UnaryKind>(e.mathKind()), x, e.dtype(), e.dtype());
   }
   case K::Neg: {
     Value x = scalar(e.operand(), e.dtype(), memo);
@@ -579,30 +586,6 @@ int64_t Emitter::broadcastSlot(const std::vector<int64_t> &shape,
   return fm * 2 + s / 2;
 }
 
-Value Emitter::convert(Value v, Type to, bool fromUnsigned, bool toUnsigned) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF) {
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-      return arith::ExtFOp::create(b_, loc_, to, v);
-    if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth()) // f16 <-> bf16
-      return arith::TruncFOp::create(b_, loc_, to, arith::ExtFOp::create(b_, loc_, f32(), v));
-    return arith::TruncFOp::create(b_, loc_, to, v);
-  }
-  if (!fromF && toF)
-    return fromUnsigned ? Value(arith::UIToFPOp::create(b_, loc_, to, v))
-                        : Value(arith::SIToFPOp::create(b_, loc_, to, v));
-  if (fromF && !toF)
-    return toUnsigned ? Value(arith::FPToUIOp::create(b_, loc_, to, v))
-                      : Value(arith::FPToSIOp::create(b_, loc_, to, v));
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return fromUnsigned ? Value(arith::ExtUIOp::create(b_, loc_, to, v))
-                        : Value(arith::ExtSIOp::create(b_, loc_, to, v));
-  return arith::TruncIOp::create(b_, loc_, to, v);
-}
-
 Value Emitter::shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind) {
   Type t = v.getType();
   Value full = c32(-1), clamp = c32(0x1f);
@@ -808,7 +791,6 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
 void Emitter::unary(const kir::UnaryOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
   kir::DType dt = k_.tiles[o.dst].dtype;
-  Type et = elemType(dt);
   // The operand's own element type (a scalar operand of convert keeps its).
   kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
                        : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
@@ -819,38 +801,7 @@ void Emitter::unary(const kir::UnaryOp &o) {
     scalarOperand = scalar(o.src.scalar, srcType, memo);
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
     Value x = scalarOperand ? scalarOperand : regLoad(o.src.tile, s);
-    Value r;
-    bool fl = isa<FloatType>(x.getType());
-    switch (o.kind) {
-    case kir::UnaryKind::Copy: r = x; break;
-    case kir::UnaryKind::Convert: r = convert(x, srcType, dt); break;
-    case kir::UnaryKind::Neg:
-      r = fl ? Value(arith::NegFOp::create(b_, loc_, x))
-             : Value(arith::SubIOp::create(b_, loc_, scalarConst(et, 0), x));
-      break;
-    case kir::UnaryKind::Relu: // llvm.maxnum (arith.maxnumf would become __nv_fmaxf)
-      r = fl                       ? Value(LLVM::MaxNumOp::create(b_, loc_, x, scalarConst(et, 0.0)))
-          : dt == kir::DType::U8 ? x // never negative
-                                   : Value(arith::MaxSIOp::create(b_, loc_, x, scalarConst(et, 0)));
-      break;
-    case kir::UnaryKind::Exp: {
-      if (dt == kir::DType::F64) {
-        r = expF64(x);
-        break;
-      }
-      // exp(x) = ex2(x * log2(e)), evaluated in f32 (ex2.approx).
-      Value xf = convert(x, f32(), dt == kir::DType::U8);
-      Value scaled = arith::MulFOp::create(b_, loc_, xf, scalarConst(f32(), 1.4426950408889634));
-      // llvm.exp2 would become a libdevice call; ex2.approx.f32 is one instruction.
-      Value e2 = LLVM::CallIntrinsicOp::create(b_, loc_, f32(),
-                                               b_.getStringAttr("llvm.nvvm.ex2.approx.f32"),
-                                               ValueRange{scaled})
-                     .getResult(0);
-      r = convert(e2, et, false, dt == kir::DType::U8);
-      break;
-    }
-    }
-    regStore(o.dst, s, convert(r, et));
+    regStore(o.dst, s, em_.unary(o.kind, x, srcType, dt));
   }
 }
 
@@ -858,7 +809,6 @@ void Emitter::binary(const kir::BinaryOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
   kir::DType dt = k_.tiles[o.dst].dtype;
   Type et = elemType(dt);
-  bool fl = isa<FloatType>(et), u = dt == kir::DType::U8;
   // Scalars are materialized once, before the per-slot loop.
   std::map<const void *, Value> memo;
   Value scalars[2];
@@ -874,34 +824,8 @@ void Emitter::binary(const kir::BinaryOp &o) {
     }
     return regLoad(x.tile, broadcastSlot(shape, k_.tiles[x.tile].shape, s));
   };
-  for (int64_t s = 0; s < registerSlots(shape); ++s) {
-    Value l = operand(o.lhs, s), r = operand(o.rhs, s), v;
-    switch (o.kind) {
-    case kir::BinaryKind::Add:
-      v = fl ? Value(arith::AddFOp::create(b_, loc_, l, r)) : Value(arith::AddIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Sub:
-      v = fl ? Value(arith::SubFOp::create(b_, loc_, l, r)) : Value(arith::SubIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Mul:
-      v = fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Div:
-      v = fl ? Value(arith::DivFOp::create(b_, loc_, l, r)) : intDiv(l, r, u);
-      break;
-    case kir::BinaryKind::Max:
-      v = fl  ? Value(LLVM::MaxNumOp::create(b_, loc_, l, r))
-          : u ? Value(arith::MaxUIOp::create(b_, loc_, l, r))
-              : Value(arith::MaxSIOp::create(b_, loc_, l, r));
-      break;
-    case kir::BinaryKind::Min:
-      v = fl  ? Value(LLVM::MinNumOp::create(b_, loc_, l, r))
-          : u ? Value(arith::MinUIOp::create(b_, loc_, l, r))
-              : Value(arith::MinSIOp::create(b_, loc_, l, r));
-      break;
-    }
-    regStore(o.dst, s, v);
-  }
+  for (int64_t s = 0; s < registerSlots(shape); ++s)
+    regStore(o.dst, s, em_.binary(o.kind, operand(o.lhs, s), operand(o.rhs, s), dt));
 }
 
 void Emitter::reduce(const kir::ReduceOp &o) {
@@ -966,7 +890,94 @@ void Emitter::transpose(const kir::TransposeOp &o) {
   }
 }
 
+LogicalResult Emitter::warpgroupUnary(const kir::UnaryOp &o, std::string &error) {
+  if (!hopper_ || (o.src.kind == kir::Operand::Kind::Tile && !isWarpgroupTile(o.src.tile))) {
+    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
+    return failure();
+  }
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
+                       : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
+                                                              : dt;
+  std::map<const void *, Value> memo;
+  Value scalarOperand;
+  if (o.src.kind == kir::Operand::Kind::Scalar)
+    scalarOperand = scalar(o.src.scalar, srcType, memo);
+  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i) {
+    Value x = scalarOperand ? scalarOperand
+                            : warpgroupLoad(o.src.tile, warpgroupSlot(o.dst, o.src.tile, i));
+    warpgroupStore(o.dst, i, em_.unary(o.kind, x, srcType, dt));
+  }
+  return success();
+}
+
+LogicalResult Emitter::warpgroupBinary(const kir::BinaryOp &o, std::string &error) {
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  Type et = elemType(dt);
+  std::map<const void *, Value> memo;
+  Value scalars[2];
+  const kir::Operand *ops[2] = {&o.lhs, &o.rhs};
+  for (int i = 0; i < 2; ++i) {
+    if (ops[i]->kind == kir::Operand::Kind::Scalar && !ops[i]->scalar.asConstant())
+      scalars[i] = scalar(ops[i]->scalar, dt, memo);
+    if (ops[i]->kind == kir::Operand::Kind::Tile && !isWarpgroupTile(ops[i]->tile)) {
+      error = "internal: a warp tile operand of a warpgroup elementwise op";
+      return failure();
+    }
+  }
+  if (!hopper_) {
+    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
+    return failure();
+  }
+  auto operand = [&](int which, int64_t i) -> Value {
+    const kir::Operand &x = *ops[which];
+    if (x.kind == kir::Operand::Kind::Scalar) {
+      if (auto c = x.scalar.asConstant())
+        return scalarConst(et, *c);
+      return scalars[which];
+    }
+    return warpgroupLoad(x.tile, warpgroupSlot(o.dst, x.tile, i));
+  };
+  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i)
+    warpgroupStore(o.dst, i, em_.binary(o.kind, operand(0, i), operand(1, i), dt));
+  return success();
+}
+
+LogicalResult Emitter::warpgroupVectorLoad(const kir::LoadOp &o, std::string &error) {
+  const kir::TileDecl &t = k_.tiles[o.dst];
+  auto v = view(o.src, error);
+  if (!v)
+    return failure();
+  if (!v->global) {
+    error = "internal: warpgroup row/column '" + t.name + "' loaded from shared memory";
+    return failure();
+  }
+  // The thread's place in the accumulator fragment (HopperLayout.h).
+  Value thread = remu(tid_, 128);
+  Value warp = divu(thread, 32), lane = remu(thread, 32);
+  bool row = t.shape[0] == 1;
+  for (int64_t s = 0; s < tileSlots(t); ++s) {
+    // Row slot s: column 8*(s/2) + 2*(l%4) + s%2; column slot h: row 16w + l/4 + 8h.
+    Value at = row ? add(mul(remu(lane, 4), 2), 8 * (s / 2) + s % 2)
+                   : add(add(mul(warp, 16), divu(lane, 4)), 8 * s);
+    // A 1-D view [N] has N rows of one column.
+    bool alongRows = v->cols == 1;
+    Value p = alongRows ? elemPtr(*v, at, c32(0)) : elemPtr(*v, c32(0), at);
+    Value x = LLVM::LoadOp::create(b_, loc_, v->elem, p);
+    regStore(o.dst, s, x);
+  }
+  return success();
+}
+
 LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
+  // The elementwise ops of a warpgroup epilogue, and its broadcast loads.
+  if (auto *o = op.as<kir::UnaryOp>(); o && isWarpgroupTile(o->dst))
+    return warpgroupUnary(*o, error);
+  if (auto *o = op.as<kir::BinaryOp>(); o && isWarpgroupTile(o->dst))
+    return warpgroupBinary(*o, error);
+  if (auto *o = op.as<kir::LoadOp>();
+      o && isWarpgroupTile(o->dst) && isWarpgroupVector(k_.tiles[o->dst]))
+    return warpgroupVectorLoad(*o, error);
   if (HopperLowering::isHopperOp(k_, op)) {
     if (!hopper_) {
       error = "internal: a Hopper op in a kernel without a warpgroup grid";
@@ -1142,10 +1153,11 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
   Value one = c32(1);
   for (size_t i = 0; i < k_.tiles.size(); ++i) {
     const auto &tile = k_.tiles[i];
-    if (tile.space != kir::MemSpace::Register || tile.scope == kir::RegisterScope::Warpgroup)
-      continue; // warpgroup tiles: HopperLowering::prologue
-    Type arr = LLVM::LLVMArrayType::get(elemType(tile.dtype),
-                                        static_cast<unsigned>(registerSlots(tile.shape)));
+    if (tile.space != kir::MemSpace::Register ||
+        (tile.scope == kir::RegisterScope::Warpgroup && !isWarpgroupVector(tile)))
+      continue; // [64, N] warpgroup tiles: HopperLowering::prologue
+    Type arr =
+        LLVM::LLVMArrayType::get(elemType(tile.dtype), static_cast<unsigned>(tileSlots(tile)));
     regTiles_[i] = LLVM::AllocaOp::create(b_, loc_, ptr(0), arr, one, 16);
   }
   vars_.resize(k_.vars.size());
