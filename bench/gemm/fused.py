@@ -51,6 +51,9 @@ SHAPES = [
     ("llama2-7b mlp up (4096 tok)", 4096, 11008, 4096),
 ]
 KERNELS = {"relu": "gemm_bf16_hopper_bias_relu", "gelu": "gemm_bf16_hopper_bias_gelu"}
+# --persistent: the same epilogues on the persistent TMA-store GEMM.
+PERSISTENT_KERNELS = {"relu": "gemm_bf16_hopper_persistent_bias_relu",
+                      "gelu": "gemm_bf16_hopper_persistent_bias_gelu"}
 
 
 def check_kina(kina, source, kernel, a, b, bias, want, extra, timeout):
@@ -87,6 +90,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "bench" / "results")))
     ap.add_argument("--quick", action="store_true", help="only 4096^3 and 8192x8192x1024")
     ap.add_argument("--check", action="store_true", help="check Kina against torch at one shape")
+    ap.add_argument("--persistent", action="store_true",
+                    help="time the persistent TMA-store kernels (stdlib/*_persistent_bias_*)")
     ap.add_argument("--timeout", type=int, default=600)
     args = ap.parse_args()
 
@@ -114,6 +119,10 @@ def main():
         except (OSError, subprocess.SubprocessError) as e:
             env["kina"] = f"unavailable: {e}"
 
+    if args.persistent:
+        KERNELS.clear()
+        KERNELS.update(PERSISTENT_KERNELS)
+    env["kernels"] = dict(KERNELS)
     shapes = SHAPES[:2] if args.quick else SHAPES
     rows = []
     checked = False
@@ -192,7 +201,7 @@ def format_row(r):
 
 def markdown(env, rows):
     lines = ["# Fused GEMM epilogues: Kina vs cuBLASLt (bf16, H200)", ""]
-    for key in ("date", "gpu", "cuda", "torch", "kina", "timing", "dtypes"):
+    for key in ("date", "gpu", "cuda", "torch", "kina", "kernels", "timing", "dtypes"):
         lines.append(f"- **{key}**: {env.get(key)}")
     lines += ["", "Times in µs (lower is better); speedups are the anchor's time over Kina's.", "",
               "| shape | mm | addmm_act relu | linear+relu (2) | Kina relu | vs addmm_act | "

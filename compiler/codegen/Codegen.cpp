@@ -115,8 +115,9 @@ template <typename T> Span firstSpan(const ir::Kernel &k, const ir::Block &b, bo
 }
 
 /// The Hopper gate (HOPPER-GEMM.md 5.7): ptxas' wgmma serialisation
-/// warnings C7510-C7515 (K1224, on the first wgmma) and spills in a kernel
-/// with warpgroup roles (K1225) are errors.
+/// warnings C7510-C7515 (K1224, on the first wgmma) are errors; spills in a
+/// kernel with warpgroup roles (K1225) are a warning: the cubin is correct,
+/// and a kernel the checker accepted must build (check => build).
 bool checkHopperPtxasLog(const ir::Kernel &kernel, const std::string &log, DiagnosticSink &sink) {
   bool ok = true;
   auto warnings = wgmmaSerializationWarnings(log);
@@ -149,7 +150,6 @@ bool checkHopperPtxasLog(const ir::Kernel &kernel, const std::string &log, Diagn
                       " bytes (stores) and " + std::to_string(f->spillLoads) +
                       " bytes (loads) to local memory with " +
                       std::to_string(f->registers.value_or(0)) + " registers per thread");
-      ok = false;
     }
   }
   return ok;

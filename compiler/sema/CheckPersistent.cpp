@@ -284,7 +284,14 @@ bool Checker::checkWarpgroupMove(const Stmt &s) {
   const Binding *tb = targetBase ? lookup(targetBase->name.name) : nullptr;
   bool sharedTarget =
       !target && tb && tb->type.isTensor() && tb->type.tensor.space == Space::Shared;
-  if (!target && !(source && sharedTarget))
+  // An epilogue expression on a warpgroup tile (`c_s[i] <- convert BF16 (relu
+  // (add acc bias[...]))`) goes into a shared stage like the tile itself.
+  ExprId inner = value;
+  while (m.expr(inner).kind == ExprKind::Paren && !m.expr(inner).children.empty())
+    inner = m.expr(inner).children[0];
+  bool expressionSource = !target && !source && sharedTarget && grid.inWarpgroupGrid &&
+                          m.expr(inner).kind == ExprKind::Application;
+  if (!target && !(source && sharedTarget) && !expressionSource)
     return false;
 
   auto recordName = [&](ExprId id, const Binding *b) {
@@ -295,22 +302,38 @@ bool Checker::checkWarpgroupMove(const Stmt &s) {
   if (!target) {
     // `c_s[i] <- acc` / `c_s[i] <- convert BF16 acc`: the fragments of the
     // warpgroup tile into one stage of a shared tile.
-    recordName(value, source);
+    Type srcType;
+    if (source) {
+      recordName(value, source);
+      srcType = source->type;
+    } else {
+      srcType = checkExpr(value);
+      if (srcType.isError())
+        return true;
+      if (!srcType.isTensor() || !srcType.tensor.warpgroup) {
+        error(DiagId::WarpgroupTileUse, s.span,
+              "inside a warpgroup grid a shared stage is written from a warpgroup tile or an "
+              "elementwise expression on one (`" +
+                  targetBase->name.name + "[i] <- convert BF16 (relu acc)`)");
+        return true;
+      }
+    }
+    std::string srcName = syntax::printExpr(m, value);
     Type dst = checkStagedOperand(s.target);
     if (dst.isError())
       return true;
     if (convert)
       record(s.value, [&] {
-        Type t = source->type;
+        Type t = srcType;
         t.tensor.dtype = convertTo;
         return t;
       }());
-    const TensorType &src = source->type.tensor;
+    const TensorType &src = srcType.tensor;
     DType stored = convert ? convertTo : src.dtype;
     if (dst.tensor.shape != src.shape) {
       error(DiagId::WarpgroupStoreShape, s.span,
-            "warpgroup tile `" + m.expr(value).name.name + "` is " +
-                printShape(src.shape, symbols) + ", the shared destination " +
+            "warpgroup tile `" + srcName + "` is " + printShape(src.shape, symbols) +
+                ", the shared destination " +
                 printShape(dst.tensor.shape, symbols) +
                 "; write one whole stage of the same shape (`" + targetBase->name.name + "[i]`)")
           .label(m.expr(s.target).span, "destination " + printShape(dst.tensor.shape, symbols));
