@@ -201,6 +201,13 @@ private:
       return 2;
     return t.shape[1] / 2;
   }
+  /// `a_r <- convert BF16 acc`: an F32 warpgroup tile into a 16-bit [64, K]
+  /// one, the register-A operand (packed pairs, WgmmaRegisterAToMLIR.cpp).
+  bool isRegisterAConvert(const kir::UnaryOp &o) const {
+    const kir::TileDecl &d = k_.tiles[o.dst];
+    return o.kind == kir::UnaryKind::Convert && !isWarpgroupVector(d) &&
+           (d.dtype == kir::DType::BF16 || d.dtype == kir::DType::F16);
+  }
   bool isWarpgroupTile(kir::TileId t) const {
     return t < k_.tiles.size() && k_.tiles[t].space == kir::MemSpace::Register &&
            k_.tiles[t].scope == kir::RegisterScope::Warpgroup;
@@ -971,7 +978,9 @@ LogicalResult Emitter::warpgroupVectorLoad(const kir::LoadOp &o, std::string &er
 
 LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
   // The elementwise ops of a warpgroup epilogue, and its broadcast loads.
-  if (auto *o = op.as<kir::UnaryOp>(); o && isWarpgroupTile(o->dst))
+  // The convert into a 16-bit [64, K] tile is the register-A operand's
+  // packed form (HopperToMLIR), not an epilogue op.
+  if (auto *o = op.as<kir::UnaryOp>(); o && isWarpgroupTile(o->dst) && !isRegisterAConvert(*o))
     return warpgroupUnary(*o, error);
   if (auto *o = op.as<kir::BinaryOp>(); o && isWarpgroupTile(o->dst))
     return warpgroupBinary(*o, error);
