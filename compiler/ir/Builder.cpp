@@ -235,6 +235,14 @@ void KernelBuilder::endFor() {
   append(std::move(f.node), f.span);
 }
 
+void KernelBuilder::markLoopRuns() {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+    if (auto *f = std::get_if<ForOp>(&it->node)) {
+      f->runsAtLeastOnce = true;
+      return;
+    }
+}
+
 void KernelBuilder::beginIf(IndexExpr cond, Span span) {
   frames_.push_back(Frame{IfOp{std::move(cond), {}, {}}, span, false});
 }

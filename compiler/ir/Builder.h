@@ -95,6 +95,8 @@ public:
   VarId beginFor(std::string name, IndexExpr lower, IndexExpr upper, IndexExpr step,
                  Span span = {});
   void endFor();
+  /// Marks the innermost open for loop as proved to run at least once.
+  void markLoopRuns();
   /// Opens `role name (warpgroup first .. last) registers R {` (R = 0: none).
   void beginRole(std::string name, int64_t firstWarpgroup, int64_t lastWarpgroup,
                  int64_t registers = 0, Span span = {});

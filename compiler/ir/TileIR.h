@@ -298,6 +298,10 @@ struct ForOp {
   IndexExpr upper;
   Block body;
   IndexExpr step = IndexExpr::constant(1);
+  /// The checker proved lower < upper: the body runs at least once. Lets
+  /// codegen treat a tile the body overwrites before any read as dead at
+  /// the body's entry (ir/DeadOnEntry.h).
+  bool runsAtLeastOnce = false;
 };
 /// `if cond { thenBody } else { elseBody }`.
 struct IfOp {

@@ -34,6 +34,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace kina::lower {
 
@@ -94,6 +95,7 @@ public:
     for (size_t i = 0; i < m_.items.size(); ++i)
       if (m_.items[i].kind == ItemKind::TileFunction && m_.items[i].name.valid())
         tileFunctions_.emplace(m_.items[i].name.name, &m_.items[i]);
+    loopsThatRun_.insert(prog_.loopsThatRun.begin(), prog_.loopsThatRun.end());
   }
 
   llvm::Expected<ir::Kernel> run() {
@@ -114,6 +116,7 @@ private:
   const Item &item_;
   ir::KernelBuilder b_;
   std::unordered_map<std::string, const Item *> tileFunctions_;
+  std::unordered_set<StmtId> loopsThatRun_; ///< for statements proved to run at least once
 
   struct Failure {
     Span span;
@@ -1190,6 +1193,8 @@ private:
           s.step != kNone
               ? b_.beginFor(s.name.name, index(s.value), index(s.end), index(s.step), s.span)
               : b_.beginFor(s.name.name, index(s.value), index(s.end), s.span);
+      if (loopsThatRun_.count(id))
+        b_.markLoopRuns();
       env_.emplace_back();
       Value var = indexValue(ir::IndexExpr::var(v));
       if (s.step != kNone)
@@ -1333,7 +1338,7 @@ private:
     return out;
   }
 
-  bool inGrid_ = false; ///< inside `block_grid`, where ops may be emitted
+  bool inGrid_ = false;          ///< inside `block_grid`, where ops may be emitted
   bool inWarpgroupGrid_ = false; ///< register tiles declared here are warpgroup tiles
   bool floorDivision_ = false;   ///< lowering a `wait` round: `/` is floor division
 };

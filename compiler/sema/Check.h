@@ -83,6 +83,9 @@ struct CheckedProgram {
   std::vector<SymbolInfo> symbolInfos;
   std::vector<TypeAnnotation> annotations;
   std::vector<KernelSummary> kernels;
+  /// The `for` statements whose start < end the checker proved (the body
+  /// runs at least once), for the lowering (ir::ForOp::runsAtLeastOnce).
+  std::vector<syntax::StmtId> loopsThatRun;
 };
 
 CheckedProgram check(const syntax::Module &module, const CheckOptions &options,

@@ -81,6 +81,8 @@ void Checker::checkFor(StmtId id, const Stmt &s) {
     stepOk = step && requirePositive(*step, m.expr(s.step).span, DiagId::LoopStepNotPositive,
                                      "the loop step");
   }
+  if (start && end && prover.proveLess(*start, *end, solver::ProofOptions{false}).proved())
+    program.loopsThatRun.push_back(id);
   pushScope();
   DimExpr var = symbols.newSymbolExpr(s.name.name, solver::SymbolKind::LoopVar);
   if (start && end) {

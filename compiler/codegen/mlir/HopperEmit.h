@@ -178,6 +178,12 @@ bool hasTmaStore(const ir::Block &b);
 /// WarpgroupSharedToMLIR.cpp: a warpgroup tile into a whole stage of a
 /// 16-bit swizzle_128b tile with stmatrix (converted from F32 when asked).
 mlir::LogicalResult lowerStmatrixStore(HopperEmit &e, const ir::StoreOp &o, std::string &error);
+/// The same store in chunks: chunk q reads only registers
+/// [q * slotsPerChunk, (q + 1) * slotsPerChunk) of the source, so an
+/// epilogue computed element by element can store each chunk once its
+/// registers are final (TileToMLIR.cpp's slot-by-slot runs).
+std::optional<StoreChunks> stmatrixStoreChunks(HopperEmit &e, const ir::StoreOp &o,
+                                               std::string &error);
 /// WgmmaRegisterAToMLIR.cpp: 16-bit warpgroup tiles as register A operands:
 /// the F32 -> 16-bit convert, the ldmatrix load from a swizzled stage, and
 /// wgmma with A from registers (`descriptor` builds B's descriptor).

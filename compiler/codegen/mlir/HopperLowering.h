@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,15 @@ struct EmitContext {
   std::vector<TensorMapUse> maps;
 };
 
+/// A store of a [64, N] warpgroup tile split into chunks of consecutive
+/// fragment registers: emit(q) stores registers [q * slotsPerChunk,
+/// (q + 1) * slotsPerChunk), q in [0, count).
+struct StoreChunks {
+  int64_t slotsPerChunk = 1;
+  int64_t count = 0;
+  std::function<void(int64_t)> emit;
+};
+
 class HopperLowering {
 public:
   explicit HopperLowering(EmitContext &cx);
@@ -62,6 +72,9 @@ public:
   /// The alloca of a [64, N] warpgroup tile's N/2 F32 fragment registers
   /// (the elementwise ops of an epilogue, TileToMLIR.cpp, read and write them).
   mlir::Value warpgroupTile(ir::TileId t) const;
+  /// The store of an F32 warpgroup tile (to global memory, or stmatrix into
+  /// a shared stage) in chunks, its addresses emitted now.
+  std::optional<StoreChunks> storeChunks(const ir::StoreOp &o, std::string &error);
 
 private:
   struct Impl;

@@ -368,16 +368,26 @@ struct HopperLowering::Impl : HopperEmit {
   }
 
   LogicalResult storeWarpgroupTile(const kir::StoreOp &o, std::string &error) {
+    auto chunks = globalStoreChunks(o, error);
+    if (!chunks)
+      return failure();
+    for (int64_t q = 0; q < chunks->count; ++q)
+      chunks->emit(q);
+    return success();
+  }
+
+  /// Chunk q: registers 2q, 2q + 1 (two adjacent columns of one row).
+  std::optional<StoreChunks> globalStoreChunks(const kir::StoreOp &o, std::string &error) {
     const kir::TileDecl &t = k.tiles[o.src];
     if (o.dst.kind != kir::Access::Kind::Tensor || !wgTiles[o.src]) {
       error = "internal: warpgroup tile '" + t.name + "' is stored outside global memory";
-      return failure();
+      return std::nullopt;
     }
     const kir::TensorParam &p = k.params[o.dst.id];
     if (p.dtype != kir::DType::F32 && p.dtype != kir::DType::F16 && p.dtype != kir::DType::BF16) {
       error = "storing warpgroup tile '" + t.name + "' into " +
               std::string(kir::dtypeName(p.dtype)) + " is not lowered (F32, F16, BF16 are)";
-      return failure();
+      return std::nullopt;
     }
     // Row-major strides of the tensor, as values and as expressions.
     size_t rank = p.shape.size();
@@ -410,7 +420,7 @@ struct HopperLowering::Impl : HopperEmit {
     }
     if (keep.size() != 2) {
       error = "internal: store of warpgroup tile '" + t.name + "' needs a 2-D destination";
-      return failure();
+      return std::nullopt;
     }
     Value rowStride = strides[keep[0]];
     bool unitCols = keep[1] == rank - 1;
@@ -425,17 +435,23 @@ struct HopperLowering::Impl : HopperEmit {
     Value col0 = mul(remu(lane, 4), 2);
     Value rowBase = add(base, arith::MulIOp::create(b, loc, row0, rowStride));
     Value rowBase8 = add(rowBase, arith::MulIOp::create(b, loc, c32(8), rowStride));
-    auto load = [&](int64_t i) -> Value {
-      Value ptrv = LLVM::GEPOp::create(b, loc, ptr(0), arr, wgTiles[o.src],
-                                       ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)},
-                                       LLVM::GEPNoWrapFlags::inbounds);
-      Value v = LLVM::LoadOp::create(b, loc, f32(), ptrv);
-      if (et != f32())
-        v = arith::TruncFOp::create(b, loc, et, v);
-      return v;
-    };
     auto colStride = strides[keep[1]];
-    for (int64_t i = 0; i < t.shape[1] / 2; i += 2) {
+    Value param = cx.params[o.dst.id];
+    StoreChunks chunks;
+    chunks.slotsPerChunk = 2;
+    chunks.count = t.shape[1] / 4;
+    chunks.emit = [this, src = o.src, et, arr, rowBase, rowBase8, col0, colStride, param,
+                   pairs](int64_t q) {
+      int64_t i = 2 * q;
+      auto load = [&](int64_t r) -> Value {
+        Value ptrv = LLVM::GEPOp::create(b, loc, ptr(0), arr, wgTiles[src],
+                                         ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(r)},
+                                         LLVM::GEPNoWrapFlags::inbounds);
+        Value v = LLVM::LoadOp::create(b, loc, f32(), ptrv);
+        if (et != f32())
+          v = arith::TruncFOp::create(b, loc, et, v);
+        return v;
+      };
       // Registers i, i+1 are columns 8*(i/4) + col0 + {0, 1} of row row0 (+8
       // when (i/2) is odd).
       Value rb = (i / 2) % 2 ? rowBase8 : rowBase;
@@ -444,8 +460,7 @@ struct HopperLowering::Impl : HopperEmit {
           constOf(colStride) == 1 ? col : Value(arith::MulIOp::create(b, loc, col, colStride));
       Value elem = add(rb, colOff);
       Value v0 = load(i), v1 = load(i + 1);
-      Value gp = LLVM::GEPOp::create(b, loc, ptr(1), et, cx.params[o.dst.id],
-                                     ArrayRef<LLVM::GEPArg>{elem});
+      Value gp = LLVM::GEPOp::create(b, loc, ptr(1), et, param, ArrayRef<LLVM::GEPArg>{elem});
       if (pairs) {
         auto vt = VectorType::get({2}, et);
         Value vec = LLVM::UndefOp::create(b, loc, vt);
@@ -454,12 +469,12 @@ struct HopperLowering::Impl : HopperEmit {
         LLVM::StoreOp::create(b, loc, vec, gp, /*alignment=*/2 * (et == f32() ? 4 : 2));
       } else {
         LLVM::StoreOp::create(b, loc, v0, gp);
-        Value gp1 = LLVM::GEPOp::create(b, loc, ptr(1), et, cx.params[o.dst.id],
+        Value gp1 = LLVM::GEPOp::create(b, loc, ptr(1), et, param,
                                         ArrayRef<LLVM::GEPArg>{add(elem, colStride)});
         LLVM::StoreOp::create(b, loc, v1, gp1);
       }
-    }
-    return success();
+    };
+    return chunks;
   }
 
   LogicalResult op(const kir::Op &op, std::string &error) {
@@ -544,6 +559,12 @@ LogicalResult HopperLowering::op(const kir::Op &op, std::string &error) {
 }
 
 void HopperLowering::resetGroupState() { impl_->groupOpen = false; }
+
+std::optional<StoreChunks> HopperLowering::storeChunks(const kir::StoreOp &o, std::string &error) {
+  if (o.dst.kind == kir::Access::Kind::Tile)
+    return stmatrixStoreChunks(*impl_, o, error);
+  return impl_->globalStoreChunks(o, error);
+}
 
 Value HopperLowering::warpgroupTile(kir::TileId t) const {
   return t < impl_->wgTiles.size() ? impl_->wgTiles[t] : Value();

@@ -24,6 +24,7 @@
 #include "codegen/mlir/ElementwiseLowering.h"
 #include "codegen/mlir/HopperLowering.h"
 
+#include "ir/DeadOnEntry.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 
@@ -52,8 +53,8 @@ struct View {
   kir::DType dtype = kir::DType::F32;
   bool pairAligned = false; ///< (r, 2c) .. (r, 2c+1) may be accessed as one vector
   // global
-  Value ptr;             ///< !llvm.ptr<1>
-  Value base;            ///< i32 element offset of (0, 0)
+  Value ptr;  ///< !llvm.ptr<1>
+  Value base; ///< i32 element offset of (0, 0)
   Value rowStride, colStride;
   // shared
   const SharedTileLayout *sl = nullptr;
@@ -77,14 +78,22 @@ private:
   LLVM::LLVMPointerType ptr(unsigned space) { return LLVM::LLVMPointerType::get(&ctx_, space); }
   Type elemType(kir::DType t) {
     switch (t) {
-    case kir::DType::F16: return b_.getF16Type();
-    case kir::DType::BF16: return b_.getBF16Type();
-    case kir::DType::F32: return b_.getF32Type();
-    case kir::DType::F64: return b_.getF64Type();
-    case kir::DType::I8: return b_.getI8Type();
-    case kir::DType::I32: return b_.getI32Type();
-    case kir::DType::I64: return b_.getI64Type();
-    case kir::DType::U8: return b_.getI8Type();
+    case kir::DType::F16:
+      return b_.getF16Type();
+    case kir::DType::BF16:
+      return b_.getBF16Type();
+    case kir::DType::F32:
+      return b_.getF32Type();
+    case kir::DType::F64:
+      return b_.getF64Type();
+    case kir::DType::I8:
+      return b_.getI8Type();
+    case kir::DType::I32:
+      return b_.getI32Type();
+    case kir::DType::I64:
+      return b_.getI64Type();
+    case kir::DType::U8:
+      return b_.getI8Type();
     }
     return b_.getF32Type();
   }
@@ -104,34 +113,46 @@ private:
   }
   Value add(Value a, Value b) {
     auto ca = constOf(a), cb = constOf(b);
-    if (ca && cb) return c32(*ca + *cb);
-    if (ca == 0) return b;
-    if (cb == 0) return a;
+    if (ca && cb)
+      return c32(*ca + *cb);
+    if (ca == 0)
+      return b;
+    if (cb == 0)
+      return a;
     return arith::AddIOp::create(b_, loc_, a, b);
   }
   Value add(Value a, int64_t c) { return c == 0 ? a : add(a, c32(c)); }
   Value mul(Value a, Value b) {
     auto ca = constOf(a), cb = constOf(b);
-    if (ca && cb) return c32(*ca * *cb);
-    if (ca == 1) return b;
-    if (cb == 1) return a;
-    if (ca == 0 || cb == 0) return c32(0);
+    if (ca && cb)
+      return c32(*ca * *cb);
+    if (ca == 1)
+      return b;
+    if (cb == 1)
+      return a;
+    if (ca == 0 || cb == 0)
+      return c32(0);
     return arith::MulIOp::create(b_, loc_, a, b);
   }
   Value mul(Value a, int64_t c) { return mul(a, c32(c)); }
   Value divu(Value a, int64_t c) {
-    if (c == 1) return a;
-    if (auto ca = constOf(a)) return c32(*ca / c);
+    if (c == 1)
+      return a;
+    if (auto ca = constOf(a))
+      return c32(*ca / c);
     return arith::DivUIOp::create(b_, loc_, a, c32(c));
   }
   Value remu(Value a, int64_t c) {
-    if (auto ca = constOf(a)) return c32(*ca % c);
+    if (auto ca = constOf(a))
+      return c32(*ca % c);
     return arith::RemUIOp::create(b_, loc_, a, c32(c));
   }
   Value xorv(Value a, Value b) {
     auto ca = constOf(a), cb = constOf(b);
-    if (ca && cb) return c32(*ca ^ *cb);
-    if (cb == 0) return a;
+    if (ca && cb)
+      return c32(*ca ^ *cb);
+    if (cb == 0)
+      return a;
     return arith::XOrIOp::create(b_, loc_, a, b);
   }
 
@@ -147,8 +168,7 @@ private:
   // ---- scalars ----
   /// A scalar operand as a value of element type `dtype` (materialized once
   /// per op; `memo` shares the nodes of a DAG).
-  Value scalar(const kir::ScalarExpr &e, kir::DType dtype,
-               std::map<const void *, Value> &memo);
+  Value scalar(const kir::ScalarExpr &e, kir::DType dtype, std::map<const void *, Value> &memo);
   Value scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo);
 
   // ---- memory ----
@@ -224,8 +244,14 @@ private:
   /// Element `slot` of a warpgroup tile as a value of its element type
   /// ([64, N] tiles keep F32 registers; values of a 16-bit tile are exact in F32).
   Value warpgroupLoad(kir::TileId t, int64_t slot) {
-    if (isWarpgroupVector(k_.tiles[t]))
+    if (isWarpgroupVector(k_.tiles[t])) {
+      // In a slot-by-slot run, a row/column is loaded where first used.
+      if (auto it = lazyVectors_.find(t); it != lazyVectors_.end() && !it->second.loaded[slot]) {
+        it->second.loaded[slot] = true;
+        it->second.load(slot);
+      }
       return regLoad(t, slot);
+    }
     auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
     Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
                                   ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
@@ -242,7 +268,30 @@ private:
                                   LLVM::GEPNoWrapFlags::inbounds);
     LLVM::StoreOp::create(b_, loc_, convert(v, f32()), p);
   }
+  /// Marks a register tile's value undefined (ir/DeadOnEntry.h): its
+  /// registers are free until the next write.
+  void killRegisterTile(kir::TileId t) {
+    Value slots = isWarpgroupTile(t) && !isWarpgroupVector(k_.tiles[t]) ? hopper_->warpgroupTile(t)
+                                                                        : regTiles_[t];
+    if (!slots)
+      return;
+    Type arr = cast<LLVM::AllocaOp>(slots.getDefiningOp()).getElemType();
+    LLVM::StoreOp::create(b_, loc_, LLVM::UndefOp::create(b_, loc_, arr), slots);
+  }
   LogicalResult warpgroupUnary(const kir::UnaryOp &o, std::string &error);
+  /// The per-element emission of a warpgroup Unary/BinaryOp (its scalar
+  /// operands emitted now); empty with `error` set on an internal error.
+  std::function<void(int64_t)> warpgroupElementwise(const kir::Op &op, std::string &error);
+  std::function<void(int64_t)> warpgroupVectorSlots(const kir::LoadOp &o, std::string &error);
+  /// The rows/columns a slot-by-slot run loads where first used.
+  struct LazyVector {
+    std::function<void(int64_t)> load;
+    std::vector<bool> loaded;
+  };
+  std::map<kir::TileId, LazyVector> lazyVectors_;
+  LogicalResult warpgroupRun(const kir::Block &blk, size_t from, size_t n, std::string &error);
+  /// How many ops from `from` on can be emitted element by element together.
+  size_t fusibleWarpgroupRun(const kir::Block &blk, size_t from) const;
   LogicalResult warpgroupBinary(const kir::BinaryOp &o, std::string &error);
   LogicalResult warpgroupVectorLoad(const kir::LoadOp &o, std::string &error);
 
@@ -277,6 +326,7 @@ private:
   Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
   std::vector<Value> vars_;
   std::vector<Value> regTiles_;
+  kir::DeadOnEntry deadOnEntry_{k_};
   // The sm_90a op family (HopperToMLIR.cpp), for kernels with a warpgroup grid.
   std::unique_ptr<EmitContext> hopperContext_;
   std::unique_ptr<HopperLowering> hopper_;
@@ -285,51 +335,75 @@ private:
 Value Emitter::index(const IndexExpr &e) {
   using K = IndexExpr::Kind;
   switch (e.kind()) {
-  case K::Const: return c32(e.value());
-  case K::Dim: return dims_[e.index()];
-  case K::BlockId: return blockId_[e.index()];
-  case K::WarpId: return warpId_[e.index()];
-  case K::WarpgroupId: return divu(tid_, 128);
+  case K::Const:
+    return c32(e.value());
+  case K::Dim:
+    return dims_[e.index()];
+  case K::BlockId:
+    return blockId_[e.index()];
+  case K::WarpId:
+    return warpId_[e.index()];
+  case K::WarpgroupId:
+    return divu(tid_, 128);
   case K::ClusterRank:
     // %cluster_ctarank exists on sm_90+; without a cluster every block is rank 0.
-    if (k_.clusterSize() == 1) return c32(0);
+    if (k_.clusterSize() == 1)
+      return c32(0);
     return NVVM::ClusterId::create(b_, loc_, b_.getI32Type());
-  case K::Var: return vars_[e.index()];
+  case K::Var:
+    return vars_[e.index()];
   case K::Not: {
     Value t = arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true));
     return arith::XOrIOp::create(b_, loc_, index(e.lhs()), t);
   }
-  default: break;
+  default:
+    break;
   }
   Value l = index(e.lhs()), r = index(e.rhs());
   auto cmp = [&](arith::CmpIPredicate p) -> Value {
     return arith::CmpIOp::create(b_, loc_, p, l, r);
   };
   switch (e.kind()) {
-  case K::Add: return add(l, r);
+  case K::Add:
+    return add(l, r);
   case K::Sub:
-    if (constOf(r) == 0) return l;
+    if (constOf(r) == 0)
+      return l;
     return arith::SubIOp::create(b_, loc_, l, r);
-  case K::Mul: return mul(l, r);
+  case K::Mul:
+    return mul(l, r);
   // A dim-expression divisor (`t / (N/256)`) was proved > 0 by the checker
   // and both operands non-negative, so the unsigned forms are exact.
   case K::Div:
-    if (auto c = e.rhs().asConstant()) return divu(l, *c);
+    if (auto c = e.rhs().asConstant())
+      return divu(l, *c);
     return arith::DivUIOp::create(b_, loc_, l, r);
   case K::Mod:
-    if (auto c = e.rhs().asConstant()) return remu(l, *c);
+    if (auto c = e.rhs().asConstant())
+      return remu(l, *c);
     return arith::RemUIOp::create(b_, loc_, l, r);
-  case K::FloorDiv: return floorDivS(l, *e.rhs().asConstant());
-  case K::CeilDiv: return floorDivS(add(l, *e.rhs().asConstant() - 1), *e.rhs().asConstant());
-  case K::Eq: return cmp(arith::CmpIPredicate::eq);
-  case K::Ne: return cmp(arith::CmpIPredicate::ne);
-  case K::Lt: return cmp(arith::CmpIPredicate::slt);
-  case K::Le: return cmp(arith::CmpIPredicate::sle);
-  case K::Gt: return cmp(arith::CmpIPredicate::sgt);
-  case K::Ge: return cmp(arith::CmpIPredicate::sge);
-  case K::And: return arith::AndIOp::create(b_, loc_, l, r);
-  case K::Or: return arith::OrIOp::create(b_, loc_, l, r);
-  default: return l;
+  case K::FloorDiv:
+    return floorDivS(l, *e.rhs().asConstant());
+  case K::CeilDiv:
+    return floorDivS(add(l, *e.rhs().asConstant() - 1), *e.rhs().asConstant());
+  case K::Eq:
+    return cmp(arith::CmpIPredicate::eq);
+  case K::Ne:
+    return cmp(arith::CmpIPredicate::ne);
+  case K::Lt:
+    return cmp(arith::CmpIPredicate::slt);
+  case K::Le:
+    return cmp(arith::CmpIPredicate::sle);
+  case K::Gt:
+    return cmp(arith::CmpIPredicate::sgt);
+  case K::Ge:
+    return cmp(arith::CmpIPredicate::sge);
+  case K::And:
+    return arith::AndIOp::create(b_, loc_, l, r);
+  case K::Or:
+    return arith::OrIOp::create(b_, loc_, l, r);
+  default:
+    return l;
   }
 }
 
@@ -342,16 +416,20 @@ Value Emitter::floorDivS(Value a, int64_t c) {
                     .asConstant());
   // a >= 0 ? a / c : (a - (c - 1)) / c, with truncating signed division.
   Value neg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, a, c32(0));
-  Value adj = arith::SelectOp::create(b_, loc_, neg, arith::SubIOp::create(b_, loc_, a, c32(c - 1)), a);
+  Value adj =
+      arith::SelectOp::create(b_, loc_, neg, arith::SubIOp::create(b_, loc_, a, c32(c - 1)), a);
   return arith::DivSIOp::create(b_, loc_, adj, c32(c));
 }
 
 Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Value> &memo) {
   using K = kir::ScalarExpr::Kind;
   switch (e.kind()) {
-  case K::Const: return scalarConst(elemType(e.dtype()), e.value());
-  case K::Param: return scalars_[e.param()];
-  case K::Index: return convert(index(e.index()), kir::DType::I32, e.dtype());
+  case K::Const:
+    return scalarConst(elemType(e.dtype()), e.value());
+  case K::Param:
+    return scalars_[e.param()];
+  case K::Index:
+    return convert(index(e.index()), kir::DType::I32, e.dtype());
   case K::Convert: {
     const kir::ScalarExpr &x = e.operand();
     if (x.asConstant())
@@ -369,16 +447,24 @@ Value Emitter::scalarNatural(const kir::ScalarExpr &e, std::map<const void *, Va
       return arith::NegFOp::create(b_, loc_, x);
     return arith::SubIOp::create(b_, loc_, scalarConst(x.getType(), 0), x);
   }
-  default: break;
+  default:
+    break;
   }
   Value l = scalar(e.lhs(), e.dtype(), memo), r = scalar(e.rhs(), e.dtype(), memo);
   bool fl = kir::isFloat(e.dtype()), u = e.dtype() == kir::DType::U8;
   switch (e.kind()) {
-  case K::Add: return fl ? Value(arith::AddFOp::create(b_, loc_, l, r)) : Value(arith::AddIOp::create(b_, loc_, l, r));
-  case K::Sub: return fl ? Value(arith::SubFOp::create(b_, loc_, l, r)) : Value(arith::SubIOp::create(b_, loc_, l, r));
-  case K::Mul: return fl ? Value(arith::MulFOp::create(b_, loc_, l, r)) : Value(arith::MulIOp::create(b_, loc_, l, r));
+  case K::Add:
+    return fl ? Value(arith::AddFOp::create(b_, loc_, l, r))
+              : Value(arith::AddIOp::create(b_, loc_, l, r));
+  case K::Sub:
+    return fl ? Value(arith::SubFOp::create(b_, loc_, l, r))
+              : Value(arith::SubIOp::create(b_, loc_, l, r));
+  case K::Mul:
+    return fl ? Value(arith::MulFOp::create(b_, loc_, l, r))
+              : Value(arith::MulIOp::create(b_, loc_, l, r));
   default:
-    if (fl) return arith::DivFOp::create(b_, loc_, l, r);
+    if (fl)
+      return arith::DivFOp::create(b_, loc_, l, r);
     return intDiv(l, r, u);
   }
 }
@@ -497,10 +583,10 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
     v.cols = rd.point || cd.point ? 1 : cd.size;
     v.alongRow = rd.point; // a vector along one row: element r is column r
   }
-  v.stageByteOffset = add(mul(stage, static_cast<int64_t>(sl.stageBytes)),
-                          static_cast<int64_t>(sl.offsetBytes));
-  v.pairAligned = !v.alongRow && knownMultiple(k_, col0Expr) % 2 == 0 &&
-                  (sl.swizzled || sl.cols % 2 == 0);
+  v.stageByteOffset =
+      add(mul(stage, static_cast<int64_t>(sl.stageBytes)), static_cast<int64_t>(sl.offsetBytes));
+  v.pairAligned =
+      !v.alongRow && knownMultiple(k_, col0Expr) % 2 == 0 && (sl.swizzled || sl.cols % 2 == 0);
   return v;
 }
 
@@ -567,8 +653,8 @@ Value Emitter::elemPtr(const View &v, Value r, Value c) {
     return p;
   }
   Value off = sharedByteOffset(v, r, c);
-  return LLVM::GEPOp::create(b_, loc_, ptr(3), b_.getI8Type(), smem_,
-                             ArrayRef<LLVM::GEPArg>{off}, LLVM::GEPNoWrapFlags::inbounds);
+  return LLVM::GEPOp::create(b_, loc_, ptr(3), b_.getI8Type(), smem_, ArrayRef<LLVM::GEPArg>{off},
+                             LLVM::GEPNoWrapFlags::inbounds);
 }
 
 std::pair<Value, Value> Emitter::slotCoords(const std::vector<int64_t> &shape, int64_t slot) {
@@ -606,8 +692,8 @@ Value Emitter::shuffle(Value v, Value laneOrMask, NVVM::ShflKind kind) {
     Value bits = isa<FloatType>(t) ? Value(arith::BitcastOp::create(b_, loc_, i64(), v)) : v;
     Value c = arith::ConstantOp::create(b_, loc_, b_.getI64IntegerAttr(32));
     Value lo = shfl32(arith::TruncIOp::create(b_, loc_, i32(), bits));
-    Value hi = shfl32(
-        arith::TruncIOp::create(b_, loc_, i32(), arith::ShRUIOp::create(b_, loc_, bits, c)));
+    Value hi =
+        shfl32(arith::TruncIOp::create(b_, loc_, i32(), arith::ShRUIOp::create(b_, loc_, bits, c)));
     Value r = arith::OrIOp::create(
         b_, loc_, arith::ExtUIOp::create(b_, loc_, i64(), lo),
         arith::ShLIOp::create(b_, loc_, arith::ExtUIOp::create(b_, loc_, i64(), hi), c));
@@ -672,8 +758,8 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
   };
   auto ldmatrix = [&](Value p, unsigned num, bool trans) {
     Value s = NVVM::LdMatrixOp::create(b_, loc_, i32x(num), p, num,
-                                       trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-                                       shape88, NVVM::LdStMatrixEltType::B16);
+                                       trans ? NVVM::MMALayout::col : NVVM::MMALayout::row, shape88,
+                                       NVVM::LdStMatrixEltType::B16);
     SmallVector<Value> regs;
     for (unsigned i = 0; i < num; ++i)
       regs.push_back(asOperand(LLVM::ExtractValueOp::create(b_, loc_, s, ArrayRef<int64_t>{i})));
@@ -706,9 +792,9 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
     return f;
   };
   Type accStruct = LLVM::LLVMStructType::getLiteral(&ctx_, {f32(), f32(), f32(), f32()});
-  std::array<NVVM::MMATypes, 2> ptxTypes = bf16
-      ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16}
-      : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16, NVVM::MMATypes::f16};
+  std::array<NVVM::MMATypes, 2> ptxTypes =
+      bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16}
+           : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16, NVVM::MMATypes::f16};
   std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row, NVVM::MMALayout::col};
   // Accumulators stay in SSA values across the k steps.
   std::vector<SmallVector<Value, 4>> acc(tilesM * tilesN);
@@ -752,8 +838,7 @@ LogicalResult Emitter::load(const kir::LoadOp &o, std::string &error) {
       Type vt = VectorType::get({2}, src->elem);
       Value v = LLVM::LoadOp::create(b_, loc_, vt, p, 2 * eb);
       for (int i = 0; i < 2; ++i)
-        regStore(o.dst, s + i,
-                 LLVM::ExtractElementOp::create(b_, loc_, v, c32(i)));
+        regStore(o.dst, s + i, LLVM::ExtractElementOp::create(b_, loc_, v, c32(i)));
     } else {
       regStore(o.dst, s, LLVM::LoadOp::create(b_, loc_, src->elem, p, eb));
     }
@@ -841,7 +926,8 @@ void Emitter::reduce(const kir::ReduceOp &o) {
   bool fl = isa<FloatType>(et);
   auto combine = [&](Value a, Value b) -> Value {
     if (o.kind == kir::ReduceKind::Sum)
-      return fl ? Value(arith::AddFOp::create(b_, loc_, a, b)) : Value(arith::AddIOp::create(b_, loc_, a, b));
+      return fl ? Value(arith::AddFOp::create(b_, loc_, a, b))
+                : Value(arith::AddIOp::create(b_, loc_, a, b));
     if (fl)
       return LLVM::MaxNumOp::create(b_, loc_, a, b);
     return k_.tiles[o.src].dtype == kir::DType::U8 ? Value(arith::MaxUIOp::create(b_, loc_, a, b))
@@ -898,82 +984,241 @@ void Emitter::transpose(const kir::TransposeOp &o) {
 }
 
 LogicalResult Emitter::warpgroupUnary(const kir::UnaryOp &o, std::string &error) {
-  if (!hopper_ || (o.src.kind == kir::Operand::Kind::Tile && !isWarpgroupTile(o.src.tile))) {
-    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
+  auto slots = warpgroupElementwise(kir::Op{o, {}}, error);
+  if (!slots)
     return failure();
-  }
-  kir::DType dt = k_.tiles[o.dst].dtype;
-  kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
-                       : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
-                                                              : dt;
-  std::map<const void *, Value> memo;
-  Value scalarOperand;
-  if (o.src.kind == kir::Operand::Kind::Scalar)
-    scalarOperand = scalar(o.src.scalar, srcType, memo);
-  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i) {
-    Value x = scalarOperand ? scalarOperand
-                            : warpgroupLoad(o.src.tile, warpgroupSlot(o.dst, o.src.tile, i));
-    warpgroupStore(o.dst, i, em_.unary(o.kind, x, srcType, dt));
-  }
+  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i)
+    slots(i);
   return success();
 }
 
 LogicalResult Emitter::warpgroupBinary(const kir::BinaryOp &o, std::string &error) {
+  auto slots = warpgroupElementwise(kir::Op{o, {}}, error);
+  if (!slots)
+    return failure();
+  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i)
+    slots(i);
+  return success();
+}
+
+std::function<void(int64_t)> Emitter::warpgroupElementwise(const kir::Op &op, std::string &error) {
+  if (!hopper_) {
+    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
+    return {};
+  }
+  if (auto *u = op.as<kir::UnaryOp>()) {
+    const kir::UnaryOp o = *u;
+    if (o.src.kind == kir::Operand::Kind::Tile && !isWarpgroupTile(o.src.tile)) {
+      error = "internal: a warp tile operand of a warpgroup elementwise op";
+      return {};
+    }
+    kir::DType dt = k_.tiles[o.dst].dtype;
+    kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
+                         : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
+                                                                : dt;
+    std::map<const void *, Value> memo;
+    Value scalarOperand;
+    if (o.src.kind == kir::Operand::Kind::Scalar)
+      scalarOperand = scalar(o.src.scalar, srcType, memo);
+    return [this, o, dt, srcType, scalarOperand](int64_t i) {
+      Value x = scalarOperand ? scalarOperand
+                              : warpgroupLoad(o.src.tile, warpgroupSlot(o.dst, o.src.tile, i));
+      warpgroupStore(o.dst, i, em_.unary(o.kind, x, srcType, dt));
+    };
+  }
+  const kir::BinaryOp o = *op.as<kir::BinaryOp>();
   kir::DType dt = k_.tiles[o.dst].dtype;
   Type et = elemType(dt);
   std::map<const void *, Value> memo;
-  Value scalars[2];
-  const kir::Operand *ops[2] = {&o.lhs, &o.rhs};
+  std::array<Value, 2> scalars;
+  std::array<kir::Operand, 2> ops = {o.lhs, o.rhs};
   for (int i = 0; i < 2; ++i) {
-    if (ops[i]->kind == kir::Operand::Kind::Scalar && !ops[i]->scalar.asConstant())
-      scalars[i] = scalar(ops[i]->scalar, dt, memo);
-    if (ops[i]->kind == kir::Operand::Kind::Tile && !isWarpgroupTile(ops[i]->tile)) {
+    if (ops[i].kind == kir::Operand::Kind::Scalar && !ops[i].scalar.asConstant())
+      scalars[i] = scalar(ops[i].scalar, dt, memo);
+    if (ops[i].kind == kir::Operand::Kind::Tile && !isWarpgroupTile(ops[i].tile)) {
       error = "internal: a warp tile operand of a warpgroup elementwise op";
-      return failure();
+      return {};
     }
   }
-  if (!hopper_) {
-    error = "internal: a warpgroup elementwise op outside a warpgroup grid";
-    return failure();
-  }
-  auto operand = [&](int which, int64_t i) -> Value {
-    const kir::Operand &x = *ops[which];
-    if (x.kind == kir::Operand::Kind::Scalar) {
-      if (auto c = x.scalar.asConstant())
-        return scalarConst(et, *c);
-      return scalars[which];
-    }
-    return warpgroupLoad(x.tile, warpgroupSlot(o.dst, x.tile, i));
+  return [this, o, dt, et, scalars, ops](int64_t i) {
+    auto operand = [&](int which) -> Value {
+      const kir::Operand &x = ops[which];
+      if (x.kind == kir::Operand::Kind::Scalar) {
+        if (auto c = x.scalar.asConstant())
+          return scalarConst(et, *c);
+        return scalars[which];
+      }
+      return warpgroupLoad(x.tile, warpgroupSlot(o.dst, x.tile, i));
+    };
+    warpgroupStore(o.dst, i, em_.binary(o.kind, operand(0), operand(1), dt));
   };
-  for (int64_t i = 0; i < tileSlots(k_.tiles[o.dst]); ++i)
-    warpgroupStore(o.dst, i, em_.binary(o.kind, operand(0, i), operand(1, i), dt));
+}
+
+size_t Emitter::fusibleWarpgroupRun(const kir::Block &blk, size_t from) const {
+  // Consecutive elementwise ops on [64, N] warpgroup tiles of one shape,
+  // whose tile operands are tiles of that shape (slot i reads slot i) or
+  // broadcast rows/columns (never written by these ops), can be emitted
+  // slot by slot: element i of every op, then element i + 1. The values
+  // between the ops of the run then live for one element, not for a whole
+  // [64, N] tile next to the accumulator.
+  const std::vector<int64_t> *shape = nullptr;
+  std::vector<kir::TileId> touched; // tiles the run so far reads or writes
+  size_t n = 0;
+  for (size_t j = from; j < blk.ops.size(); ++j, ++n) {
+    const kir::Op &op = blk.ops[j];
+    kir::TileId dst;
+    std::vector<const kir::Operand *> operands;
+    if (auto *l = op.as<kir::LoadOp>();
+        l && isWarpgroupTile(l->dst) && isWarpgroupVector(k_.tiles[l->dst])) {
+      // A row/column load joins when no earlier op of the run touches it.
+      if (std::find(touched.begin(), touched.end(), l->dst) != touched.end())
+        break;
+      touched.push_back(l->dst);
+      continue;
+    }
+    if (auto *st = op.as<kir::StoreOp>()) {
+      // A store of the run's result ends the run: each chunk of it is
+      // stored as soon as its registers are computed.
+      if (shape && isWarpgroupTile(st->src) && !isWarpgroupVector(k_.tiles[st->src]) &&
+          k_.tiles[st->src].dtype == kir::DType::F32 && k_.tiles[st->src].shape == *shape)
+        ++n;
+      break;
+    }
+    if (auto *u = op.as<kir::UnaryOp>(); u && !isRegisterAConvert(*u)) {
+      dst = u->dst;
+      operands = {&u->src};
+    } else if (auto *b = op.as<kir::BinaryOp>()) {
+      dst = b->dst;
+      operands = {&b->lhs, &b->rhs};
+    } else {
+      break;
+    }
+    if (!isWarpgroupTile(dst))
+      break;
+    if (isWarpgroupVector(k_.tiles[dst])) {
+      // Elementwise on rows/columns of one shape (a convert of the bias):
+      // computed lazily like a load, element by element where first used.
+      bool sameShape = std::find(touched.begin(), touched.end(), dst) == touched.end();
+      for (const kir::Operand *x : operands)
+        if (x->kind == kir::Operand::Kind::Tile &&
+            (!isWarpgroupTile(x->tile) || k_.tiles[x->tile].shape != k_.tiles[dst].shape))
+          sameShape = false;
+      if (!sameShape)
+        break;
+      touched.push_back(dst);
+      continue;
+    }
+    if (shape && k_.tiles[dst].shape != *shape)
+      break;
+    bool ok = true;
+    for (const kir::Operand *x : operands)
+      if (x->kind == kir::Operand::Kind::Tile &&
+          (!isWarpgroupTile(x->tile) || (!isWarpgroupVector(k_.tiles[x->tile]) &&
+                                         k_.tiles[x->tile].shape != k_.tiles[dst].shape)))
+        ok = false;
+    if (!ok)
+      break;
+    shape = &k_.tiles[dst].shape;
+    touched.push_back(dst);
+    for (const kir::Operand *x : operands)
+      if (x->kind == kir::Operand::Kind::Tile)
+        touched.push_back(x->tile);
+  }
+  return shape ? n : 0;
+}
+
+LogicalResult Emitter::warpgroupRun(const kir::Block &blk, size_t from, size_t n,
+                                    std::string &error) {
+  std::vector<std::function<void(int64_t)>> slots;
+  kir::TileId dst = 0;
+  std::optional<StoreChunks> store;
+  for (size_t j = from; j < from + n; ++j) {
+    const kir::Op &op = blk.ops[j];
+    if (auto *st = op.as<kir::StoreOp>()) {
+      store = hopper_->storeChunks(*st, error);
+      if (!store)
+        return failure();
+      if (store->slotsPerChunk * store->count != tileSlots(k_.tiles[st->src])) {
+        error = "internal: the chunks of a warpgroup store do not cover its tile";
+        return failure();
+      }
+      continue;
+    }
+    if (auto *l = op.as<kir::LoadOp>()) {
+      auto load = warpgroupVectorSlots(*l, error);
+      if (!load)
+        return failure();
+      lazyVectors_[l->dst] = {std::move(load), std::vector<bool>(tileSlots(k_.tiles[l->dst]))};
+      continue;
+    }
+    auto slot = warpgroupElementwise(op, error);
+    if (!slot)
+      return failure();
+    kir::TileId d =
+        op.as<kir::UnaryOp>() ? op.as<kir::UnaryOp>()->dst : op.as<kir::BinaryOp>()->dst;
+    if (isWarpgroupVector(k_.tiles[d])) {
+      lazyVectors_[d] = {std::move(slot), std::vector<bool>(tileSlots(k_.tiles[d]))};
+      continue;
+    }
+    slots.push_back(std::move(slot));
+    dst = d;
+  }
+  for (int64_t s = 0; s < tileSlots(k_.tiles[dst]); ++s) {
+    for (auto &slot : slots)
+      slot(s);
+    if (store && (s + 1) % store->slotsPerChunk == 0)
+      store->emit(s / store->slotsPerChunk);
+  }
+  // Elements no op of the run read are still computed, in program order
+  // (TileIds grow along the block): later ops may read them.
+  for (size_t j = from; j < from + n; ++j) {
+    const kir::Op &op = blk.ops[j];
+    if (op.as<kir::StoreOp>())
+      continue;
+    kir::TileId d = op.as<kir::LoadOp>()    ? op.as<kir::LoadOp>()->dst
+                    : op.as<kir::UnaryOp>() ? op.as<kir::UnaryOp>()->dst
+                                            : op.as<kir::BinaryOp>()->dst;
+    if (!isWarpgroupVector(k_.tiles[d]))
+      continue;
+    for (int64_t s = 0; s < tileSlots(k_.tiles[d]); ++s)
+      (void)warpgroupLoad(d, s);
+  }
+  lazyVectors_.clear();
   return success();
 }
 
 LogicalResult Emitter::warpgroupVectorLoad(const kir::LoadOp &o, std::string &error) {
+  auto slot = warpgroupVectorSlots(o, error);
+  if (!slot)
+    return failure();
+  for (int64_t s = 0; s < tileSlots(k_.tiles[o.dst]); ++s)
+    slot(s);
+  return success();
+}
+
+std::function<void(int64_t)> Emitter::warpgroupVectorSlots(const kir::LoadOp &o,
+                                                           std::string &error) {
   const kir::TileDecl &t = k_.tiles[o.dst];
   auto v = view(o.src, error);
   if (!v)
-    return failure();
+    return {};
   if (!v->global) {
     error = "internal: warpgroup row/column '" + t.name + "' loaded from shared memory";
-    return failure();
+    return {};
   }
   // The thread's place in the accumulator fragment (HopperLayout.h).
   Value thread = remu(tid_, 128);
   Value warp = divu(thread, 32), lane = remu(thread, 32);
   bool row = t.shape[0] == 1;
-  for (int64_t s = 0; s < tileSlots(t); ++s) {
+  return [this, view = *v, warp, lane, row, dst = o.dst](int64_t s) {
     // Row slot s: column 8*(s/2) + 2*(l%4) + s%2; column slot h: row 16w + l/4 + 8h.
     Value at = row ? add(mul(remu(lane, 4), 2), 8 * (s / 2) + s % 2)
                    : add(add(mul(warp, 16), divu(lane, 4)), 8 * s);
     // A 1-D view [N] has N rows of one column.
-    bool alongRows = v->cols == 1;
-    Value p = alongRows ? elemPtr(*v, at, c32(0)) : elemPtr(*v, c32(0), at);
-    Value x = LLVM::LoadOp::create(b_, loc_, v->elem, p);
-    regStore(o.dst, s, x);
-  }
-  return success();
+    bool alongRows = view.cols == 1;
+    Value p = alongRows ? elemPtr(view, at, c32(0)) : elemPtr(view, c32(0), at);
+    regStore(dst, s, LLVM::LoadOp::create(b_, loc_, view.elem, p));
+  };
 }
 
 LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
@@ -1036,6 +1281,8 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
     vars_[o->var] = loop.getInductionVar();
     if (hopper_)
       hopper_->resetGroupState();
+    for (kir::TileId t : deadOnEntry_.tiles(*o))
+      killRegisterTile(t);
     return block(o->body, error);
   } else if (auto *o = op.as<kir::IfOp>()) {
     auto ifOp = scf::IfOp::create(b_, loc_, index(o->cond), /*withElseRegion=*/true);
@@ -1056,9 +1303,18 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
 }
 
 LogicalResult Emitter::block(const kir::Block &blk, std::string &error) {
-  for (const kir::Op &o : blk.ops)
-    if (failed(op(o, error)))
+  for (size_t i = 0; i < blk.ops.size();) {
+    size_t run = hopper_ ? fusibleWarpgroupRun(blk, i) : 0;
+    if (run >= 2) {
+      if (failed(warpgroupRun(blk, i, run, error)))
+        return failure();
+      i += run;
+      continue;
+    }
+    if (failed(op(blk.ops[i], error)))
       return failure();
+    ++i;
+  }
   return success();
 }
 
@@ -1071,13 +1327,14 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
 
   LLVM::GlobalOp arena;
   if (layout_.sharedBytes > 0) {
-    auto arrTy = LLVM::LLVMArrayType::get(b_.getI8Type(),
-                                          dynamicShared ? 0 : static_cast<unsigned>(layout_.sharedBytes));
-    arena = LLVM::GlobalOp::create(b_, loc_, arrTy, /*isConstant=*/false,
-                                   dynamicShared ? LLVM::Linkage::External : LLVM::Linkage::Internal,
-                                   kSharedArenaName, Attribute(),
-                                   /*alignment=*/layout_.alignBase1024 ? 1024 : 128,
-                                   /*addrSpace=*/3);
+    auto arrTy = LLVM::LLVMArrayType::get(
+        b_.getI8Type(), dynamicShared ? 0 : static_cast<unsigned>(layout_.sharedBytes));
+    arena =
+        LLVM::GlobalOp::create(b_, loc_, arrTy, /*isConstant=*/false,
+                               dynamicShared ? LLVM::Linkage::External : LLVM::Linkage::Internal,
+                               kSharedArenaName, Attribute(),
+                               /*alignment=*/layout_.alignBase1024 ? 1024 : 128,
+                               /*addrSpace=*/3);
   }
 
   SmallVector<Type> argTypes;
@@ -1171,10 +1428,19 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
   }
   vars_.resize(k_.vars.size());
   if (k_.warpgroups > 0) {
-    hopperContext_ = std::make_unique<EmitContext>(EmitContext{
-        ctx_, b_, loc_, k_, layout_, [this](const IndexExpr &e) { return index(e); },
-        [this](const kir::Block &blk, std::string &err) { return block(blk, err); }, tid_, smem_,
-        params_, {}, maps});
+    hopperContext_ = std::make_unique<EmitContext>(
+        EmitContext{ctx_,
+                    b_,
+                    loc_,
+                    k_,
+                    layout_,
+                    [this](const IndexExpr &e) { return index(e); },
+                    [this](const kir::Block &blk, std::string &err) { return block(blk, err); },
+                    tid_,
+                    smem_,
+                    params_,
+                    {},
+                    maps});
     for (size_t i = 0; i < maps.size(); ++i)
       hopperContext_->tensorMaps.push_back(entry.getArgument(static_cast<unsigned>(firstMap + i)));
     hopper_ = std::make_unique<HopperLowering>(*hopperContext_);

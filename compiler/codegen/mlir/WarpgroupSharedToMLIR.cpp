@@ -47,15 +47,15 @@ Value packPair(HopperEmit &e, Value lo, Value hi, Type to) {
 
 } // namespace
 
-LogicalResult lowerStmatrixStore(HopperEmit &e, const kir::StoreOp &o, std::string &error) {
+std::optional<StoreChunks> stmatrixStoreChunks(HopperEmit &e, const kir::StoreOp &o,
+                                               std::string &error) {
   const kir::TileDecl &src = e.k.tiles[o.src];
   const kir::TileDecl &dst = e.k.tiles[o.dst.id];
   if (!e.wgTiles[o.src] || !e.cx.layout.shared[o.dst.id]) {
     error = "internal: stmatrix store of '" + src.name + "' has no registers or no shared tile";
-    return failure();
+    return std::nullopt;
   }
   const SharedTileLayout &sl = *e.cx.layout.shared[o.dst.id];
-  int64_t n = src.shape[1];
   Type to = e.elemType(dst.dtype);
   Value base = e.stageByteOffset(o.dst);
   Value thread = e.threadInWarpgroup();
@@ -64,24 +64,37 @@ LogicalResult lowerStmatrixStore(HopperEmit &e, const kir::StoreOp &o, std::stri
   Value rowInBlock = e.add(e.mul(e.remu(e.divu(lane, 8), 2), 8), e.remu(lane, 8));
   Value row = e.add(e.mul(warp, 16), rowInBlock);
   Value rowBase = e.add(base, e.mul(row, 128));
-  Value key = e.remu(lane, 8);          // row % 8, since 16w + 8x is a multiple of 8
-  Value half = e.divu(lane, 16);        // matrices 2, 3 are the right 8 columns
-  auto pair = [&](int64_t i) -> Value { // registers i, i+1 as one packed i32
-    if (src.dtype == kir::DType::F32)
-      return packPair(e, e.loadFragment(o.src, i), e.loadFragment(o.src, i + 1), to);
-    return e.loadFragment(o.src, i / 2);
-  };
-  for (int64_t q = 0; q < n / 16; ++q) {
+  Value key = e.remu(lane, 8);   // row % 8, since 16w + 8x is a multiple of 8
+  Value half = e.divu(lane, 16); // matrices 2, 3 are the right 8 columns
+  StoreChunks chunks;
+  chunks.slotsPerChunk = 8; // one 16x16 square: F32 registers 8q .. 8q + 7
+  chunks.count = src.shape[1] / 16;
+  chunks.emit = [&e, o, to, rowBase, key, half, panelBytes = sl.panelBytes,
+                 f32Source = src.dtype == kir::DType::F32](int64_t q) {
+    auto pair = [&](int64_t i) -> Value { // registers i, i+1 as one packed i32
+      if (f32Source)
+        return packPair(e, e.loadFragment(o.src, i), e.loadFragment(o.src, i + 1), to);
+      return e.loadFragment(o.src, i / 2);
+    };
     int64_t c0 = 2 * q, c1 = 2 * q + 1; // 8-column chunks of this square
     SmallVector<Value> regs = {pair(4 * c0), pair(4 * c0 + 2), pair(4 * c1), pair(4 * c1 + 2)};
     int64_t panel = (16 * q) / 64, chunk0 = ((16 * q) % 64) / 8;
     Value chunk = arith::XOrIOp::create(e.b, e.loc, e.add(half, e.c32(chunk0)), key);
     Value off =
-        e.add(e.add(rowBase, e.c32(panel * static_cast<int64_t>(sl.panelBytes))), e.mul(chunk, 16));
+        e.add(e.add(rowBase, e.c32(panel * static_cast<int64_t>(panelBytes))), e.mul(chunk, 16));
     NVVM::StMatrixOp::create(e.b, e.loc, e.sharedAt(off), regs, NVVM::MMALayout::row,
                              NVVM::LdStMatrixShapeAttr::get(&e.cx.ctx, 8, 8),
                              NVVM::LdStMatrixEltType::B16);
-  }
+  };
+  return chunks;
+}
+
+LogicalResult lowerStmatrixStore(HopperEmit &e, const kir::StoreOp &o, std::string &error) {
+  auto chunks = stmatrixStoreChunks(e, o, error);
+  if (!chunks)
+    return failure();
+  for (int64_t q = 0; q < chunks->count; ++q)
+    chunks->emit(q);
   return success();
 }
 
