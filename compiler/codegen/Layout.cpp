@@ -174,7 +174,9 @@ public:
     return isWarpgroupTile(t) && s.size() == 2 && (s[0] == 1 || s[1] == 1);
   }
   bool epilogueTile(TileId t) const {
-    return isWarpgroupTile(t) && (isVector(t) || k_.tiles[t].dtype == DType::F32);
+    // 16-bit [64, N] tiles are packed pairs; TileToMLIR.cpp reads and
+    // writes their elements through the pairs.
+    return isWarpgroupTile(t);
   }
   bool epilogueOperand(const Operand &x) const {
     return x.kind == Operand::Kind::Scalar || epilogueTile(x.tile);

@@ -990,6 +990,13 @@ private:
         bad("a broadcast row or column is loaded from a global tensor");
       return;
     }
+    // A whole [64, N] slice of a global tensor (an epilogue's residual):
+    // each thread loads its fragment's elements, of the tensor's type.
+    if (o.src.kind == Access::Kind::Tensor) {
+      if (o.src.id < k_.params.size() && k_.params[o.src.id].dtype != d.dtype)
+        bad("a global slice is loaded in its own element type");
+      return;
+    }
     if (d.dtype != DType::BF16 && d.dtype != DType::F16)
       return bad("only BF16/F16 operand tiles are loaded (ldmatrix), it is " +
                  std::string(dtypeName(d.dtype)));

@@ -1124,6 +1124,9 @@ Type Checker::checkWarpgroupElementwise(const Expr &e, const std::string &f, con
       bool row = (ys.size() == 1 && ys[0] == shape[1]) ||
                  (ys.size() == 2 && ys[0] == DimExpr::constant(1) && ys[1] == shape[1]);
       bool column = ys.size() == 2 && ys[0] == shape[0] && ys[1] == DimExpr::constant(1);
+      // A whole [64, N] slice (a residual added in the epilogue): each thread
+      // reads the elements of its own fragment.
+      bool whole = ys.size() == 2 && ys[0] == shape[0] && ys[1] == shape[1];
       if (y->tensor.space != Space::Global) {
         error(DiagId::WarpgroupElementwise, ye.span,
               "the broadcast operand of `" + f +
@@ -1132,12 +1135,12 @@ Type Checker::checkWarpgroupElementwise(const Expr &e, const std::string &f, con
                   spaceName(y->tensor.space));
         return Type::error();
       }
-      if (!row && !column) {
+      if (!row && !column && !whole) {
         error(DiagId::BroadcastMismatch, e.span,
               "`" + f + "` operand shapes " + printShape(shape, symbols) + " and " +
                   printShape(ys, symbols) +
                   " cannot be broadcast: a warpgroup tile [64, N] takes a "
-                  "row [N] or [1, N], or a column [64, 1]");
+                  "slice of the same shape, a row [N] or [1, N], or a column [64, 1]");
         return Type::error();
       }
       if (!isFloat(y->tensor.dtype) && isFloat(x.tensor.dtype)) {

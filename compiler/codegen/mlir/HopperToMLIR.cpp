@@ -444,10 +444,20 @@ struct HopperLowering::Impl : HopperEmit {
                    pairs](int64_t q) {
       int64_t i = 2 * q;
       auto load = [&](int64_t r) -> Value {
-        Value ptrv = LLVM::GEPOp::create(b, loc, ptr(0), arr, wgTiles[src],
-                                         ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(r)},
-                                         LLVM::GEPNoWrapFlags::inbounds);
-        Value v = LLVM::LoadOp::create(b, loc, f32(), ptrv);
+        Value v;
+        if (k.tiles[src].dtype == kir::DType::F32) {
+          Value ptrv = LLVM::GEPOp::create(b, loc, ptr(0), arr, wgTiles[src],
+                                           ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(r)},
+                                           LLVM::GEPNoWrapFlags::inbounds);
+          v = LLVM::LoadOp::create(b, loc, f32(), ptrv);
+        } else {
+          // A 16-bit tile keeps registers r and r + 1 packed in i32 r / 2.
+          Type half = elemType(k.tiles[src].dtype);
+          Value pair = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, half),
+                                               loadFragment(src, r / 2));
+          Value x = LLVM::ExtractElementOp::create(b, loc, pair, c32(r % 2));
+          v = arith::ExtFOp::create(b, loc, f32(), x);
+        }
         if (et != f32())
           v = arith::TruncFOp::create(b, loc, et, v);
         return v;

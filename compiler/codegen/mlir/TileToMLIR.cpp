@@ -244,13 +244,21 @@ private:
   /// Element `slot` of a warpgroup tile as a value of its element type
   /// ([64, N] tiles keep F32 registers; values of a 16-bit tile are exact in F32).
   Value warpgroupLoad(kir::TileId t, int64_t slot) {
-    if (isWarpgroupVector(k_.tiles[t])) {
-      // In a slot-by-slot run, a row/column is loaded where first used.
-      if (auto it = lazyVectors_.find(t); it != lazyVectors_.end() && !it->second.loaded[slot]) {
-        it->second.loaded[slot] = true;
-        it->second.load(slot);
-      }
+    // In a slot-by-slot run, a loaded row, column or slice is read from
+    // memory where first used.
+    if (auto it = lazyVectors_.find(t); it != lazyVectors_.end() && !it->second.loaded[slot]) {
+      it->second.loaded[slot] = true;
+      it->second.load(slot);
+    }
+    if (isWarpgroupVector(k_.tiles[t]))
       return regLoad(t, slot);
+    if (k_.tiles[t].dtype != kir::DType::F32) {
+      // A 16-bit [64, N] tile keeps slots 2p and 2p + 1 packed in i32 p
+      // (the register-A layout, WgmmaRegisterAToMLIR.cpp).
+      Value pair = LLVM::BitcastOp::create(b_, loc_,
+                                           VectorType::get({2}, elemType(k_.tiles[t].dtype)),
+                                           LLVM::LoadOp::create(b_, loc_, i32(), packedPtr(t, slot)));
+      return LLVM::ExtractElementOp::create(b_, loc_, pair, c32(slot % 2));
     }
     auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
     Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
@@ -259,9 +267,25 @@ private:
     Value v = LLVM::LoadOp::create(b_, loc_, f32(), p);
     return convert(v, elemType(k_.tiles[t].dtype));
   }
+  /// The i32 that holds slot `slot` of a 16-bit [64, N] warpgroup tile.
+  Value packedPtr(kir::TileId t, int64_t slot) {
+    auto arr = LLVM::LLVMArrayType::get(i32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 4));
+    return LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
+                               ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot / 2)},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  }
   void warpgroupStore(kir::TileId t, int64_t slot, Value v) {
     if (isWarpgroupVector(k_.tiles[t]))
       return regStore(t, slot, v);
+    if (k_.tiles[t].dtype != kir::DType::F32) {
+      Type half = elemType(k_.tiles[t].dtype);
+      Value p = packedPtr(t, slot);
+      Value pair = LLVM::BitcastOp::create(b_, loc_, VectorType::get({2}, half),
+                                           LLVM::LoadOp::create(b_, loc_, i32(), p));
+      pair = LLVM::InsertElementOp::create(b_, loc_, pair, convert(v, half), c32(slot % 2));
+      LLVM::StoreOp::create(b_, loc_, LLVM::BitcastOp::create(b_, loc_, i32(), pair), p);
+      return;
+    }
     auto arr = LLVM::LLVMArrayType::get(f32(), static_cast<unsigned>(k_.tiles[t].shape[1] / 2));
     Value p = LLVM::GEPOp::create(b_, loc_, ptr(0), arr, hopper_->warpgroupTile(t),
                                   ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)},
@@ -283,6 +307,10 @@ private:
   /// operands emitted now); empty with `error` set on an internal error.
   std::function<void(int64_t)> warpgroupElementwise(const kir::Op &op, std::string &error);
   std::function<void(int64_t)> warpgroupVectorSlots(const kir::LoadOp &o, std::string &error);
+  /// `x <- t[r ..+ 64, c ..+ N]` into a [64, N] warpgroup tile: each thread
+  /// loads the elements of its fragment (a residual read in an epilogue).
+  bool isWarpgroupGlobalLoad(const kir::LoadOp &o) const;
+  std::function<void(int64_t)> warpgroupGlobalSlots(const kir::LoadOp &o, std::string &error);
   /// The rows/columns a slot-by-slot run loads where first used.
   struct LazyVector {
     std::function<void(int64_t)> load;
@@ -1069,7 +1097,9 @@ size_t Emitter::fusibleWarpgroupRun(const kir::Block &blk, size_t from) const {
     kir::TileId dst;
     std::vector<const kir::Operand *> operands;
     if (auto *l = op.as<kir::LoadOp>();
-        l && isWarpgroupTile(l->dst) && isWarpgroupVector(k_.tiles[l->dst])) {
+        l && isWarpgroupTile(l->dst) &&
+        (isWarpgroupVector(k_.tiles[l->dst]) ||
+         (isWarpgroupGlobalLoad(*l) && (!shape || k_.tiles[l->dst].shape == *shape)))) {
       // A row/column load joins when no earlier op of the run touches it.
       if (std::find(touched.begin(), touched.end(), l->dst) != touched.end())
         break;
@@ -1145,7 +1175,8 @@ LogicalResult Emitter::warpgroupRun(const kir::Block &blk, size_t from, size_t n
       continue;
     }
     if (auto *l = op.as<kir::LoadOp>()) {
-      auto load = warpgroupVectorSlots(*l, error);
+      auto load = isWarpgroupGlobalLoad(*l) ? warpgroupGlobalSlots(*l, error)
+                                            : warpgroupVectorSlots(*l, error);
       if (!load)
         return failure();
       lazyVectors_[l->dst] = {std::move(load), std::vector<bool>(tileSlots(k_.tiles[l->dst]))};
@@ -1178,7 +1209,7 @@ LogicalResult Emitter::warpgroupRun(const kir::Block &blk, size_t from, size_t n
     kir::TileId d = op.as<kir::LoadOp>()    ? op.as<kir::LoadOp>()->dst
                     : op.as<kir::UnaryOp>() ? op.as<kir::UnaryOp>()->dst
                                             : op.as<kir::BinaryOp>()->dst;
-    if (!isWarpgroupVector(k_.tiles[d]))
+    if (!lazyVectors_.count(d))
       continue;
     for (int64_t s = 0; s < tileSlots(k_.tiles[d]); ++s)
       (void)warpgroupLoad(d, s);
@@ -1194,6 +1225,33 @@ LogicalResult Emitter::warpgroupVectorLoad(const kir::LoadOp &o, std::string &er
   for (int64_t s = 0; s < tileSlots(k_.tiles[o.dst]); ++s)
     slot(s);
   return success();
+}
+
+bool Emitter::isWarpgroupGlobalLoad(const kir::LoadOp &o) const {
+  return isWarpgroupTile(o.dst) && !isWarpgroupVector(k_.tiles[o.dst]) &&
+         o.src.kind == kir::Access::Kind::Tensor;
+}
+
+std::function<void(int64_t)> Emitter::warpgroupGlobalSlots(const kir::LoadOp &o,
+                                                           std::string &error) {
+  auto v = view(o.src, error);
+  if (!v)
+    return {};
+  if (!v->global || v->cols != k_.tiles[o.dst].shape[1]) {
+    error = "internal: warpgroup tile '" + k_.tiles[o.dst].name + "' loaded from a non-2-D view";
+    return {};
+  }
+  // Slot s of the accumulator fragment (HopperLayout.h): row 16w + l/4 +
+  // 8 * ((s/2) % 2), column 8 * (s/4) + 2 * (l%4) + s%2.
+  Value thread = remu(tid_, 128);
+  Value warp = divu(thread, 32), lane = remu(thread, 32);
+  Value row0 = add(mul(warp, 16), divu(lane, 4));
+  Value col0 = mul(remu(lane, 4), 2);
+  return [this, view = *v, row0, col0, dst = o.dst](int64_t s) {
+    Value r = add(row0, 8 * ((s / 2) % 2));
+    Value c = add(col0, 8 * (s / 4) + s % 2);
+    warpgroupStore(dst, s, LLVM::LoadOp::create(b_, loc_, view.elem, elemPtr(view, r, c)));
+  };
 }
 
 std::function<void(int64_t)> Emitter::warpgroupVectorSlots(const kir::LoadOp &o,
@@ -1232,6 +1290,14 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
   if (auto *o = op.as<kir::LoadOp>();
       o && isWarpgroupTile(o->dst) && isWarpgroupVector(k_.tiles[o->dst]))
     return warpgroupVectorLoad(*o, error);
+  if (auto *o = op.as<kir::LoadOp>(); o && isWarpgroupGlobalLoad(*o)) {
+    auto slot = warpgroupGlobalSlots(*o, error);
+    if (!slot)
+      return failure();
+    for (int64_t s = 0; s < tileSlots(k_.tiles[o->dst]); ++s)
+      slot(s);
+    return success();
+  }
   if (HopperLowering::isHopperOp(k_, op)) {
     if (!hopper_) {
       error = "internal: a Hopper op in a kernel without a warpgroup grid";
