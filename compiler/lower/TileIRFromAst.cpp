@@ -1125,7 +1125,10 @@ private:
           return;
         bytes = *c;
       }
-      b_.barrierArrive(bar->first, bar->second, bytes, s.span);
+      if (s.clusterArrive)
+        b_.barrierArriveCluster(bar->first, bar->second, s.span);
+      else
+        b_.barrierArrive(bar->first, bar->second, bytes, s.span);
       return;
     }
     case StmtKind::Wait: {
@@ -1144,7 +1147,7 @@ private:
       auto bar = barrierStage(s.barrier);
       if (!dst || !src || !bar)
         return;
-      b_.tmaLoad(*dst, *src, bar->first, bar->second, s.span);
+      b_.tmaLoad(*dst, *src, bar->first, bar->second, s.multicast, s.span);
       return;
     }
     case StmtKind::Wgmma: {
@@ -1333,7 +1336,7 @@ private:
     return out;
   }
 
-  bool inGrid_ = false; ///< inside `block_grid`, where ops may be emitted
+  bool inGrid_ = false;          ///< inside `block_grid`, where ops may be emitted
   bool inWarpgroupGrid_ = false; ///< register tiles declared here are warpgroup tiles
   bool floorDivision_ = false;   ///< lowering a `wait` round: `/` is floor division
 };
