@@ -87,6 +87,7 @@ void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
     error(DiagId::WgmmaShape, grid.firstGroupOp,
           "`wgmma_commit` and `wgmma_wait` close and retire groups of wgmma, but this warpgroup "
           "grid has no wgmma");
+  checkClusterUniform(s); // CheckCluster.cpp
   if (options.ideTables)
     annotateProtocol(s);
   grid.inWarpgroupGrid = false;
@@ -235,9 +236,11 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
     switch (st.kind) {
     case StmtKind::Arrive:
       return "arrive " + e(st.barrier) +
-             (st.expectTx != syntax::kNone ? " expect_tx " + e(st.expectTx) : std::string());
+             (st.expectTx != syntax::kNone ? " expect_tx " + e(st.expectTx) : std::string()) +
+             (st.clusterArrive ? " cluster" : "");
     case StmtKind::TmaLoad:
-      return "tma_load " + e(st.target) + " <- " + e(st.value) + " completes " + e(st.barrier);
+      return "tma_load " + e(st.target) + " <- " + e(st.value) +
+             (st.multicast ? " multicast" : "") + " completes " + e(st.barrier);
     default:
       return std::string();
     }
@@ -567,6 +570,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
   switch (s.kind) {
   case StmtKind::Arrive: {
     (void)checkBarrierStage(s.barrier, "arrive");
+    if (s.clusterArrive)
+      (void)checkClusterClause(s); // CheckCluster.cpp
     if (s.expectTx != syntax::kNone) {
       useCapability("mbarrier_try_wait", s.keywordSpan);
       if (auto v = indexValue(s.expectTx)) {
@@ -601,6 +606,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
     Type dst = checkStagedOperand(s.target);
     Type src = checkStagedOperand(s.value);
     (void)checkBarrierStage(s.barrier, "tma_load");
+    bool multicast = s.multicast && checkClusterClause(s); // CheckCluster.cpp
     if (dst.isError() || src.isError())
       return;
     if (!dst.isTensor() || dst.tensor.space != Space::Shared) {
@@ -678,6 +684,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
           addRequiresFix(diag, str(inner) + " mod 8 = 0");
       }
     }
+    if (multicast)
+      checkMulticastDestination(s); // CheckCluster.cpp
     return;
   }
   case StmtKind::Wgmma: {
