@@ -15,7 +15,8 @@
 # one op family. Each line is PASS, FAIL or SKIP; SKIP is never a pass.
 # Env: CARRY (default .carry/hopper), PYTHON (python3 with NumPy),
 # SANITIZE=0 (skip compute-sanitizer), ITERS (timed runs of the largest
-# GEMM, default 20), TIMEOUT (seconds per command, default 300).
+# GEMM, default 20), TIMEOUT (seconds per command, default 300), ONLY (a
+# bash regex: run only the kernels it matches, e.g. ONLY=cluster).
 # Exit status: 0 all passed; 1 a failure; 77 no GPU (everything skipped).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -116,6 +117,7 @@ declare -A small
 for c in "${CASES[@]}"; do
   set -- $c
   k=$1 dims=$2 timed=${3:-}
+  [ -n "${ONLY:-}" ] && ! [[ $k =~ $ONLY ]] && continue
   [ "$dims" = - ] && dims=""
   [ -n "${small[$k]:-}" ] || small[$k]="$dims"
   dir=$OUT/hopper-saved/$k-${dims//[,=]/_}
