@@ -83,9 +83,14 @@ bool Checker::checkClusterClause(const Stmt &s) {
                       (grid.cluster.empty() ? std::string("has no cluster launch")
                                             : "has clusters of one CTA") +
                       ": write `block_grid [G] cluster [2]` (or drop `" + clause + "`)");
-  // A fix-it when a 2-CTA cluster fits the grid: one axis, provably even.
-  if (grid.blockGridStmt != syntax::kNone && grid.cluster.empty() && grid.blockGrid.size() == 1 &&
-      prover.proveDivisible(grid.blockGrid[0], 2).proved()) {
+  // A fix-it when a 2-CTA cluster fits the grid (one axis, provably even)
+  // and the target has clusters.
+  bool targetHasClusters = true;
+  if (target)
+    if (auto cap = target::parseCapabilityName("clusters"))
+      targetHasClusters = target::hasCapability(target->id, *cap);
+  if (targetHasClusters && grid.blockGridStmt != syntax::kNone && grid.cluster.empty() &&
+      grid.blockGrid.size() == 1 && prover.proveDivisible(grid.blockGrid[0], 2).proved()) {
     const Stmt &g = m.stmt(grid.blockGridStmt);
     if (g.shapeSpan.end)
       d.fix(Span{g.shapeSpan.end, g.shapeSpan.end}, " cluster [2]",
