@@ -72,6 +72,14 @@ bool Checker::checkClusterClause(const Stmt &s) {
   const char *clause = multicast ? "multicast" : "cluster";
   if (multicast)
     useCapability("tma_multicast", s.clauseSpan);
+  if (clusterSize() >= 2 && !grid.clusterRank.asAtom()) {
+    // The symmetry proofs name the rank as one atom (block_id d mod C).
+    error(DiagId::ClusterClauseWithoutCluster, s.clauseSpan,
+          std::string("`") + clause +
+              "` needs a cluster along one block_grid axis in this version (`cluster [C]` or "
+              "`cluster [C, 1]`); this cluster spans several axes");
+    return false;
+  }
   if (clusterSize() >= 2)
     return true;
   std::string what = multicast ? "`tma_load ... multicast` lands its box in every CTA of the "
@@ -183,6 +191,7 @@ void Checker::checkMulticastDestination(const Stmt &s) {
 // ------------------------------------------------------------ uniformity
 
 void Checker::checkClusterUniform(const Stmt &blockGrid) {
+  // Run at the end of the block_grid (Check.cpp), on the recorded types.
   auto rankAtom = grid.clusterRank.asAtom();
   if (!rankAtom || clusterSize() < 2)
     return;

@@ -87,7 +87,6 @@ void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
     error(DiagId::WgmmaShape, grid.firstGroupOp,
           "`wgmma_commit` and `wgmma_wait` close and retire groups of wgmma, but this warpgroup "
           "grid has no wgmma");
-  checkClusterUniform(s); // CheckCluster.cpp
   if (options.ideTables)
     annotateProtocol(s);
   grid.inWarpgroupGrid = false;

@@ -197,8 +197,9 @@ public:
   bool checkClusterClause(const Stmt &s);
   /// The peers' multicast boxes tile the destination stage (obligation 2).
   void checkMulticastDestination(const Stmt &s);
-  /// Loops and ifs around cluster operations are cluster-uniform (obligation 4).
-  void checkClusterUniform(const Stmt &warpgroupGrid);
+  /// Loops and ifs around cluster operations are cluster-uniform (obligation
+  /// 4), over the body of a clustered block_grid.
+  void checkClusterUniform(const Stmt &blockGrid);
   /// An assignment that writes a warpgroup tile into a shared stage, or
   /// writes a warpgroup tile; false when it is neither (checkAssign's rules).
   bool checkWarpgroupMove(const Stmt &s);

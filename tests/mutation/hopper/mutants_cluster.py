@@ -56,6 +56,12 @@ MUTANTS = [
     dict(name="cluster-release-under-block-condition", base=CLUSTER, code="K0152",
          edits=[("            if (k > 0) {\n              " + RELEASE,
                  "            if (k > block_id 0 mod 2) {\n              " + RELEASE)]),
+    # 4. the whole warpgroup grid under a condition on the block: CTAs of
+    # one cluster may disagree (130 is even here, but not provably a
+    # cluster-uniform test).
+    dict(name="cluster-grid-under-block-condition", base=CLUSTER, code="K0152",
+         edits=[("    warpgroup_grid [3] {\n", "    if (block_id 0 < 131) {\n    warpgroup_grid [3] {\n"),
+                ("        tma_store_wait 0\n      }\n    }\n", "        tma_store_wait 0\n      }\n    }\n    }\n")]),
     # 5. the rules of the unclustered proof: no empty wait before refilling.
     dict(name="cluster-producer-no-empty-wait", base=CLUSTER, code="K0624",
          edits=[("            wait empty[s] round (it / 3 - 1)\n", "")], at="tma_load a_s[s]"),
