@@ -90,7 +90,8 @@ void Checker::addRequiresFix(Diagnostic &d, const std::string &fact) {
   if (!current)
     return;
   Span at{current->lastRequiresEnd.end, current->lastRequiresEnd.end};
-  d.fix(at, "\n" + current->indent + "requires (" + fact + ")", "add `requires (" + fact + ")`");
+  d.fix(at, "\n" + current->indent + "requires (" + fact + ")",
+        "add `requires (" + fact + ")`");
 }
 
 // ------------------------------------------------------------------ items
@@ -106,8 +107,8 @@ CheckedProgram Checker::run() {
     if (!inserted) {
       if (options.fileDiagnostics)
         error(DiagId::DuplicateDefinition, item.name.span,
-              "`" + item.name.name + "` is already defined in this file")
-            .label(m.items[it->second].name.span, "first defined here");
+            "`" + item.name.name + "` is already defined in this file")
+          .label(m.items[it->second].name.span, "first defined here");
       continue;
     }
     SymbolInfo info;
@@ -228,8 +229,8 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
     return std::nullopt;
   auto dtype = parseDType(t.dtype.name);
   if (!dtype) {
-    auto &d =
-        error(DiagId::UnknownDType, t.dtype.span, "unknown element type `" + t.dtype.name + "`");
+    auto &d = error(DiagId::UnknownDType, t.dtype.span,
+                    "unknown element type `" + t.dtype.name + "`");
     std::string best;
     unsigned bestLen = 3;
     for (const std::string &n : dtypeNames()) {
@@ -265,8 +266,7 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
       continue;
     }
     if (auto c = v->constantValue(); c && *c <= 0) {
-      error(DiagId::BadGrid, m.expr(dim).span,
-            "extents must be positive, got " + std::to_string(*c));
+      error(DiagId::BadGrid, m.expr(dim).span, "extents must be positive, got " + std::to_string(*c));
       ok = false;
     }
     tt.shape.push_back(*v);
@@ -279,18 +279,10 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
     }
     tt.space = Space::Host;
     break;
-  case syntax::PlacementKind::Host:
-    tt.space = Space::Host;
-    break;
-  case syntax::PlacementKind::Global:
-    tt.space = Space::Global;
-    break;
-  case syntax::PlacementKind::Shared:
-    tt.space = Space::Shared;
-    break;
-  case syntax::PlacementKind::Register:
-    tt.space = Space::Register;
-    break;
+  case syntax::PlacementKind::Host: tt.space = Space::Host; break;
+  case syntax::PlacementKind::Global: tt.space = Space::Global; break;
+  case syntax::PlacementKind::Shared: tt.space = Space::Shared; break;
+  case syntax::PlacementKind::Register: tt.space = Space::Register; break;
   }
   if (t.placement.device != syntax::kNone)
     (void)indexValue(t.placement.device);
@@ -383,11 +375,12 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
       t.tensor.writable = p.isMutable;
       if (item.kind == syntax::ItemKind::Kernel && t.tensor.space != Space::Global &&
           m.type(p.type).placement.kind != syntax::PlacementKind::None) {
-        auto &d = error(DiagId::KernelParamPlacement,
-                        m.type(p.type).placement.span.empty() ? m.type(p.type).span
-                                                              : m.type(p.type).placement.span,
+        auto &d = error(DiagId::KernelParamPlacement, m.type(p.type).placement.span.empty()
+                                                          ? m.type(p.type).span
+                                                          : m.type(p.type).placement.span,
                         "kernel parameter `" + p.name.name + "` is on " +
-                            spaceName(t.tensor.space) + "; kernel tensors must be on cuda:global");
+                            spaceName(t.tensor.space) +
+                            "; kernel tensors must be on cuda:global");
         if (!m.type(p.type).placement.span.empty())
           d.fix(m.type(p.type).placement.span, "cuda:global", "use `cuda:global`");
       }
@@ -433,9 +426,9 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
 }
 
 std::string Checker::printSignature(const Item &item) {
-  std::string sig = (item.kind == syntax::ItemKind::Kernel         ? "kernel "
+  std::string sig = (item.kind == syntax::ItemKind::Kernel ? "kernel "
                      : item.kind == syntax::ItemKind::TileFunction ? "tile "
-                                                                   : "fn ") +
+                                                                    : "fn ") +
                     item.name.name;
   if (!item.dims.empty()) {
     sig += " [";
@@ -460,8 +453,7 @@ std::string Checker::printSignature(const Item &item) {
   }
   if (item.result != syntax::kNone) {
     Type rt = resolveTypeQuiet(item.result);
-    sig += "\n    : " +
-           (item.resultName.valid() ? "(" + item.resultName.name + " : " : std::string()) +
+    sig += "\n    : " + (item.resultName.valid() ? "(" + item.resultName.name + " : " : std::string()) +
            typeStr(rt) + (item.resultName.valid() ? ")" : "");
   }
   return sig;
@@ -503,8 +495,8 @@ void Checker::checkStmt(StmtId id) {
       if (extent)
         (void)prover.proveLessEqual(DimExpr::constant(1), e); // recorded for hover only
       grid.blockGrid.push_back(e);
-      DimExpr id =
-          symbols.newSymbolExpr("block_id " + std::to_string(axis), solver::SymbolKind::BlockId);
+      DimExpr id = symbols.newSymbolExpr("block_id " + std::to_string(axis),
+                                         solver::SymbolKind::BlockId);
       prover.assumeRange(id, DimExpr::constant(0), e);
       grid.blockIds.push_back(id);
     }
@@ -552,8 +544,8 @@ void Checker::checkStmt(StmtId id) {
       }
       warps *= v;
       grid.warpGrid.push_back(v);
-      DimExpr id =
-          symbols.newSymbolExpr("warp_id " + std::to_string(axis), solver::SymbolKind::WarpId);
+      DimExpr id = symbols.newSymbolExpr("warp_id " + std::to_string(axis),
+                                         solver::SymbolKind::WarpId);
       prover.assumeRange(id, DimExpr::constant(0), DimExpr::constant(v));
       grid.warpIds.push_back(id);
     }
@@ -587,10 +579,9 @@ void Checker::checkStmt(StmtId id) {
           symbols.renameSymbol(*atom, s.name.name);
       }
       // A let names a value; binding it to the expression keeps every fact.
-      Binding b{
-          BindingKind::Let,
-          defineSymbol(s.name, SymbolKind::Let, options.ideTables ? "Index = " + str(t.index) : ""),
-          t};
+      Binding b{BindingKind::Let, defineSymbol(s.name, SymbolKind::Let,
+                                          options.ideTables ? "Index = " + str(t.index) : ""),
+                t};
       bind(s.name, std::move(b));
     } else {
       int sym = defineSymbol(s.name, SymbolKind::Let, symbolType(t));
@@ -634,8 +625,7 @@ void Checker::checkStmt(StmtId id) {
       notHere(shared ? "`shared` declarations belong in a kernel"
                      : "`register` declarations belong in a kernel");
     else if (shared && !grid.inBlockGrid)
-      error(DiagId::ScopePlacement, s.keywordSpan,
-            "`shared` tiles are declared inside `block_grid`");
+      error(DiagId::ScopePlacement, s.keywordSpan, "`shared` tiles are declared inside `block_grid`");
     else if (!shared && !grid.inWarpGrid && !grid.inWarpgroupGrid)
       error(DiagId::ScopePlacement, s.keywordSpan,
             "`register` tiles are per-warp: declare them inside `warp_grid` (or, spread over "
@@ -645,8 +635,7 @@ void Checker::checkStmt(StmtId id) {
       const syntax::TypeRef &tr = m.type(s.type);
       if (!t.tensor.isTile)
         error(DiagId::DeclarationPlacement, tr.span,
-              std::string(shared ? "`shared`" : "`register`") +
-                  " declarations have a `Tile[...]` type");
+              std::string(shared ? "`shared`" : "`register`") + " declarations have a `Tile[...]` type");
       if (t.tensor.space != want) {
         auto &d = error(DiagId::DeclarationPlacement,
                         tr.placement.span.empty() ? tr.span : tr.placement.span,
@@ -689,9 +678,9 @@ void Checker::checkStmt(StmtId id) {
            std::string(dtypeName(t.tensor.dtype)) + " " + printShape(t.tensor.shape, symbols), cost,
            shared});
     }
-    Binding b{
-        shared ? BindingKind::Shared : BindingKind::Register,
-        defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, symbolType(t)), t};
+    Binding b{shared ? BindingKind::Shared : BindingKind::Register,
+              defineSymbol(s.name, shared ? SymbolKind::Shared : SymbolKind::Register, symbolType(t)),
+              t};
     bind(s.name, std::move(b));
     annotate(s.name.span, t, false);
     return;
@@ -863,8 +852,9 @@ void Checker::checkAssign(const Stmt &s) {
   const Expr &base = m.expr(baseId);
   int sym = program.exprSymbol[baseId];
   const Binding *binding = base.kind == ExprKind::Name ? lookup(base.name.name) : nullptr;
-  if (!binding || !dst.isTensor() || binding->kind == BindingKind::Dim ||
-      binding->kind == BindingKind::Let || binding->kind == BindingKind::LoopVar) {
+  if (!binding || !dst.isTensor() ||
+      binding->kind == BindingKind::Dim || binding->kind == BindingKind::Let ||
+      binding->kind == BindingKind::LoopVar) {
     error(DiagId::AssignToImmutable, target.span,
           "cannot assign to `" + syntax::printExpr(m, s.target) +
               "`: only tiles and writable tensors can be assigned");
@@ -874,9 +864,8 @@ void Checker::checkAssign(const Stmt &s) {
   const TensorType &d = dst.tensor;
   if (!d.writable) {
     auto &diag = error(DiagId::StoreToReadOnly, s.span,
-                       "store into read-only input `" + base.name.name +
-                           "`: kernel inputs are "
-                           "read-only");
+                       "store into read-only input `" + base.name.name + "`: kernel inputs are "
+                       "read-only");
     const Item *item = current ? current->item : nullptr;
     std::string resultName = item && item->resultName.valid() ? item->resultName.name : "result";
     if (item && item->kind == syntax::ItemKind::Kernel) {
@@ -932,11 +921,10 @@ void Checker::checkAssign(const Stmt &s) {
         .label(m.expr(s.value).span, "value " + printShape(v.shape, symbols));
   }
   if (d.dtype != v.dtype) {
-    auto &diag =
-        error(DiagId::DTypeMismatch, s.span,
-              std::string("cannot store a ") + typeStr(value) + " into " + dtypeName(d.dtype) +
-                  " `" + base.name.name + "`: element types differ (" + dtypeName(v.dtype) +
-                  " vs " + dtypeName(d.dtype) + ")");
+    auto &diag = error(DiagId::DTypeMismatch, s.span,
+                       std::string("cannot store a ") + typeStr(value) + " into " +
+                           dtypeName(d.dtype) + " `" + base.name.name + "`: element types differ (" +
+                           dtypeName(v.dtype) + " vs " + dtypeName(d.dtype) + ")");
     Span valueSpan = m.expr(s.value).span;
     if (v.space == Space::Register)
       diag.fix(Span{valueSpan.begin, valueSpan.begin},

@@ -115,7 +115,7 @@ public:
   std::unordered_map<std::string, int> itemsByName;
   std::vector<KernelSummary> itemSummaries; ///< by item index
   std::vector<int> itemCheckState;          ///< 0 unchecked, 1 in progress, 2 done
-  std::vector<bool> selected;               ///< by item index, with CheckOptions::onlyItems
+  std::vector<bool> selected; ///< by item index, with CheckOptions::onlyItems
   GridContext grid;
   ItemState *current = nullptr;
   bool inTileSignature = false; ///< symbolic tile extents allowed (tile-function signatures)
@@ -299,7 +299,7 @@ public:
   std::vector<std::unique_ptr<Type[]>> typePages; ///< by ExprId / kTypePage
   std::vector<size_t> usedTypePages;
   std::vector<std::unique_ptr<Type[]>> spareTypePages; ///< every slot Error
-  std::vector<ExprId> typedExprs;                      ///< slots written since the last drop
+  std::vector<ExprId> typedExprs; ///< slots written since the last drop
 
   Type resolveTypeQuiet(syntax::TypeId id);
   bool sameType(const Type &a, const Type &b) const;
