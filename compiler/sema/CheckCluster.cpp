@@ -154,7 +154,7 @@ void Checker::checkMulticastDestination(const Stmt &s) {
       if (!start || !len || !len->constantValue())
         return;
       int64_t coeff = start->coeffOf(*rankAtom);
-      DimExpr rest = *start - DimExpr::atom(*rankAtom, coeff);
+      DimExpr rest = coeff == 0 ? *start : *start - DimExpr::atom(*rankAtom, coeff);
       if (mentionsAtom(rest, *rankAtom))
         return fail(x.span, "the slice start `" + str(*start) +
                                 "` depends on `cluster_rank` other than through `cluster_rank * "
