@@ -1336,7 +1336,7 @@ private:
     return out;
   }
 
-  bool inGrid_ = false;          ///< inside `block_grid`, where ops may be emitted
+  bool inGrid_ = false; ///< inside `block_grid`, where ops may be emitted
   bool inWarpgroupGrid_ = false; ///< register tiles declared here are warpgroup tiles
   bool floorDivision_ = false;   ///< lowering a `wait` round: `/` is floor division
 };

@@ -72,6 +72,14 @@ bool Checker::checkClusterClause(const Stmt &s) {
   const char *clause = multicast ? "multicast" : "cluster";
   if (multicast)
     useCapability("tma_multicast", s.clauseSpan);
+  if (clusterSize() >= 2 && !grid.clusterRank.asAtom()) {
+    // The symmetry proofs name the rank as one atom (block_id d mod C).
+    error(DiagId::ClusterClauseWithoutCluster, s.clauseSpan,
+          std::string("`") + clause +
+              "` needs a cluster along one block_grid axis in this version (`cluster [C]` or "
+              "`cluster [C, 1]`); this cluster spans several axes");
+    return false;
+  }
   if (clusterSize() >= 2)
     return true;
   std::string what = multicast ? "`tma_load ... multicast` lands its box in every CTA of the "
@@ -83,9 +91,14 @@ bool Checker::checkClusterClause(const Stmt &s) {
                       (grid.cluster.empty() ? std::string("has no cluster launch")
                                             : "has clusters of one CTA") +
                       ": write `block_grid [G] cluster [2]` (or drop `" + clause + "`)");
-  // A fix-it when a 2-CTA cluster fits the grid: one axis, provably even.
-  if (grid.blockGridStmt != syntax::kNone && grid.cluster.empty() && grid.blockGrid.size() == 1 &&
-      prover.proveDivisible(grid.blockGrid[0], 2).proved()) {
+  // A fix-it when a 2-CTA cluster fits the grid (one axis, provably even)
+  // and the target has clusters.
+  bool targetHasClusters = true;
+  if (target)
+    if (auto cap = target::parseCapabilityName("clusters"))
+      targetHasClusters = target::hasCapability(target->id, *cap);
+  if (targetHasClusters && grid.blockGridStmt != syntax::kNone && grid.cluster.empty() &&
+      grid.blockGrid.size() == 1 && prover.proveDivisible(grid.blockGrid[0], 2).proved()) {
     const Stmt &g = m.stmt(grid.blockGridStmt);
     if (g.shapeSpan.end)
       d.fix(Span{g.shapeSpan.end, g.shapeSpan.end}, " cluster [2]",
@@ -141,7 +154,7 @@ void Checker::checkMulticastDestination(const Stmt &s) {
       if (!start || !len || !len->constantValue())
         return;
       int64_t coeff = start->coeffOf(*rankAtom);
-      DimExpr rest = *start - DimExpr::atom(*rankAtom, coeff);
+      DimExpr rest = coeff == 0 ? *start : *start - DimExpr::atom(*rankAtom, coeff);
       if (mentionsAtom(rest, *rankAtom))
         return fail(x.span, "the slice start `" + str(*start) +
                                 "` depends on `cluster_rank` other than through `cluster_rank * "
@@ -178,6 +191,7 @@ void Checker::checkMulticastDestination(const Stmt &s) {
 // ------------------------------------------------------------ uniformity
 
 void Checker::checkClusterUniform(const Stmt &blockGrid) {
+  // Run at the end of the block_grid (Check.cpp), on the recorded types.
   auto rankAtom = grid.clusterRank.asAtom();
   if (!rankAtom || clusterSize() < 2)
     return;

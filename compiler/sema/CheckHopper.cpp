@@ -87,7 +87,6 @@ void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
     error(DiagId::WgmmaShape, grid.firstGroupOp,
           "`wgmma_commit` and `wgmma_wait` close and retire groups of wgmma, but this warpgroup "
           "grid has no wgmma");
-  checkClusterUniform(s); // CheckCluster.cpp
   if (options.ideTables)
     annotateProtocol(s);
   grid.inWarpgroupGrid = false;
@@ -158,12 +157,16 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
             if (st.expectTx != syntax::kNone)
               if (auto v = exprValueOrNull(st.expectTx))
                 tx = v->constantValue().value_or(0);
-            uses[barrierName(st.barrier)].push_back({&st, role, wgs, tx});
+            // A cluster arrive also arrives from every peer CTA (CheckCluster.cpp).
+            int64_t arrivals = st.clusterArrive ? wgs * std::max<int64_t>(clusterSize(), 1) : wgs;
+            uses[barrierName(st.barrier)].push_back({&st, role, arrivals, tx});
             hopper.push_back({&st, role});
             break;
           }
           case StmtKind::TmaLoad: {
-            BarrierUse u{&st, role, wgs, bytesOf(st.target)};
+            // A multicast box lands once per CTA of the cluster.
+            int64_t copies = st.multicast ? std::max<int64_t>(clusterSize(), 1) : 1;
+            BarrierUse u{&st, role, wgs, bytesOf(st.target) * copies};
             uses[barrierName(st.barrier)].push_back(u);
             copiesInto[barrierName(st.target)].push_back(u);
             hopper.push_back({&st, role});
@@ -304,6 +307,9 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
     }
     case StmtKind::Arrive:
       md = "**arrive** on `" + syntax::printExpr(m, st.barrier) + "`: one arrival per warpgroup" +
+           (st.clusterArrive ? std::string(" in every CTA of the cluster (every CTA runs it: ") +
+                                   std::to_string(clusterSize()) + " arrivals per warpgroup)"
+                             : std::string()) +
            (st.expectTx != syntax::kNone ? ", announcing `" + syntax::printExpr(m, st.expectTx) +
                                                "` transaction bytes in this phase"
                                          : std::string()) +
@@ -311,8 +317,13 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
       break;
     case StmtKind::TmaLoad:
       md = "**tma_load**: one elected thread copies " + std::to_string(bytesOf(st.target)) +
-           " bytes (" + typeStr(typeOf(st.target)) +
-           ") from global memory; they count as "
+           " bytes (" + typeStr(typeOf(st.target)) + ") from global memory" +
+           (st.multicast
+                ? " into every CTA of the cluster (each of the " + std::to_string(clusterSize()) +
+                      " CTAs multicasts its box, so this stage receives " +
+                      std::to_string(bytesOf(st.target) * clusterSize()) + " bytes)"
+                : std::string()) +
+           "; they count as "
            "transaction bytes of `" +
            syntax::printExpr(m, st.barrier) + "`.\n\n" + barrierType(st.barrier) + "\n" +
            signalledBy(barrierName(st.barrier));

@@ -344,7 +344,8 @@ bool Checker::checkWarpgroupMove(const Stmt &s) {
     if (dst.tensor.shape != src.shape) {
       error(DiagId::WarpgroupStoreShape, s.span,
             "warpgroup tile `" + srcName + "` is " + printShape(src.shape, symbols) +
-                ", the shared destination " + printShape(dst.tensor.shape, symbols) +
+                ", the shared destination " +
+                printShape(dst.tensor.shape, symbols) +
                 "; write one whole stage of the same shape (`" + targetBase->name.name + "[i]`)")
           .label(m.expr(s.target).span, "destination " + printShape(dst.tensor.shape, symbols));
       return true;

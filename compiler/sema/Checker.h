@@ -115,7 +115,7 @@ public:
   std::unordered_map<std::string, int> itemsByName;
   std::vector<KernelSummary> itemSummaries; ///< by item index
   std::vector<int> itemCheckState;          ///< 0 unchecked, 1 in progress, 2 done
-  std::vector<bool> selected;               ///< by item index, with CheckOptions::onlyItems
+  std::vector<bool> selected; ///< by item index, with CheckOptions::onlyItems
   GridContext grid;
   ItemState *current = nullptr;
   bool inTileSignature = false; ///< symbolic tile extents allowed (tile-function signatures)
@@ -197,8 +197,9 @@ public:
   bool checkClusterClause(const Stmt &s);
   /// The peers' multicast boxes tile the destination stage (obligation 2).
   void checkMulticastDestination(const Stmt &s);
-  /// Loops and ifs around cluster operations are cluster-uniform (obligation 4).
-  void checkClusterUniform(const Stmt &warpgroupGrid);
+  /// Loops and ifs around cluster operations are cluster-uniform (obligation
+  /// 4), over the body of a clustered block_grid.
+  void checkClusterUniform(const Stmt &blockGrid);
   /// An assignment that writes a warpgroup tile into a shared stage, or
   /// writes a warpgroup tile; false when it is neither (checkAssign's rules).
   bool checkWarpgroupMove(const Stmt &s);
@@ -298,7 +299,7 @@ public:
   std::vector<std::unique_ptr<Type[]>> typePages; ///< by ExprId / kTypePage
   std::vector<size_t> usedTypePages;
   std::vector<std::unique_ptr<Type[]>> spareTypePages; ///< every slot Error
-  std::vector<ExprId> typedExprs;                      ///< slots written since the last drop
+  std::vector<ExprId> typedExprs; ///< slots written since the last drop
 
   Type resolveTypeQuiet(syntax::TypeId id);
   bool sameType(const Type &a, const Type &b) const;

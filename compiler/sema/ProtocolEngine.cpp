@@ -1630,7 +1630,9 @@ void Engine::checkClusterReleases() {
         if (e->span.end)
           f.fixits.push_back(
               {Span{e->span.end, e->span.end}, " cluster", "arrive in every CTA of the cluster"});
-      } else if (e->cluster && !released.count(e->barrier)) {
+      } else if (e->cluster && !released.empty() && !released.count(e->barrier)) {
+        // (With no release barrier at all the producer refills without
+        // waiting: the refill rule, K0624, names that.)
         report(DiagId::ProtocolMulticastLocalRelease, e->clauseSpan.end ? e->clauseSpan : e->span,
                "`" + e->what +
                    "` arrives in every CTA of the cluster, but no multicast producer "

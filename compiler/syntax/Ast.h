@@ -155,8 +155,8 @@ struct Stmt {
 struct Requirement {
   Span span;
   bool isCapability = false;
-  ExprId condition = kNone; ///< requires ( condition )
-  Ident target;             ///< requires capability(target, caps...)
+  ExprId condition = kNone;        ///< requires ( condition )
+  Ident target;                    ///< requires capability(target, caps...)
   std::vector<Ident> capabilities;
 };
 
@@ -180,7 +180,7 @@ struct Item {
   std::vector<Requirement> requirements;
   std::vector<Param> params;
   TypeId result = kNone;
-  Ident resultName; ///< `: (c : Tensor[...])`; empty for an unnamed result
+  Ident resultName;   ///< `: (c : Tensor[...])`; empty for an unnamed result
   Span resultSpan;
   std::vector<StmtId> body;
   Span bodySpan;

@@ -571,7 +571,8 @@ void reserveForCstNodes(Module &module, size_t nodes) {
   module.types.reserve(module.types.size() + nodes / 8);
 }
 
-LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module, unsigned maxNesting) {
+LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module,
+                      unsigned maxNesting) {
   Lowerer lowerer(cst, file, module, maxNesting);
   lowerer.lowerFile();
   LowerResult r;
@@ -583,28 +584,17 @@ LowerResult lowerTree(const Cst &cst, const SourceFile &file, Module &module, un
 
 const char *binaryOpSpelling(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add:
-    return "+";
-  case BinaryOp::Sub:
-    return "-";
-  case BinaryOp::Mul:
-    return "*";
-  case BinaryOp::Div:
-    return "/";
-  case BinaryOp::Mod:
-    return "mod";
-  case BinaryOp::Eq:
-    return "=";
-  case BinaryOp::Ne:
-    return "!=";
-  case BinaryOp::Lt:
-    return "<";
-  case BinaryOp::Le:
-    return "<=";
-  case BinaryOp::Gt:
-    return ">";
-  case BinaryOp::Ge:
-    return ">=";
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Mod: return "mod";
+  case BinaryOp::Eq: return "=";
+  case BinaryOp::Ne: return "!=";
+  case BinaryOp::Lt: return "<";
+  case BinaryOp::Le: return "<=";
+  case BinaryOp::Gt: return ">";
+  case BinaryOp::Ge: return ">=";
   }
   return "?";
 }
@@ -615,14 +605,11 @@ static int precedenceOf(const Module &m, ExprId id) {
     return e.kind == ExprKind::Slice ? 1 : e.kind == ExprKind::Application ? 6 : 9;
   switch (e.op) {
   case BinaryOp::Add:
-  case BinaryOp::Sub:
-    return 3;
+  case BinaryOp::Sub: return 3;
   case BinaryOp::Mul:
   case BinaryOp::Div:
-  case BinaryOp::Mod:
-    return 4;
-  default:
-    return 2;
+  case BinaryOp::Mod: return 4;
+  default: return 2;
   }
 }
 
@@ -641,12 +628,8 @@ static void print(const Module &m, ExprId id, std::string &out, int depth) {
       out += ")";
   };
   switch (e.kind) {
-  case ExprKind::Name:
-    out += e.name.name;
-    break;
-  case ExprKind::Integer:
-    out += std::to_string(e.intValue);
-    break;
+  case ExprKind::Name: out += e.name.name; break;
+  case ExprKind::Integer: out += std::to_string(e.intValue); break;
   case ExprKind::Float: {
     char buf[64];
     snprintf(buf, sizeof buf, "%g", e.floatValue);
@@ -655,9 +638,7 @@ static void print(const Module &m, ExprId id, std::string &out, int depth) {
       out += ".0";
     break;
   }
-  case ExprKind::Paren:
-    child(e.children[0], 9);
-    break;
+  case ExprKind::Paren: child(e.children[0], 9); break;
   case ExprKind::Index:
     child(e.children[0], 9);
     out += "[";
@@ -693,9 +674,7 @@ static void print(const Module &m, ExprId id, std::string &out, int depth) {
     child(e.children[1], p + 1);
     break;
   }
-  case ExprKind::Error:
-    out += "<error>";
-    break;
+  case ExprKind::Error: out += "<error>"; break;
   }
 }
 
