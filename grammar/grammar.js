@@ -291,10 +291,15 @@ module.exports = grammar({
 
     // ------------------------------------------- Hopper barriers and copies
 
+    // `arrive B[s] cluster`: one arrival on stage s of B in every CTA of the
+    // cluster (a remote arrive through mapa); not combined with expect_tx.
     arrive_statement: $ => seq(
       'arrive',
       field('barrier', $._place),
-      optional(seq('expect_tx', field('bytes', $._expression))),
+      optional(choice(
+        seq('expect_tx', field('bytes', $._expression)),
+        field('cluster', 'cluster'),
+      )),
     ),
 
     wait_statement: $ => seq(
@@ -304,11 +309,15 @@ module.exports = grammar({
       field('round', $._expression),
     ),
 
+    // `tma_load dst <- src [multicast] completes B[s]`: with `multicast` the
+    // box lands at the same shared offset in every CTA of the cluster and
+    // its bytes count on B[s] of every CTA of the cluster.
     tma_load_statement: $ => seq(
       'tma_load',
       field('destination', $._place),
       '<-',
       field('source', $._expression),
+      optional(field('multicast', 'multicast')),
       'completes',
       field('barrier', $._place),
     ),

@@ -169,6 +169,15 @@ void KernelBuilder::tmaLoad(Access dst, Access src, BarrierId b, IndexExpr stage
   append(TmaLoadOp{std::move(dst), std::move(src), b, std::move(stage)}, span);
 }
 
+void KernelBuilder::tmaLoad(Access dst, Access src, BarrierId b, IndexExpr stage, bool multicast,
+                            Span span) {
+  append(TmaLoadOp{std::move(dst), std::move(src), b, std::move(stage), multicast}, span);
+}
+
+void KernelBuilder::barrierArriveCluster(BarrierId b, IndexExpr stage, Span span) {
+  append(BarrierArriveOp{b, std::move(stage), 0, true}, span);
+}
+
 void KernelBuilder::wgmma(TileId acc, Access a, Access b, IndexExpr zeroWhen, Span span) {
   append(WgmmaOp{acc, std::move(a), std::move(b), std::move(zeroWhen)}, span);
 }

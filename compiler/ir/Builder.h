@@ -75,6 +75,10 @@ public:
   void barrierArrive(BarrierId b, IndexExpr stage, int64_t expectTxBytes = 0, Span span = {});
   void barrierWait(BarrierId b, IndexExpr stage, IndexExpr round, Span span = {});
   void tmaLoad(Access dst, Access src, BarrierId b, IndexExpr stage, Span span = {});
+  /// `tma_load dst <- src multicast completes b[stage]` (multicast = true).
+  void tmaLoad(Access dst, Access src, BarrierId b, IndexExpr stage, bool multicast, Span span);
+  /// `arrive b[stage] cluster`: one arrival on the stage in every CTA of the cluster.
+  void barrierArriveCluster(BarrierId b, IndexExpr stage, Span span = {});
   /// `acc <- wgmma acc a b zero_when (zeroWhen)`; pass IndexExpr::binary(Eq, 0, 1)
   /// or falseCondition() when there is no zero_when.
   void wgmma(TileId acc, Access a, Access b, IndexExpr zeroWhen = falseCondition(), Span span = {});

@@ -243,6 +243,8 @@ public:
     out_ << "arrive " << barrierName(o.barrier) << "[" << index(o.stage) << "]";
     if (o.expectTxBytes)
       out_ << " expect_tx " << o.expectTxBytes;
+    if (o.cluster)
+      out_ << " cluster";
     out_ << "\n";
   }
   void emit(const BarrierWaitOp &o, int, const std::string &) {
@@ -250,8 +252,9 @@ public:
          << index(o.round, 8) << "\n";
   }
   void emit(const TmaLoadOp &o, int, const std::string &) {
-    out_ << "tma_load " << access(o.dst) << " <- " << access(o.src) << " completes "
-         << barrierName(o.barrier) << "[" << index(o.stage) << "]\n";
+    out_ << "tma_load " << access(o.dst) << " <- " << access(o.src)
+         << (o.multicast ? " multicast" : "") << " completes " << barrierName(o.barrier) << "["
+         << index(o.stage) << "]\n";
   }
   void emit(const WgmmaOp &o, int, const std::string &) {
     out_ << tileName(o.acc) << " <- wgmma " << tileName(o.acc) << ", " << access(o.a) << ", "

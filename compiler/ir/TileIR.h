@@ -324,10 +324,15 @@ struct RoleOp {
 /// `arrive B[stage]` (expectTxBytes = 0) or `arrive B[stage] expect_tx E`:
 /// one arrival per warpgroup executing it, made by one elected thread after
 /// the warpgroup's earlier work.
+/// With cluster = true (`arrive B[stage] cluster`, expectTxBytes = 0) the
+/// warpgroup makes one arrival on B[stage] in every CTA of the cluster
+/// (remote arrives through mapa), so a peer's multicast producer may
+/// refill the stage only after this CTA's consumers released it.
 struct BarrierArriveOp {
   BarrierId barrier = 0;
   IndexExpr stage;
   int64_t expectTxBytes = 0;
+  bool cluster = false;
 };
 /// `wait B[stage] round R`: waits until round R of the stage completed
 /// (round r = the (r+1)-th phase completion; parity = floor(R) mod 2). A
@@ -340,11 +345,15 @@ struct BarrierWaitOp {
 /// `tma_load dst <- src completes B[stage]`: bulk tensor copy of a 2-D box
 /// global -> shared issued by one elected thread of the warpgroup; its
 /// bytes are transaction bytes of B[stage].
+/// With multicast = true (`tma_load ... multicast completes B[stage]`) the
+/// box lands at the same shared offset in every CTA of the cluster (ctaMask
+/// = all CTAs) and its bytes count on B[stage] of every CTA of the cluster.
 struct TmaLoadOp {
   Access dst; ///< Swizzle128B shared tile: point stage index, rows/cols whole or sliced
   Access src; ///< 2-D global tensor slice of the same shape
   BarrierId barrier = 0;
   IndexExpr stage;
+  bool multicast = false;
 };
 /// `acc <- wgmma acc a b zero_when (cond)`: asynchronous warpgroup MMA,
 /// acc[64, N] (+)= a[64, K] * transpose(b[N, K]) with a, b slices of

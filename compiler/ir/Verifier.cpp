@@ -583,6 +583,12 @@ private:
           error(DiagId::TileIRBarrier, sp,
                 "arrive: expect_tx " + std::to_string(o->expectTxBytes) +
                     " is outside the transaction count range 0 .. 2^20-1 (PTX ISA 9.7.13.15.1)");
+        if (o->cluster && o->expectTxBytes != 0)
+          error(DiagId::TileIRBarrier, sp,
+                "arrive: a cluster arrive carries no expect_tx (the transaction count is local)");
+        if (o->cluster && k_.clusterSize() < 2)
+          error(DiagId::TileIRBarrier, sp,
+                "arrive ... cluster needs a cluster launch of 2 or more CTAs (Kernel::cluster)");
       } else if (auto *o = op.as<BarrierWaitOp>()) {
         checkBarrierRef(o->barrier, o->stage, scope, sp, "wait");
         checkIndex(o->round, false, Context::Body, scope, sp, "wait round");
@@ -855,6 +861,9 @@ private:
 
   void checkTmaLoad(const TmaLoadOp &o, const std::vector<VarId> &scope, Span sp) {
     checkBarrierRef(o.barrier, o.stage, scope, sp, "tma_load");
+    if (o.multicast && k_.clusterSize() < 2)
+      error(DiagId::TileIRTmaCopy, sp,
+            "tma_load multicast needs a cluster launch of 2 or more CTAs (Kernel::cluster)");
     auto dst = checkAccess(o.dst, scope, sp, "tma_load destination");
     auto src = checkAccess(o.src, scope, sp, "tma_load source");
     if (!dst || !src)

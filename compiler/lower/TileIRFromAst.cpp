@@ -1128,7 +1128,10 @@ private:
           return;
         bytes = *c;
       }
-      b_.barrierArrive(bar->first, bar->second, bytes, s.span);
+      if (s.clusterArrive)
+        b_.barrierArriveCluster(bar->first, bar->second, s.span);
+      else
+        b_.barrierArrive(bar->first, bar->second, bytes, s.span);
       return;
     }
     case StmtKind::Wait: {
@@ -1147,7 +1150,7 @@ private:
       auto bar = barrierStage(s.barrier);
       if (!dst || !src || !bar)
         return;
-      b_.tmaLoad(*dst, *src, bar->first, bar->second, s.span);
+      b_.tmaLoad(*dst, *src, bar->first, bar->second, s.multicast, s.span);
       return;
     }
     case StmtKind::Wgmma: {

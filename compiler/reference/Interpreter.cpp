@@ -27,9 +27,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -168,6 +170,33 @@ struct BarrierStage {
   int64_t tx = 0;        ///< transaction bytes expected and not yet delivered
 };
 
+class BlockRun;
+
+/// The CTAs of one cluster, when the kernel multicasts or arrives remotely:
+/// each runs on its own thread, but only one at a time (the mutex is held
+/// for every scheduling pass), so a peer's multicast bytes and remote
+/// arrivals land between two passes, as another warpgroup's do. A CTA with
+/// no progress sleeps until a peer makes some; when every live CTA of the
+/// cluster is blocked, the run is a deadlock.
+struct ClusterRun {
+  std::vector<BlockRun *> members; ///< by cluster rank
+  std::mutex lock;
+  std::condition_variable changed;
+  int64_t epoch = 0; ///< passes that made progress
+  int alive = 0;
+  /// By rank: the epoch a blocked CTA went to sleep at, -1 when not waiting.
+  /// Every live CTA asleep at the current epoch = nobody can move: deadlock.
+  std::vector<int64_t> asleepAt;
+  bool stuck() const {
+    int n = 0;
+    for (int64_t e : asleepAt)
+      n += e == epoch;
+    return n >= alive;
+  }
+  bool failed = false;
+  std::string firstError; ///< the first member's own failure
+};
+
 /// Executes one block.
 class BlockRun {
 public:
@@ -192,6 +221,15 @@ public:
         for (auto &w : regs_)
           w[t] = tile;
     }
+    // Before any CTA of a cluster runs (a peer may multicast into them).
+    for (const ir::BarrierDecl &b : k.barriers)
+      barriers_.emplace_back(static_cast<size_t>(b.stages), BarrierStage{0, b.arrivals, 0});
+  }
+
+  /// Runs as member `rank` of a cluster that shares memory and barriers.
+  void joinCluster(ClusterRun *c, int64_t rank) {
+    cluster_ = c;
+    rank_ = rank;
   }
 
   std::string error;
@@ -350,6 +388,16 @@ private:
   BarrierStage *stage(ir::BarrierId b, const ir::IndexExpr &s, int w, const char *what);
   void completeIfDone(ir::BarrierId b, BarrierStage &st);
   std::vector<std::vector<BarrierStage>> barriers_;
+  ClusterRun *cluster_ = nullptr;
+  int64_t rank_ = 0;
+  /// This CTA alone, or every CTA of its cluster (multicast, remote arrivals).
+  std::vector<BlockRun *> targets(bool clusterWide) {
+    if (clusterWide && cluster_)
+      return cluster_->members;
+    return {this};
+  }
+  /// Blocks until a peer makes progress; false on a deadlock of the cluster.
+  bool waitForPeers(std::unique_lock<std::mutex> &held);
 
   void copy(const View &dst, const View &src, bool convert) {
     for (int64_t r = 0; r < dst.rows; ++r)
@@ -613,9 +661,6 @@ private:
 // ------------------------------------------------- warpgroups as coroutines
 
 void BlockRun::runWarpgroups() {
-  barriers_.clear();
-  for (const ir::BarrierDecl &b : k_.barriers)
-    barriers_.emplace_back(static_cast<size_t>(b.stages), BarrierStage{0, b.arrivals, 0});
   struct Frame {
     const ir::Block *block;
     size_t pc = 0;
@@ -708,24 +753,40 @@ void BlockRun::runWarpgroups() {
         ++f.pc;
       } else if (auto *arrive = op.as<ir::BarrierArriveOp>()) {
         ++f.pc;
-        if (BarrierStage *b = stage(arrive->barrier, arrive->stage, w, "arrive")) {
+        // `cluster`: the same stage of the barrier in every CTA of the cluster.
+        BarrierStage *own = stage(arrive->barrier, arrive->stage, w, "arrive");
+        if (!own)
+          return progress;
+        size_t at = static_cast<size_t>(own - barriers_[arrive->barrier].data());
+        for (BlockRun *peer : targets(arrive->cluster)) {
+          BarrierStage *b = &peer->barriers_[arrive->barrier][at];
           b->tx += arrive->expectTxBytes;
           if (--b->pending < 0) {
             fail("barrier `" + k_.barriers[arrive->barrier].name +
                  "`: more arrivals in one phase "
                  "than its count " +
-                 std::to_string(k_.barriers[arrive->barrier].arrivals));
+                 std::to_string(k_.barriers[arrive->barrier].arrivals) +
+                 (arrive->cluster ? " (cluster arrivals count in every CTA of the cluster)" : ""));
             return progress;
           }
-          completeIfDone(arrive->barrier, *b);
+          peer->completeIfDone(arrive->barrier, *b);
         }
       } else if (auto *tma = op.as<ir::TmaLoadOp>()) {
         ++f.pc;
+        // `multicast`: the box lands at the same offset, and its bytes
+        // count on the same barrier stage, in every CTA of the cluster.
         View dst = view(tma->dst, w), src = view(tma->src, w);
-        copy(dst, src, false);
-        if (BarrierStage *b = stage(tma->barrier, tma->stage, w, "tma_load")) {
+        BarrierStage *own = stage(tma->barrier, tma->stage, w, "tma_load");
+        if (!own)
+          return progress;
+        size_t at = static_cast<size_t>(own - barriers_[tma->barrier].data());
+        for (BlockRun *peer : targets(tma->multicast)) {
+          View pd = dst;
+          pd.data = peer->shared_[tma->dst.id].data.data();
+          copy(pd, src, false);
+          BarrierStage *b = &peer->barriers_[tma->barrier][at];
           b->tx -= dst.rows * dst.cols * static_cast<int64_t>(ir::dtypeBytes(dst.dtype));
-          completeIfDone(tma->barrier, *b);
+          peer->completeIfDone(tma->barrier, *b);
         }
       } else if (auto *mma = op.as<ir::WgmmaOp>()) {
         ++f.pc;
@@ -764,6 +825,19 @@ void BlockRun::runWarpgroups() {
     }
     return progress;
   };
+  std::unique_lock<std::mutex> held;
+  if (cluster_)
+    held = std::unique_lock<std::mutex>(cluster_->lock);
+  // Leaving: a peer blocked on this CTA learns that it ended or failed.
+  auto leave = [&] {
+    if (!cluster_)
+      return;
+    --cluster_->alive;
+    if (!error.empty() && !cluster_->failed)
+      cluster_->firstError = error;
+    cluster_->failed = cluster_->failed || !error.empty();
+    cluster_->changed.notify_all();
+  };
   for (;;) {
     bool live = false, progress = false;
     for (int w = 0; w < warps_ && error.empty(); ++w) {
@@ -772,8 +846,16 @@ void BlockRun::runWarpgroups() {
       progress = runUnit(w) || progress;
       live = live || !stacks[w].empty();
     }
+    // Before leaving too: the last pass may have delivered bytes or
+    // arrivals to a peer that sleeps.
+    if (cluster_ && progress) {
+      ++cluster_->epoch;
+      cluster_->changed.notify_all();
+    }
     if (!error.empty() || !live)
-      return;
+      return leave();
+    if (!progress && cluster_ && waitForPeers(held))
+      continue;
     if (!progress) {
       std::string waiting;
       for (int w = 0; w < warps_; ++w)
@@ -788,10 +870,27 @@ void BlockRun::runWarpgroups() {
                        k_.barriers[wait->barrier].name + "`[" +
                        std::to_string(eval(wait->stage, w)) + "]";
         }
-      fail("deadlock in the reference execution: " + waiting);
-      return;
+      fail("deadlock in the reference execution: " +
+           (cluster_ ? "CTA rank " + std::to_string(rank_) + ": " : std::string()) + waiting);
+      return leave();
     }
   }
+}
+
+bool BlockRun::waitForPeers(std::unique_lock<std::mutex> &held) {
+  ClusterRun &c = *cluster_;
+  int64_t seen = c.epoch;
+  auto r = static_cast<size_t>(rank_);
+  c.asleepAt[r] = seen;
+  c.changed.notify_all();
+  c.changed.wait(held, [&] { return c.epoch != seen || c.failed || c.stuck(); });
+  bool moved = c.epoch != seen;
+  c.asleepAt[r] = -1;
+  if (c.failed && !moved) {
+    fail("a CTA of the cluster failed in the reference execution");
+    return true; // the caller's loop sees the error and leaves
+  }
+  return moved;
 }
 
 BarrierStage *BlockRun::stage(ir::BarrierId b, const ir::IndexExpr &s, int w, const char *what) {
@@ -857,6 +956,67 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
   std::atomic<int64_t> next{0};
   std::string firstError;
   std::mutex errorLock;
+  // A kernel whose CTAs multicast or arrive on each other's barriers runs
+  // cluster by cluster, the CTAs of one cluster together (ClusterRun).
+  std::function<bool(const ir::Block &)> shares = [&](const ir::Block &blk) {
+    for (const ir::Op &op : blk.ops) {
+      if (auto *t = op.as<ir::TmaLoadOp>(); t && t->multicast)
+        return true;
+      if (auto *a = op.as<ir::BarrierArriveOp>(); a && a->cluster)
+        return true;
+      if (auto *f = op.as<ir::ForOp>(); f && shares(f->body))
+        return true;
+      if (auto *r = op.as<ir::RoleOp>(); r && shares(r->body))
+        return true;
+      if (auto *i = op.as<ir::IfOp>(); i && (shares(i->thenBody) || shares(i->elseBody)))
+        return true;
+    }
+    return false;
+  };
+  const auto &cl = kernel.cluster;
+  if (kernel.clusterSize() > 1 && kernel.warpgroups > 0 && shares(kernel.body)) {
+    if (grid[0] % cl[0] || grid[1] % cl[1] || grid[2] % cl[2])
+      return "the grid is not a multiple of the cluster in the reference execution";
+    int64_t size = kernel.clusterSize(), gx = grid[0] / cl[0], gy = grid[1] / cl[1];
+    int64_t clusters = blocks / size;
+    auto clusterWorker = [&] {
+      for (int64_t ci = next++; ci < clusters; ci = next++) {
+        int64_t ux = ci % gx, uy = (ci / gx) % gy, uz = ci / (gx * gy);
+        ClusterRun cr;
+        std::vector<std::unique_ptr<BlockRun>> runs;
+        for (int64_t r = 0; r < size; ++r) {
+          int64_t rx = r % cl[0], ry = (r / cl[0]) % cl[1], rz = r / (cl[0] * cl[1]);
+          runs.push_back(std::make_unique<BlockRun>(kernel, dims, params, scalars, ux * cl[0] + rx,
+                                                    uy * cl[1] + ry, uz * cl[2] + rz));
+          cr.members.push_back(runs.back().get());
+          runs.back()->joinCluster(&cr, r);
+        }
+        cr.alive = static_cast<int>(size);
+        cr.asleepAt.assign(static_cast<size_t>(size), -1);
+        std::vector<std::thread> members;
+        for (auto &run : runs)
+          members.emplace_back([&run] { run->run(); });
+        for (auto &m : members)
+          m.join();
+        if (cr.failed) {
+          std::lock_guard<std::mutex> lock(errorLock);
+          if (firstError.empty())
+            firstError = cr.firstError;
+          return;
+        }
+      }
+    };
+    unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(clusters)));
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < n; ++i)
+      pool.emplace_back(clusterWorker);
+    clusterWorker();
+    for (auto &t : pool)
+      t.join();
+    if (!firstError.empty())
+      return firstError;
+    return std::nullopt;
+  }
   auto worker = [&] {
     for (int64_t b = next++; b < blocks; b = next++) {
       BlockRun run(kernel, dims, params, scalars, b % grid[0], (b / grid[0]) % grid[1],

@@ -507,6 +507,7 @@ void Checker::checkStmt(StmtId id) {
       checkCluster(s);
     for (StmtId c : s.body)
       checkStmt(c);
+    checkClusterUniform(s); // CheckCluster.cpp
     grid.inBlockGrid = false;
     grid.cluster.clear();
     grid.blockGridStmt = syntax::kNone;

@@ -157,12 +157,16 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
             if (st.expectTx != syntax::kNone)
               if (auto v = exprValueOrNull(st.expectTx))
                 tx = v->constantValue().value_or(0);
-            uses[barrierName(st.barrier)].push_back({&st, role, wgs, tx});
+            // A cluster arrive also arrives from every peer CTA (CheckCluster.cpp).
+            int64_t arrivals = st.clusterArrive ? wgs * std::max<int64_t>(clusterSize(), 1) : wgs;
+            uses[barrierName(st.barrier)].push_back({&st, role, arrivals, tx});
             hopper.push_back({&st, role});
             break;
           }
           case StmtKind::TmaLoad: {
-            BarrierUse u{&st, role, wgs, bytesOf(st.target)};
+            // A multicast box lands once per CTA of the cluster.
+            int64_t copies = st.multicast ? std::max<int64_t>(clusterSize(), 1) : 1;
+            BarrierUse u{&st, role, wgs, bytesOf(st.target) * copies};
             uses[barrierName(st.barrier)].push_back(u);
             copiesInto[barrierName(st.target)].push_back(u);
             hopper.push_back({&st, role});
@@ -235,9 +239,11 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
     switch (st.kind) {
     case StmtKind::Arrive:
       return "arrive " + e(st.barrier) +
-             (st.expectTx != syntax::kNone ? " expect_tx " + e(st.expectTx) : std::string());
+             (st.expectTx != syntax::kNone ? " expect_tx " + e(st.expectTx) : std::string()) +
+             (st.clusterArrive ? " cluster" : "");
     case StmtKind::TmaLoad:
-      return "tma_load " + e(st.target) + " <- " + e(st.value) + " completes " + e(st.barrier);
+      return "tma_load " + e(st.target) + " <- " + e(st.value) +
+             (st.multicast ? " multicast" : "") + " completes " + e(st.barrier);
     default:
       return std::string();
     }
@@ -301,6 +307,9 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
     }
     case StmtKind::Arrive:
       md = "**arrive** on `" + syntax::printExpr(m, st.barrier) + "`: one arrival per warpgroup" +
+           (st.clusterArrive ? std::string(" in every CTA of the cluster (every CTA runs it: ") +
+                                   std::to_string(clusterSize()) + " arrivals per warpgroup)"
+                             : std::string()) +
            (st.expectTx != syntax::kNone ? ", announcing `" + syntax::printExpr(m, st.expectTx) +
                                                "` transaction bytes in this phase"
                                          : std::string()) +
@@ -308,8 +317,13 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
       break;
     case StmtKind::TmaLoad:
       md = "**tma_load**: one elected thread copies " + std::to_string(bytesOf(st.target)) +
-           " bytes (" + typeStr(typeOf(st.target)) +
-           ") from global memory; they count as "
+           " bytes (" + typeStr(typeOf(st.target)) + ") from global memory" +
+           (st.multicast
+                ? " into every CTA of the cluster (each of the " + std::to_string(clusterSize()) +
+                      " CTAs multicasts its box, so this stage receives " +
+                      std::to_string(bytesOf(st.target) * clusterSize()) + " bytes)"
+                : std::string()) +
+           "; they count as "
            "transaction bytes of `" +
            syntax::printExpr(m, st.barrier) + "`.\n\n" + barrierType(st.barrier) + "\n" +
            signalledBy(barrierName(st.barrier));
@@ -567,6 +581,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
   switch (s.kind) {
   case StmtKind::Arrive: {
     (void)checkBarrierStage(s.barrier, "arrive");
+    if (s.clusterArrive)
+      (void)checkClusterClause(s); // CheckCluster.cpp
     if (s.expectTx != syntax::kNone) {
       useCapability("mbarrier_try_wait", s.keywordSpan);
       if (auto v = indexValue(s.expectTx)) {
@@ -601,6 +617,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
     Type dst = checkStagedOperand(s.target);
     Type src = checkStagedOperand(s.value);
     (void)checkBarrierStage(s.barrier, "tma_load");
+    bool multicast = s.multicast && checkClusterClause(s); // CheckCluster.cpp
     if (dst.isError() || src.isError())
       return;
     if (!dst.isTensor() || dst.tensor.space != Space::Shared) {
@@ -678,6 +695,8 @@ void Checker::checkHopperStmt(const Stmt &s) {
           addRequiresFix(diag, str(inner) + " mod 8 = 0");
       }
     }
+    if (multicast)
+      checkMulticastDestination(s); // CheckCluster.cpp
     return;
   }
   case StmtKind::Wgmma: {

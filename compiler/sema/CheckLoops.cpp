@@ -153,6 +153,62 @@ void Checker::checkFor(StmtId id, const Stmt &s) {
   popScope();
 }
 
+std::optional<DimExpr> Checker::tilePair(StmtId loopStmt, const StridedLoop &loop, int64_t n) {
+  // A symbol q = floor(t / n) with its facts, assumed again wherever it is
+  // built (the scopes of the facts end with the statement that built it).
+  solver::AtomId atom = 0;
+  bool found = false;
+  for (const auto &[a, p] : tilePairs)
+    if (p.first == loopStmt && p.second == n) {
+      atom = a;
+      found = true;
+    }
+  if (!found) {
+    atom =
+        symbols.newSymbol(str(loop.var) + " / " + std::to_string(n), solver::SymbolKind::LoopVar);
+    tilePairs[atom] = {loopStmt, n};
+  }
+  DimExpr q = DimExpr::atom(atom);
+  int64_t g = *loop.step.constantValue();
+  DimExpr exact =
+      symbols.floorDiv(loop.blockId, n) + symbols.mul(DimExpr::constant(g / n), loop.ordinal);
+  if (!exact.isValid())
+    return std::nullopt;
+  prover.assumeEqual(q, exact);
+  prover.assumeNonNegative(q);
+  prover.assumeLessEqual(q * n, loop.var);
+  prover.assumeLess(loop.var, q * n + n);
+  // q < T / n: T's one term with a factor (or coefficient) divisible by n.
+  const DimExpr &end = loop.end;
+  std::optional<DimExpr> bound;
+  if (end.terms().size() == 1 && end.constantTerm() == 0) {
+    const solver::Term &t = end.terms()[0];
+    const solver::AtomInfo &info = symbols.info(t.Atom);
+    if (t.Coeff % n == 0) {
+      bound = DimExpr::atom(t.Atom, t.Coeff / n);
+    } else if (info.Kind == solver::AtomKind::Product) {
+      for (size_t i = 0; i < info.Factors.size() && !bound; ++i) {
+        DimExpr f = DimExpr::atom(info.Factors[i]);
+        if (!prover.proveDivisible(f, n).proved())
+          continue;
+        DimExpr rest = DimExpr::constant(t.Coeff);
+        for (size_t j = 0; j < info.Factors.size(); ++j)
+          rest =
+              symbols.mul(rest, j == i ? symbols.exactDiv(f, n) : DimExpr::atom(info.Factors[j]));
+        if (rest.isValid())
+          bound = rest;
+      }
+    } else if (prover.proveDivisible(DimExpr::atom(t.Atom), n).proved()) {
+      bound = symbols.exactDiv(DimExpr::atom(t.Atom, t.Coeff), n);
+    }
+  }
+  if (bound && bound->isValid()) {
+    prover.assumeLess(q, *bound);
+    loopRanges[atom] = {DimExpr::constant(0), *bound};
+  }
+  return q;
+}
+
 std::optional<Type> Checker::indexQuotient(ExprId id, const Expr &e, const DimExpr &a,
                                            const DimExpr &b) {
   bool mod = e.op == syntax::BinaryOp::Mod;
@@ -164,6 +220,13 @@ std::optional<Type> Checker::indexQuotient(ExprId id, const Expr &e, const DimEx
     if (!atom)
       return std::nullopt;
     for (const auto &[stmt, loop] : stridedLoops) {
+      // `t / D` on a persistent tile variable t = b + G * j with D | G:
+      // floor(b / D) + (G / D) * j exactly (the tile pair of a 2x1 cluster,
+      // docs/language.md "Cluster multicast").
+      auto g = loop.step.constantValue();
+      if (loop.var == a && loop.persistent && g && *n < *g && *g % *n == 0)
+        if (auto q = tilePair(stmt, loop, *n))
+          return Type::indexValue(*q);
       if (!(loop.var == a) || !(loop.step == b))
         continue;
       if (prover.proveDivisible(a, *n).proved())

@@ -99,7 +99,18 @@ void Checker::checkCluster(const Stmt &s) {
   if (!ok)
     return;
   grid.cluster = extents;
-  grid.clusterRank = symbols.newSymbolExpr("cluster_rank", solver::SymbolKind::BlockId);
+  // Clusters tile the grid with consecutive blocks, x fastest: the rank is
+  // (block_id 0 mod C0) + C0 * (block_id 1 mod C1) (%cluster_ctarank), so the
+  // facts that tie it to the block (and a persistent tile) are known.
+  DimExpr rank = DimExpr::constant(0);
+  int64_t scale = 1;
+  for (size_t axis = 0; axis < extents.size() && axis < grid.blockIds.size(); ++axis) {
+    if (extents[axis] > 1)
+      rank = rank + symbols.mod(grid.blockIds[axis], extents[axis]) * scale;
+    scale *= extents[axis];
+  }
+  grid.clusterRank =
+      rank.isValid() ? rank : symbols.newSymbolExpr("cluster_rank", solver::SymbolKind::BlockId);
   prover.assumeRange(grid.clusterRank, DimExpr::constant(0), DimExpr::constant(product));
   hoverText(*this, s.clusterSpan,
             "**cluster** of " + std::to_string(product) +

@@ -187,6 +187,19 @@ public:
   Type checkClusterRank(ExprId id, const Expr &e);
   /// tma_store, tma_store_commit, tma_store_wait (inside a warpgroup grid).
   void checkTmaStore(const Stmt &s);
+  // ---- cluster multicast and cluster arrivals (CheckCluster.cpp) ----
+  /// CTAs per cluster (1 without a cluster launch).
+  int64_t clusterSize() const;
+  /// Whether `e` depends on atom `a` (through opaque atoms and quotients).
+  bool mentionsAtom(const DimExpr &e, solver::AtomId a) const;
+  /// `multicast` / `arrive ... cluster`: a cluster launch and the
+  /// capability; false (reported) without a cluster of 2 or more CTAs.
+  bool checkClusterClause(const Stmt &s);
+  /// The peers' multicast boxes tile the destination stage (obligation 2).
+  void checkMulticastDestination(const Stmt &s);
+  /// Loops and ifs around cluster operations are cluster-uniform (obligation
+  /// 4), over the body of a clustered block_grid.
+  void checkClusterUniform(const Stmt &blockGrid);
   /// An assignment that writes a warpgroup tile into a shared stage, or
   /// writes a warpgroup tile; false when it is neither (checkAssign's rules).
   bool checkWarpgroupMove(const Stmt &s);
@@ -228,6 +241,11 @@ public:
     syntax::StmtId grid = syntax::kNone; ///< persistent: the block_grid
   };
   std::unordered_map<StmtId, StridedLoop> stridedLoops;
+  /// `t / n` of a persistent tile variable with n dividing the step G: a
+  /// symbol q = floor(t / n) (the tile pair of a cluster), by atom: the
+  /// loop statement and n (CheckLoops.cpp).
+  std::unordered_map<solver::AtomId, std::pair<StmtId, int64_t>> tilePairs;
+  std::optional<DimExpr> tilePair(StmtId loopStmt, const StridedLoop &loop, int64_t n);
   /// Every loop variable's range [start, end), by the variable's atom.
   std::unordered_map<solver::AtomId, std::pair<DimExpr, DimExpr>> loopRanges;
   /// `x / E` and `x mod E` with a dimension-expression divisor E proved >= 1

@@ -303,19 +303,42 @@ private:
                                    [&](const Var &v) { return blockAtom && v.atom == *blockAtom; }),
                     vars_.end());
         auto tAtom = loop.var.asAtom();
+        // A tile pair p = t / n with n | G (a cluster's pair of tiles,
+        // CheckLoops.cpp): t = n * p + (block_id d mod n), so p over
+        // [0, T / n) and `block_id d mod n` (the cluster rank) over [0, n)
+        // stand for t; p may split further as below.
+        DimExpr tile = loop.var;
+        DimExpr tileEnd = loop.end;
+        std::optional<Var> rankVar;
+        for (const auto &[atom, tp] : c_.tilePairs) {
+          auto r = c_.loopRanges.find(atom);
+          if (tp.first != id || r == c_.loopRanges.end() || rankVar)
+            continue;
+          auto rank = c_.symbols.mod(loop.blockId, tp.second).asAtom();
+          if (!rank)
+            continue;
+          tile = DimExpr::atom(atom);
+          tileEnd = r->second.second;
+          rankVar =
+              Var{*rank, DimExpr::constant(0), DimExpr::constant(tp.second), VarKind::Block, range};
+        }
+        if (rankVar) {
+          vars_.push_back(*rankVar);
+          tAtom = tile.asAtom();
+        }
         bool split = false;
         for (const Checker::IndexQuotient &q : c_.quotients) {
-          if (q.mod || !q.bound || !(q.dividend == loop.var))
+          if (q.mod || !q.bound || !(q.dividend == tile))
             continue;
           for (const Checker::IndexQuotient &r : c_.quotients)
-            if (r.mod && r.dividend == loop.var && r.divisor == q.divisor && !split) {
+            if (r.mod && r.dividend == tile && r.divisor == q.divisor && !split) {
               vars_.push_back(Var{q.atom, DimExpr::constant(0), *q.bound, VarKind::Block, range});
               vars_.push_back(Var{r.atom, DimExpr::constant(0), r.divisor, VarKind::Block, range});
               split = true;
             }
         }
         if (!split && tAtom)
-          vars_.push_back(Var{*tAtom, DimExpr::constant(0), loop.end, VarKind::Block, range});
+          vars_.push_back(Var{*tAtom, DimExpr::constant(0), tileEnd, VarKind::Block, range});
         collect(st.body);
         vars_ = std::move(saved);
         return;
@@ -699,13 +722,13 @@ private:
       for (const Var &x : vars)
         if (x.atom == t.Atom)
           v = &x;
-      bool mentionsVar = false;
+      bool mentionsVar = v != nullptr; // a variable itself (a cluster rank is a mod atom)
       for (solver::AtomId sym : info.Symbols)
         for (const Var &x : vars)
           mentionsVar = mentionsVar || x.atom == sym;
       if (!mentionsVar)
         continue;
-      if (!v || info.Kind != solver::AtomKind::Symbol) {
+      if (!v) {
         u.unknown = "the start `" + c_.str(start) + "` of dimension " + std::to_string(d + 1) +
                     " is not a sum of constants times block ids, warp ids and loop variables";
         return u;

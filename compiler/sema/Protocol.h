@@ -120,6 +120,15 @@ struct Event {
   int64_t pending = 0; ///< WgmmaWait, StoreWait
   int loopDepth = 0;   ///< enclosing loops of the role (fix-its need depth 1)
   Span insertAfter;    ///< where a statement inserted after this one goes
+  /// Cluster multicast (docs/architecture.md "Cluster multicast proofs"):
+  /// a TmaLoad with `multicast` brings its bytes to this CTA's stage once
+  /// per CTA of the cluster; an Arrive with `cluster` makes one arrival per
+  /// CTA of the cluster. The model is one CTA; the peers run the same
+  /// program (cluster-uniform control flow, checked by the walk), so their
+  /// copies and arrivals on this CTA's barrier are counted here.
+  bool multicast = false;
+  bool cluster = false;
+  Span clauseSpan; ///< the `multicast` / `cluster` keyword
 };
 
 enum class NodeKind : uint8_t { Event, Let, For, If };
@@ -178,6 +187,8 @@ struct Program {
     return false;
   }
   Span gridSpan;
+  /// CTAs per cluster of the enclosing block_grid (1 without clusters).
+  int64_t clusterSize = 1;
 
   XId add(XNode n) {
     exprs.push_back(std::move(n));

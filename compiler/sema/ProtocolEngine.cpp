@@ -242,6 +242,11 @@ struct EventRef {
 struct Round {
   std::vector<EventRef> arrivals, loads;
   int64_t txExpected = 0, txBytes = 0;
+  /// Arrivals counted toward the phase: one per local arrive, the cluster
+  /// size per `arrive ... cluster` (every peer runs it too).
+  int64_t arrivalCount = 0;
+  bool clusterArrivals = false; ///< some arrival of the phase is `cluster`
+  bool multicastLoads = false;  ///< some copy of the phase is `multicast`
   size_t arrivalsDone = 0, loadsDone = 0;
   bool complete = false;
   Clock clock;
@@ -268,6 +273,8 @@ public:
   void run();
 
 private:
+  /// Obligation 3: multicast stages are released by cluster arrivals only.
+  void checkClusterReleases();
   const Program &p_;
   DiagnosticSink &sink_;
   std::vector<int> base_;
@@ -585,6 +592,8 @@ void Engine::attribute() {
         Round &r = roundOf(c.bs, c.round);
         r.arrivals.push_back(ref);
         r.txExpected += c.ev->hasTx ? c.ev->txBytes : 0;
+        r.arrivalCount += c.ev->cluster ? p_.clusterSize : 1;
+        r.clusterArrivals = r.clusterArrivals || c.ev->cluster;
       }
     }
     // A copy counts toward the phase of its warpgroup's `arrive ...
@@ -636,7 +645,9 @@ void Engine::attribute() {
       c.round = owner->round;
       Round &r = roundOf(c.bs, c.round);
       r.loads.push_back(EventRef{int(ti), int(i)});
-      r.txBytes += c.ev->bytes;
+      // A multicast box lands here once per CTA of the cluster (obligation 1).
+      r.txBytes += c.ev->multicast ? c.ev->bytes * p_.clusterSize : c.ev->bytes;
+      r.multicastLoads = r.multicastLoads || c.ev->multicast;
     }
   }
 }
@@ -725,9 +736,33 @@ void Engine::checkCounts() {
       auto &v = rounds_[bs];
       for (size_t r = 0; r < v.size(); ++r) {
         const Round &R = v[r];
-        int64_t count = int64_t(R.arrivals.size());
+        int64_t count = R.arrivalCount;
         bool bad = count > bar.arrivals || (count < bar.arrivals && int64_t(r) <= maxWaited);
-        if (bad && !seen(DiagId::ProtocolArrivalCount, bar.span)) {
+        if (bad && R.clusterArrivals && !seen(DiagId::ProtocolClusterArrivalCount, bar.span)) {
+          // Obligation 3: cluster arrivals count once per CTA of the cluster.
+          badCountStages_.insert(bs);
+          int64_t local = 0, clustered = 0;
+          for (EventRef e : R.arrivals)
+            (at(e).ev->cluster ? clustered : local) += 1;
+          Finding &f = report(
+              DiagId::ProtocolClusterArrivalCount,
+              bar.arrivalsSpan.end ? bar.arrivalsSpan : bar.span,
+              "round " + std::to_string(r) + " of " + barrierStage(int(b), s) + " gets " +
+                  std::to_string(count) + " arrivals (" + std::to_string(clustered) + " warpgroup" +
+                  (clustered == 1 ? "" : "s") + " arriving `cluster` x " +
+                  std::to_string(p_.clusterSize) + " CTAs" +
+                  (local ? " + " + std::to_string(local) + " local" : std::string()) + "), but `" +
+                  bar.name + "` completes a phase after " + std::to_string(bar.arrivals));
+          f.notes.push_back("`arrive " + bar.name +
+                            "[s] cluster` arrives on the stage in every CTA of the cluster, and "
+                            "every CTA runs it, so each CTA's barrier gets one arrival per "
+                            "warpgroup per CTA");
+          if (!R.arrivals.empty())
+            f.labels.push_back({at(R.arrivals.front()).ev->span, "arrives here"});
+          if (bar.arrivalsSpan.end && count > 0)
+            f.fixits.push_back({bar.arrivalsSpan, std::to_string(count),
+                                "count " + std::to_string(count) + " arrivals per phase"});
+        } else if (bad && !R.clusterArrivals && !seen(DiagId::ProtocolArrivalCount, bar.span)) {
           badCountStages_.insert(bs);
           std::string who;
           for (EventRef e : R.arrivals)
@@ -753,7 +788,7 @@ void Engine::checkCounts() {
           bool uniform = count > 0;
           for (int64_t s2 = 0; s2 < bar.stages && uniform; ++s2)
             for (const Round &R2 : rounds_[base_[b] + int(s2)])
-              if (!R2.arrivals.empty() && int64_t(R2.arrivals.size()) != count && &R2 != &v.back())
+              if (!R2.arrivals.empty() && R2.arrivalCount != count && &R2 != &v.back())
                 uniform = false;
           if (uniform && bar.arrivalsSpan.end)
             f.fixits.push_back({bar.arrivalsSpan, std::to_string(count),
@@ -774,9 +809,39 @@ void Engine::checkCounts() {
           Span where = txArrive ? txArrive->ev->span
                                 : (!R.arrivals.empty() ? at(R.arrivals.front()).ev->span
                                                        : at(R.loads.front()).ev->span);
-          if (seen(DiagId::ProtocolExpectTxMismatch, where))
+          if (seen(DiagId::ProtocolExpectTxMismatch, where) ||
+              seen(DiagId::ProtocolMulticastExpectTx, where))
             continue;
           EventRef first = !R.arrivals.empty() ? R.arrivals.front() : R.loads.front();
+          if (R.multicastLoads) {
+            // Obligation 1: the peers' multicast boxes land here too.
+            std::string sum;
+            for (EventRef e : R.loads) {
+              const Event &ld = *at(e).ev;
+              sum += (sum.empty() ? "" : " + ") +
+                     (ld.multicast ? std::to_string(p_.clusterSize) + " x " : std::string()) +
+                     std::to_string(ld.bytes);
+            }
+            Finding &f =
+                report(DiagId::ProtocolMulticastExpectTx, where,
+                       "round " + std::to_string(r) + " of " + barrierStage(int(b), s) +
+                           " expects " + std::to_string(R.txExpected) + " transaction bytes, but " +
+                           sum + " = " + std::to_string(R.txBytes) + " land in this CTA's stage (" +
+                           when(at(first), first.trace) + ")");
+            for (EventRef e : R.loads)
+              f.labels.push_back(
+                  {at(e).ev->span, at(e).ev->multicast
+                                       ? std::to_string(at(e).ev->bytes) + " bytes from each of " +
+                                             std::to_string(p_.clusterSize) + " CTAs"
+                                       : std::to_string(at(e).ev->bytes) + " bytes"});
+            f.notes.push_back("every CTA of the cluster runs the multicast copy with its own "
+                              "`cluster_rank`, and each box lands in all of them: a stage "
+                              "receives its own copies plus cluster size x each multicast box");
+            if (txCount == 1 && txArrive->ev->txSpan.end)
+              f.fixits.push_back({txArrive->ev->txSpan, std::to_string(R.txBytes),
+                                  "expect " + std::to_string(R.txBytes) + " bytes"});
+            continue;
+          }
           Finding &f =
               report(DiagId::ProtocolExpectTxMismatch, where,
                      "round " + std::to_string(r) + " of " + barrierStage(int(b), s) + " expects " +
@@ -1513,12 +1578,86 @@ void Engine::proveOne() {
   checkCopiesWaited();
 }
 
+void Engine::checkClusterReleases() {
+  // Obligation 3 (docs/architecture.md "Cluster multicast proofs"): the
+  // barriers a multicast producer waits on before refilling (its release
+  // barriers) are arrived on only by `arrive ... cluster`, so a peer's
+  // producer refills a stage of this CTA only after this CTA's consumers
+  // released it; and a cluster arrive is only such a release.
+  std::vector<std::vector<const Event *>> events(p_.roles.size());
+  auto collect = [&](auto &&self, const std::vector<uint32_t> &body,
+                     std::vector<const Event *> &out) -> void {
+    for (uint32_t id : body) {
+      const Node &n = p_.nodes[id];
+      if (n.kind == NodeKind::Event)
+        out.push_back(&n.event);
+      self(self, n.body, out);
+      self(self, n.elseBody, out);
+    }
+  };
+  for (size_t r = 0; r < p_.roles.size(); ++r)
+    collect(collect, p_.roles[r].body, events[r]);
+  std::set<int> filled, released;
+  for (const auto &role : events)
+    for (const Event *e : role)
+      if (e->kind == EvKind::TmaLoad && e->multicast)
+        filled.insert(e->barrier);
+  for (const auto &role : events) {
+    bool multicasts = false;
+    for (const Event *e : role)
+      multicasts = multicasts || (e->kind == EvKind::TmaLoad && e->multicast);
+    if (multicasts)
+      for (const Event *e : role)
+        if (e->kind == EvKind::Wait && !filled.count(e->barrier))
+          released.insert(e->barrier);
+  }
+  for (const auto &role : events)
+    for (const Event *e : role) {
+      if (e->kind != EvKind::Arrive || e->barrier < 0)
+        continue;
+      const BarrierInfo &bar = p_.barriers[size_t(e->barrier)];
+      if (released.count(e->barrier) && !e->cluster) {
+        Finding &f = report(DiagId::ProtocolMulticastLocalRelease, e->span,
+                            "`" + e->what + "` releases a stage of `" + bar.name +
+                                "`, which a multicast producer waits on before refilling, but "
+                                "it arrives only in this CTA: the peers' producers could "
+                                "overwrite the stage while this CTA's consumers still read it");
+        f.notes.push_back("a multicast copy writes the stage in every CTA of the cluster; "
+                          "write `arrive " +
+                          bar.name +
+                          "[...] cluster` so that every producer waits for every CTA's "
+                          "consumers");
+        if (e->span.end)
+          f.fixits.push_back(
+              {Span{e->span.end, e->span.end}, " cluster", "arrive in every CTA of the cluster"});
+      } else if (e->cluster && !released.empty() && !released.count(e->barrier)) {
+        // (With no release barrier at all the producer refills without
+        // waiting: the refill rule, K0624, names that.)
+        report(DiagId::ProtocolMulticastLocalRelease, e->clauseSpan.end ? e->clauseSpan : e->span,
+               "`" + e->what +
+                   "` arrives in every CTA of the cluster, but no multicast producer "
+                   "waits on `" +
+                   bar.name +
+                   "` before refilling a stage: this version proves cluster arrivals only as "
+                   "the release of stages filled by `tma_load ... multicast`")
+            .notes.push_back("drop `cluster` for a local arrive");
+      }
+    }
+}
+
 void Engine::run() {
   for (const Outside &o : p_.outside)
     cannotProve(o.span, o.what);
   if (stop_) {
     flush();
     return;
+  }
+  if (p_.clusterSize > 1) {
+    checkClusterReleases();
+    if (!findings_.empty()) {
+      flush();
+      return;
+    }
   }
   // The sample of trip counts: one period of every ring plus a window on
   // each side for the constants of the stage and round expressions. Only
@@ -1685,6 +1824,7 @@ public:
     put(p.hasTiles);
     for (int s : p.tileOrdinalSlots)
       put(s);
+    put(p.clusterSize);
     put('B');
     for (const BarrierInfo &b : p.barriers) {
       put(b.stages);
@@ -1751,6 +1891,8 @@ private:
         put(e.accWrite);
         put(e.pending);
         put(e.loopDepth);
+        put(e.multicast);
+        put(e.cluster);
       }
       block(n.body);
       block(n.elseBody);

@@ -58,8 +58,9 @@ private:
   std::vector<BarrierInfo> barriers_;
   std::vector<SharedTileInfo> tiles_;
   std::vector<TileShape> tileShapes_;
-  Program *p_ = nullptr;   ///< the program being built (inside a grid)
-  bool itemError_ = false; ///< the checker already rejected something in the kernel
+  Program *p_ = nullptr;    ///< the program being built (inside a grid)
+  int64_t clusterSize_ = 1; ///< CTAs per cluster of the enclosing block_grid
+  bool itemError_ = false;  ///< the checker already rejected something in the kernel
   std::optional<DimExpr> param_;
   /// The variable of a persistent tile loop: the model reads it only as
   /// `t / G`, the block's tile ordinal j (hopper2.md, "Persistent tile loop").
@@ -210,6 +211,11 @@ private:
         scopes_.back()[s.name.name] = Sym{Sym::Expr, -1, kNoX};
         break;
       case StmtKind::BlockGrid:
+        // The cluster the grid's protocol runs in (checked by the walk).
+        clusterSize_ = 1;
+        for (ExprId c : s.cluster)
+          clusterSize_ *= std::max<int64_t>(constant(c).value_or(1), 1);
+        [[fallthrough]];
       case StmtKind::For:
       case StmtKind::If:
         scopes_.emplace_back();
@@ -670,7 +676,11 @@ private:
         std::string what = "arrive " + text(s.barrier);
         if (s.expectTx != syntax::kNone)
           what += " expect_tx " + text(s.expectTx);
+        if (s.clusterArrive)
+          what += " cluster";
         Event ev = event(EvKind::Arrive, s, what);
+        ev.cluster = s.clusterArrive;
+        ev.clauseSpan = s.clauseSpan;
         if (!barrierRef(s.barrier, ev)) {
           outside(s.span, "the statement does not name a barrier stage");
           break;
@@ -690,7 +700,10 @@ private:
       }
       case StmtKind::TmaLoad: {
         Event ev = event(EvKind::TmaLoad, s,
-                         "tma_load " + text(s.target) + " <- ... completes " + text(s.barrier));
+                         "tma_load " + text(s.target) + " <- ..." +
+                             (s.multicast ? " multicast" : "") + " completes " + text(s.barrier));
+        ev.multicast = s.multicast;
+        ev.clauseSpan = s.clauseSpan;
         if (!barrierRef(s.barrier, ev)) {
           outside(s.span, "the statement does not name a barrier stage");
           break;
@@ -868,6 +881,7 @@ private:
         errorWithin(c_, {g.span.begin, g.bodySpan.end ? g.bodySpan.begin : g.span.end});
     Program p;
     p.gridSpan = g.keywordSpan;
+    p.clusterSize = clusterSize_;
     p_ = &p;
     barrierMap_.clear();
     tileMap_.clear();

@@ -73,9 +73,9 @@ enum class StmtKind : uint8_t {
   // Hopper (sm_90a): warpgroups, roles, mbarriers, TMA, wgmma.
   WarpgroupGrid,   ///< warpgroup_grid [G] { body }
   Role,            ///< role name (warpgroup first [.. last]) [registers R] { body }
-  Arrive,          ///< arrive barrier [expect_tx bytes]
+  Arrive,          ///< arrive barrier [expect_tx bytes | cluster]
   Wait,            ///< wait barrier round round
-  TmaLoad,         ///< tma_load target <- value completes barrier
+  TmaLoad,         ///< tma_load target <- value [multicast] completes barrier
   TmaStore,        ///< tma_store target <- value
   TmaStoreCommit,  ///< tma_store_commit
   TmaStoreWait,    ///< tma_store_wait count
@@ -128,8 +128,14 @@ struct Stmt {
   /// Arrive, Wait, TmaLoad: the barrier stage `B[s]` (an Index expression, or
   /// a Name when the stage is missing).
   ExprId barrier = kNone;
-  ExprId round = kNone;      ///< Wait
-  ExprId expectTx = kNone;   ///< Arrive (`expect_tx bytes`; kNone for a plain arrive)
+  ExprId round = kNone;    ///< Wait
+  ExprId expectTx = kNone; ///< Arrive (`expect_tx bytes`; kNone for a plain arrive)
+  /// TmaLoad `multicast` (the box lands in every CTA of the cluster), Arrive
+  /// `cluster` (one arrival on the stage in every CTA of the cluster); the
+  /// keyword's span, empty when absent.
+  bool multicast = false;
+  bool clusterArrive = false;
+  Span clauseSpan;
   ExprId first = kNone;      ///< Role: first warpgroup
   ExprId last = kNone;       ///< Role: last warpgroup (kNone for `(warpgroup i)`)
   ExprId operandA = kNone;   ///< Wgmma

@@ -385,6 +385,11 @@ private:
       Node bytes = field(n, ids_.f_bytes);
       if (!isNull(bytes))
         s.expectTx = lowerOptionalExpr(bytes, n);
+      Node cluster = field(n, ids_.f_cluster);
+      if (!isNull(cluster)) {
+        s.clusterArrive = true;
+        s.clauseSpan = span(cluster);
+      }
     } else if (sym == ids_.wait_statement) {
       s.kind = StmtKind::Wait;
       s.barrier = lowerOptionalExpr(field(n, ids_.f_barrier), n);
@@ -393,6 +398,11 @@ private:
       s.kind = StmtKind::TmaLoad;
       s.target = lowerOptionalExpr(field(n, ids_.f_destination), n);
       s.value = lowerOptionalExpr(field(n, ids_.f_source), n);
+      Node multicast = field(n, ids_.f_multicast);
+      if (!isNull(multicast)) {
+        s.multicast = true;
+        s.clauseSpan = span(multicast);
+      }
       s.barrier = lowerOptionalExpr(field(n, ids_.f_barrier), n);
     } else if (sym == ids_.tma_store_statement) {
       s.kind = StmtKind::TmaStore;

@@ -20,7 +20,7 @@
 ] @keyword
 
 [
-  "arrive" "expect_tx" "wait" "round" "tma_load" "completes" "wgmma" "zero_when" "wgmma_wait"
+  "arrive" "expect_tx" "wait" "round" "tma_load" "completes" "multicast" "wgmma" "zero_when" "wgmma_wait"
   "tma_store" "tma_store_wait"
 ] @function.builtin
 (tma_store_commit) @function.builtin

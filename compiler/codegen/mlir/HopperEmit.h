@@ -3,7 +3,8 @@
 // The Hopper op family lowers in one file per op family (HopperToMLIR.cpp:
 // roles, barriers, tma_load, wgmma; TmaStoreToMLIR.cpp: tma_store and its
 // bulk groups; WarpgroupSharedToMLIR.cpp: stmatrix stores and ldmatrix
-// loads of warpgroup tiles). They share this emitter state: the tile
+// loads of warpgroup tiles; ClusterToMLIR.cpp: multicast and cluster
+// arrivals). They share this emitter state: the tile
 // emitter's context, the warpgroup tiles' register arrays, and the small
 // builders (constants, elected threads, shared addresses of swizzled tiles).
 //
@@ -191,5 +192,24 @@ mlir::LogicalResult lowerWarpgroupConvert(HopperEmit &e, const ir::UnaryOp &o, s
 mlir::LogicalResult lowerLdmatrixLoad(HopperEmit &e, const ir::LoadOp &o, std::string &error);
 mlir::LogicalResult lowerRegisterAWgmma(HopperEmit &e, const ir::WgmmaOp &o, std::string &error,
                                         const std::function<mlir::Value(mlir::Value)> &descriptor);
+
+/// ClusterToMLIR.cpp: TMA multicast and cluster arrivals (s3.md "Cluster
+/// multicast"). True when a cluster launch multicasts or arrives remotely.
+bool usesClusterSharing(const ir::Kernel &k);
+/// True when a generic-proxy access touches a multicast destination tile:
+/// cluster arrivals then release, and their waits acquire, at cluster scope.
+bool clusterGenericAccess(const ir::Kernel &k);
+/// By BarrierId: true when the barrier's waits must acquire at cluster
+/// scope (it receives `arrive ... cluster` and clusterGenericAccess holds).
+std::vector<bool> clusterArrivedBarriers(const ir::Kernel &k);
+/// The i16 ctaMask naming every CTA of the cluster.
+mlir::Value clusterMulticastMask(HopperEmit &e);
+/// `arrive B[s] cluster`: warpgroup barrier, then thread 0 arrives on stage
+/// s in every CTA of the cluster (mapa + mbarrier.arrive.shared::cluster).
+void lowerClusterArrive(HopperEmit &e, const ir::BarrierArriveOp &o);
+/// The parity wait with a cluster-scope acquire (barriers with remote arrivals).
+void lowerClusterWait(HopperEmit &e, mlir::Value bar, mlir::Value parity);
+/// barrier.cluster.arrive.release + wait.acquire by every thread.
+void lowerClusterSync(HopperEmit &e);
 
 } // namespace kina::codegen::detail

@@ -65,6 +65,9 @@ public:
   /// At the function entry: allocas of the warpgroup tiles, then the
   /// mbarrier initialisation (thread 0), fence.mbarrier_init and bar.sync.
   void prologue();
+  /// At the function end: the cluster barrier of a kernel whose CTAs share
+  /// shared memory or barriers (ClusterToMLIR.cpp); nothing otherwise.
+  void epilogue();
   mlir::LogicalResult op(const ir::Op &op, std::string &error);
   /// Forget whether a wgmma group is open (a wgmma.fence is emitted before
   /// the next wgmma): called at region boundaries.

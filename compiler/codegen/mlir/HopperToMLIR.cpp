@@ -23,7 +23,9 @@
 //    have, so it is the same instruction as llvm.inline_asm with
 //    `setp.ne.b32 p, scale, 0`. Commit and wait are the NVVM ops;
 //  * stores of a warpgroup tile: each thread writes its fragment registers
-//    (HopperLayout.h) as pairs, converted to the destination type.
+//    (HopperLayout.h) as pairs, converted to the destination type;
+//  * clusters: a multicast tma_load passes the cluster's ctaMask, cluster
+//    arrivals, cluster-scope waits and the exit barrier are ClusterToMLIR.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/mlir/HopperEmit.h"
@@ -118,6 +120,8 @@ struct HopperLowering::Impl : HopperEmit {
   }
 
   void arrive(const kir::BarrierArriveOp &o) {
+    if (o.cluster && k.clusterSize() > 1)
+      return lowerClusterArrive(*this, o);
     // Orders the whole warpgroup's earlier work before the elected arrival.
     warpgroupBarrier();
     Value stage = cx.index(o.stage);
@@ -143,6 +147,8 @@ struct HopperLowering::Impl : HopperEmit {
       // (PTX ISA mbarrier.try_wait.parity: waits for the completion of the
       // phase indicated by phaseParity).
       Value parity = arith::AndIOp::create(b, loc, round, c32(1));
+      if (clusterArrived()[o.barrier])
+        return lowerClusterWait(*this, barrierPtr(o.barrier, stage), parity);
       NVVM::MBarrierTryWaitParityOp::create(b, loc, barrierPtr(o.barrier, stage), parity,
                                             c32(0x989680));
     };
@@ -168,13 +174,15 @@ struct HopperLowering::Impl : HopperEmit {
     Value col0 = cx.index(o.src.slice[1].offset), row0 = cx.index(o.src.slice[0].offset);
     Value bar = barrierPtr(o.barrier, cx.index(o.stage));
     Value desc = cx.tensorMaps[map];
+    // A multicast copy lands in (and completes on) every CTA of the cluster.
+    Value mask = o.multicast && k.clusterSize() > 1 ? clusterMulticastMask(*this) : Value();
     elected([&] {
       for (int64_t p = 0; p < panels; ++p) {
         Value dst = LLVM::AddrSpaceCastOp::create(
             b, loc, ptr(7), sharedAt(add(base, c32(p * static_cast<int64_t>(sl.panelBytes)))));
         SmallVector<Value> coords = {add(col0, c32(p * panelCols)), row0}; // innermost first
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, dst, desc, coords, bar, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+            b, loc, dst, desc, coords, bar, ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE,
             false, NVVM::CTAGroupKindAttr(), Value());
       }
     });
@@ -334,6 +342,18 @@ struct HopperLowering::Impl : HopperEmit {
   }
   std::vector<kir::TileId> accs;
   bool accumulatorsKnown = false;
+
+  /// By BarrierId: the barrier receives cluster arrivals (its waits acquire
+  /// at cluster scope).
+  const std::vector<bool> &clusterArrived() {
+    if (!clusterArrivedKnown) {
+      clusterArrivedBy = clusterArrivedBarriers(k);
+      clusterArrivedKnown = true;
+    }
+    return clusterArrivedBy;
+  }
+  std::vector<bool> clusterArrivedBy;
+  bool clusterArrivedKnown = false;
 
   /// wgmma.mma_async with a run-time scale-d (PTX ISA wgmma.mma_async:
   /// `d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a,
@@ -563,6 +583,11 @@ bool HopperLowering::isHopperOp(const kir::Kernel &k, const kir::Op &op) {
 }
 
 void HopperLowering::prologue() { impl_->prologue(); }
+
+void HopperLowering::epilogue() {
+  if (usesClusterSharing(impl_->k))
+    lowerClusterSync(*impl_);
+}
 
 LogicalResult HopperLowering::op(const kir::Op &op, std::string &error) {
   return impl_->op(op, error);

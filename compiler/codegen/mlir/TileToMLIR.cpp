@@ -1514,6 +1514,8 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
   }
   if (failed(block(k_.body, error)))
     return nullptr;
+  if (hopper_)
+    hopper_->epilogue();
   gpu::ReturnOp::create(b_, loc_);
   return module;
 }

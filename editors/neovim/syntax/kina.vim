@@ -10,7 +10,7 @@ syn keyword kinaRequires requires capability
 syn keyword kinaControl for in if else return
 syn keyword kinaGrid block_grid warp_grid warpgroup_grid role warpgroup registers cluster step
 syn keyword kinaAsync cp_async cp_async_commit cp_async_wait_all cp_async_wait_group block_sync
-syn keyword kinaAsync arrive expect_tx wait round tma_load completes wgmma zero_when wgmma_commit wgmma_wait fence_proxy_async
+syn keyword kinaAsync arrive expect_tx wait round tma_load completes multicast wgmma zero_when wgmma_commit wgmma_wait fence_proxy_async
 syn keyword kinaAsync tma_store tma_store_commit tma_store_wait
 syn keyword kinaOperatorWord mod
 syn keyword kinaPlacement on host cuda global layout arrivals

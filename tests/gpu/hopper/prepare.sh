@@ -23,16 +23,22 @@ mkdir -p "$CARRY"
 PERSISTENT="gemm_bf16_hopper_persistent gemm_f16_hopper_persistent
   gemm_bf16_hopper_persistent_gstore gemm_bf16_hopper_persistent_wait0_gstore
   gemm_bf16_hopper_persistent_cluster2"
+# s3.md "Cluster multicast": 2x1 clusters sharing B (the plan's kernel) or A
+# through TMA multicast, released by cluster arrivals; grid2 = one cluster
+# walking every tile (the rings wrap across tiles at small sizes).
+CLUSTER="gemm_bf16_hopper_cluster gemm_f16_hopper_cluster gemm_bf16_hopper_cluster_share_a
+  gemm_bf16_hopper_cluster_grid2"
 REGA="wgmma_rega_ldmatrix_n64 wgmma_rega_ldmatrix_n256 wgmma_rega_chain_n64 wgmma_rega_chain_n128"
 for k in tma_round_trip wgmma_m64n64k16 wgmma_m64n256k64 gemm_bf16_hopper gemm_f16_hopper \
-  $REGA $PERSISTENT; do
+  $REGA $PERSISTENT $CLUSTER; do
   "$FIXTURE" --kernel "$k" --target sm_90a --emit cubin -o "$CARRY/$k.cubin" >/dev/null
   "$FIXTURE" --kernel "$k" --target sm_90a --emit ptxas-log > "$CARRY/$k.ptxas.txt"
   "$FIXTURE" --kernel "$k" --target sm_90a --emit ptx > "$CARRY/$k.ptx"
 done
 # The stdlib kernels from source (frontend + the same codegen), when kina is built.
 if [ -x "$BUILD/compiler/driver/kina" ]; then
-  for k in gemm_bf16_hopper gemm_f16_hopper; do
+  for k in gemm_bf16_hopper gemm_f16_hopper gemm_bf16_hopper_cluster gemm_f16_hopper_cluster \
+    gemm_bf16_hopper_cluster_share_a; do
     "$BUILD/compiler/driver/kina" build "$ROOT/stdlib/$k.kina" --emit=cubin --target sm_90a \
       -o "$CARRY/stdlib_$k.cubin"
   done

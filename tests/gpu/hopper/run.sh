@@ -15,7 +15,8 @@
 # one op family. Each line is PASS, FAIL or SKIP; SKIP is never a pass.
 # Env: CARRY (default .carry/hopper), PYTHON (python3 with NumPy),
 # SANITIZE=0 (skip compute-sanitizer), ITERS (timed runs of the largest
-# GEMM, default 20), TIMEOUT (seconds per command, default 300).
+# GEMM, default 20), TIMEOUT (seconds per command, default 300), ONLY (a
+# bash regex: run only the kernels it matches, e.g. ONLY=cluster).
 # Exit status: 0 all passed; 1 a failure; 77 no GPU (everything skipped).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -75,6 +76,26 @@ CASES=(
   # 2x1 clusters (launch only: cuLaunchKernelEx with the cluster attribute).
   "gemm_bf16_hopper_persistent_cluster2 M=128,N=256,K=64"
   "gemm_bf16_hopper_persistent_cluster2 M=4096,N=2304,K=448"
+  # 2x1 clusters with TMA multicast of the shared operand and cluster
+  # releases (s3.md "Cluster multicast"). 256x256x64: one cluster of two
+  # tiles (65 clusters idle, K/64 = 1); 1024x768x512: 24 tiles, the ring
+  # wraps inside a tile; 2048x2304x448: 144 tiles, clusters 0..5 take two
+  # (the ring runs across tiles); 4096^3 timed. The first size of each is
+  # the compute-sanitizer size.
+  "gemm_bf16_hopper_cluster M=256,N=256,K=64"
+  "gemm_bf16_hopper_cluster M=1024,N=768,K=512"
+  "gemm_bf16_hopper_cluster M=2048,N=2304,K=448"
+  "gemm_bf16_hopper_cluster M=4096,N=4096,K=4096 timed"
+  "gemm_f16_hopper_cluster M=256,N=256,K=64"
+  "gemm_f16_hopper_cluster M=1024,N=768,K=512"
+  "gemm_f16_hopper_cluster M=4096,N=4096,K=4096 timed"
+  # A shared instead of B (N-adjacent tiles, requires N mod 512).
+  "gemm_bf16_hopper_cluster_share_a M=128,N=512,K=64"
+  "gemm_bf16_hopper_cluster_share_a M=1024,N=1536,K=512"
+  "gemm_bf16_hopper_cluster_share_a M=4096,N=4096,K=4096 timed"
+  # One cluster for all tiles: 8 tiles of K/64 = 5 per CTA pair, 4 each.
+  "gemm_bf16_hopper_cluster_grid2 M=512,N=512,K=320"
+  "gemm_bf16_hopper_cluster_grid2 M=1024,N=768,K=192"
   "gemm_bf16_hopper_persistent_wait0_gstore M=128,N=256,K=64"
   "gemm_bf16_hopper_persistent_wait0_gstore M=4096,N=4096,K=4096 timed"
   "stdlib_gemm_bf16_hopper M=256,N=512,K=192"
@@ -82,11 +103,21 @@ CASES=(
   "stdlib_gemm_bf16_hopper M=4096,N=4096,K=4096 timed"
   "stdlib_gemm_f16_hopper M=256,N=512,K=192"
   "stdlib_gemm_f16_hopper M=4096,N=4096,K=4096 timed"
+  "stdlib_gemm_bf16_hopper_cluster M=256,N=256,K=64"
+  "stdlib_gemm_bf16_hopper_cluster M=1024,N=768,K=512"
+  "stdlib_gemm_bf16_hopper_cluster M=4096,N=4096,K=4096 timed"
+  "stdlib_gemm_f16_hopper_cluster M=256,N=256,K=64"
+  "stdlib_gemm_f16_hopper_cluster M=1024,N=768,K=512"
+  "stdlib_gemm_f16_hopper_cluster M=4096,N=4096,K=4096 timed"
+  "stdlib_gemm_bf16_hopper_cluster_share_a M=128,N=512,K=64"
+  "stdlib_gemm_bf16_hopper_cluster_share_a M=1024,N=1536,K=512"
+  "stdlib_gemm_bf16_hopper_cluster_share_a M=4096,N=4096,K=4096 timed"
 )
 declare -A small
 for c in "${CASES[@]}"; do
   set -- $c
   k=$1 dims=$2 timed=${3:-}
+  [ -n "${ONLY:-}" ] && ! [[ $k =~ $ONLY ]] && continue
   [ "$dims" = - ] && dims=""
   [ -n "${small[$k]:-}" ] || small[$k]="$dims"
   dir=$OUT/hopper-saved/$k-${dims//[,=]/_}

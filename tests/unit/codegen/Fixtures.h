@@ -100,6 +100,14 @@ inline std::vector<NamedKernel> hopperKernels() {
        [] { return hopperGemmPersistent({ir::DType::BF16, 1, 1, false}); }, true},
       {"gemm_bf16_hopper_persistent_wait0_gstore",
        [] { return hopperGemmPersistent({ir::DType::BF16, 132, 0, false}); }, true},
+      // s3.md "Cluster multicast": 2x1 clusters sharing B (the plan's
+      // kernel) or A through TMA multicast, released by cluster arrivals.
+      {"gemm_bf16_hopper_cluster", [] { return hopperGemmCluster(); }, true},
+      {"gemm_f16_hopper_cluster", [] { return hopperGemmCluster({ir::DType::F16}); }, true},
+      {"gemm_bf16_hopper_cluster_share_a",
+       [] { return hopperGemmCluster({ir::DType::BF16, 132, true}); }, true},
+      {"gemm_bf16_hopper_cluster_grid2",
+       [] { return hopperGemmCluster({ir::DType::BF16, 2, false}); }, true},
   };
 }
 

@@ -81,6 +81,10 @@ struct Gemm {
   int64_t wgmmaPending = 0;
   bool dropWaitFull = false, releaseBeforeWait = false, dropCommit = false;
   bool readAccInFlight = false;
+  /// Cluster multicast: clusterSize CTAs, B's box split between them and
+  /// multicast (16384 bytes each), the release a cluster arrive.
+  int64_t cluster = 1;
+  bool multicastB = false, clusterRelease = false;
 
   void build() {
     p.barriers = {BarrierInfo{"full", stages, fullArrivals, span(), span()},
@@ -88,6 +92,7 @@ struct Gemm {
     p.tiles = {SharedTileInfo{"a_s", stages, span()}, SharedTileInfo{"b_s", stages, span()}};
     p.accs = {"acc"};
     p.warpgroupSlot = p.slots++;
+    p.clusterSize = cluster;
     p.hasParam = true;
     p.paramText = "K / 64";
     p.paramMin = 1;
@@ -116,6 +121,10 @@ struct Gemm {
         l.stage = stageOf(kProducer, 0, stages);
         l.dst = RegionRef{t, stageOf(kProducer, 0, stages)};
         l.bytes = t == aS ? 16384 : 32768;
+        if (t == bS && multicastB) {
+          l.multicast = true;
+          l.bytes = 32768 / cluster;
+        }
         if (t == aS)
           loadASpan = l.span;
         pb.push_back(node(l));
@@ -153,6 +162,7 @@ struct Gemm {
       Event rel = ev(EvKind::Arrive, "arrive empty[s]");
       rel.barrier = empty;
       rel.stage = stageOf(kConsumer, 0, stages);
+      rel.cluster = clusterRelease;
       releaseSpan = rel.span;
       if (releaseBeforeWait) {
         cb.push_back(node(rel));
@@ -249,6 +259,76 @@ TEST(ProtocolEngine, ArrivalCountBelowTheConsumers) {
       ASSERT_EQ(d.fixits.size(), 1u) << d.message;
       EXPECT_EQ(d.fixits[0].replacement, "2");
     }
+}
+
+/// The 2x1 cluster ring (docs/architecture.md 5e): B multicast in halves,
+/// expect_tx 16384 + 2 x 16384, cluster releases, empty counts 2 x 2.
+Gemm clusterGemm() {
+  Gemm g;
+  g.cluster = 2;
+  g.multicastB = true;
+  g.clusterRelease = true;
+  g.emptyArrivals = 4;
+  return g;
+}
+
+TEST(ProtocolEngine, ClusterMulticastRingIsProved) {
+  Gemm g = clusterGemm();
+  auto ds = g.prove();
+  EXPECT_TRUE(ds.empty()) << dump(ds);
+}
+
+TEST(ProtocolEngine, ClusterExpectTxCountsThePeersBytes) {
+  Gemm g = clusterGemm();
+  g.tx = 32768; // own A + own half of B: the peer's half is missing
+  auto ds = g.prove();
+  ASSERT_TRUE(has(ds, "K0640", g.arriveFullSpan)) << dump(ds);
+  EXPECT_FALSE(has(ds, "K0622")) << dump(ds);
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string("K0640")) {
+      ASSERT_EQ(d.fixits.size(), 1u);
+      EXPECT_EQ(d.fixits[0].replacement, "49152");
+    }
+}
+
+TEST(ProtocolEngine, ClusterMulticastStageReleasedLocally) {
+  Gemm g = clusterGemm();
+  g.clusterRelease = false;
+  auto ds = g.prove();
+  ASSERT_TRUE(has(ds, "K0641", g.releaseSpan)) << dump(ds);
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string("K0641")) {
+      ASSERT_EQ(d.fixits.size(), 1u);
+      EXPECT_EQ(d.fixits[0].replacement, " cluster");
+    }
+}
+
+TEST(ProtocolEngine, ClusterArrivalsCountEveryCta) {
+  Gemm g = clusterGemm();
+  g.emptyArrivals = 2;
+  auto ds = g.prove();
+  ASSERT_TRUE(has(ds, "K0642")) << dump(ds);
+  EXPECT_FALSE(has(ds, "K0623")) << dump(ds);
+  for (const Diagnostic &d : ds)
+    if (d.info().code == std::string("K0642")) {
+      ASSERT_EQ(d.fixits.size(), 1u) << d.message;
+      EXPECT_EQ(d.fixits[0].replacement, "4");
+    }
+}
+
+TEST(ProtocolEngine, ClusterSizeIsPartOfTheProvedCache) {
+  // The clean cluster ring is cached as proved; in clusters of 4 (B in
+  // quarters: 16384 + 4 x 8192 bytes, still 49152) the cluster releases
+  // make 2 x 4 arrivals, not the 4 `empty` counts.
+  {
+    Gemm g = clusterGemm();
+    ASSERT_TRUE(g.prove().empty());
+  }
+  Gemm g = clusterGemm();
+  g.cluster = 4;
+  auto ds = g.prove();
+  EXPECT_TRUE(has(ds, "K0642")) << dump(ds);
+  EXPECT_FALSE(has(ds, "K0640")) << dump(ds);
 }
 
 TEST(ProtocolEngine, ReleaseBeforeTheWgmmaWait) {

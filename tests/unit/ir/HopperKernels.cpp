@@ -8,6 +8,7 @@
 #include "ir/Builder.h"
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 
 namespace kina::ir::fixtures {
@@ -210,6 +211,175 @@ Kernel hopperGemmPersistent(const PersistentGemmConfig &cfg) {
   }
   b.endRole();
   return finish(b);
+}
+
+Kernel hopperGemmCluster(const ClusterGemmConfig &cfg) {
+  const int64_t BM = 128, BN = 256, BK = 64, S = 3, G = cfg.grid, CL = 2;
+  std::string name = std::string("gemm_") + (cfg.input == DType::BF16 ? "bf16" : "f16") +
+                     "_hopper_cluster" + (cfg.shareA ? "_share_a" : "") +
+                     (G != 132 ? "_grid" + std::to_string(G) : "");
+  KernelBuilder b(name);
+  DimId M = b.addDim("M"), N = b.addDim("N"), K = b.addDim("K");
+  E m = E::dim(M), n = E::dim(N), k = E::dim(K);
+  requireMod(b, M, "M", cfg.shareA ? BM : CL * BM);
+  requireMod(b, N, "N", cfg.shareA ? CL * BN : BN);
+  requireMod(b, K, "K", BK);
+  for (const char *cap :
+       {"sm_90a", cfg.input == DType::BF16 ? "wgmma_bf16" : "wgmma_f16", "tma", "tma_store",
+        "tma_multicast", "mbarrier", "mbarrier_try_wait", "setmaxnreg", "clusters"})
+    b.addCapability(cap);
+  ParamId a = b.addTensor("a", cfg.input, {m, k});
+  ParamId bt = b.addTensor("b", cfg.input, {n, k});
+  ParamId out = b.addResult("c", cfg.input, {m, n});
+  b.setBlockGrid(c(G));
+  b.setCluster(CL);
+  b.setWarpgroups(3);
+  TileId as = b.addSharedTile("a_s", cfg.input, {S, BM, BK}, {}, SharedLayout::Swizzle128B);
+  TileId bs = b.addSharedTile("b_s", cfg.input, {S, BN, BK}, {}, SharedLayout::Swizzle128B);
+  TileId cs = b.addSharedTile("c_s", cfg.input, {2, 64, BN}, {}, SharedLayout::Swizzle128B);
+  BarrierId full = b.addBarrier("full", S, 1);
+  BarrierId empty = b.addBarrier("empty", S, 2 * CL);
+  E tiles = exactDiv(m, BM) * exactDiv(n, BN), kTiles = exactDiv(k, BK);
+  E rank = E::clusterRank();
+  // (bm, bn) of tile t: the pair index t / 2 is the same in both CTAs.
+  auto tileOf = [&](E t) {
+    E pair = div(std::move(t), c(CL));
+    if (cfg.shareA) {
+      E pairsN = exactDiv(n, CL * BN);
+      return std::pair{b.let("bm", div(pair, pairsN)),
+                       b.let("bn", c(CL) * mod(pair, pairsN) + rank)};
+    }
+    E tilesN = exactDiv(n, BN);
+    return std::pair{b.let("bm", c(CL) * div(pair, tilesN) + rank), b.let("bn", mod(pair, tilesN))};
+  };
+
+  b.beginRole("producer", 0, 0, 40);
+  {
+    VarId tv = b.beginFor("t", E::blockId(0), tiles, c(G));
+    E t = E::var(tv);
+    auto [bm, bn] = tileOf(t);
+    VarId kv = b.beginFor("k", c(0), kTiles);
+    VarId it = b.let("it", div(t, c(G)) * kTiles + E::var(kv));
+    VarId s = b.let("s", mod(E::var(it), S));
+    E st = E::var(s);
+    b.barrierWait(empty, st, div(E::var(it), c(S)) - c(1));
+    // This CTA's own box plus the peers' halves of the shared box.
+    b.barrierArrive(full, st, (BM + BN) * BK * 2);
+    E kc = E::var(kv) * BK;
+    if (cfg.shareA) {
+      const int64_t H = BM / CL;
+      b.tmaLoad(Access::tile(as, {P(st), R(rank * H, H), R(c(0), BK)}),
+                Access::tensor(a, {R(E::var(bm) * BM + rank * H, H), R(kc, BK)}), full, st);
+      b.tmaLoad(Access::tile(bs, {P(st), R(c(0), BN), R(c(0), BK)}),
+                Access::tensor(bt, {R(E::var(bn) * BN, BN), R(kc, BK)}), full, st);
+    } else {
+      const int64_t H = BN / CL;
+      b.tmaLoad(Access::tile(as, {P(st), R(c(0), BM), R(c(0), BK)}),
+                Access::tensor(a, {R(E::var(bm) * BM, BM), R(kc, BK)}), full, st);
+      b.tmaLoad(Access::tile(bs, {P(st), R(rank * H, H), R(c(0), BK)}),
+                Access::tensor(bt, {R(E::var(bn) * BN + rank * H, H), R(kc, BK)}), full, st);
+    }
+    b.endFor();
+    b.endFor();
+  }
+  b.endRole();
+
+  b.beginRole("consumer", 1, 2, 232);
+  {
+    VarId wg = b.let("wg", E::warpgroupId() - c(1));
+    TileId acc = b.addRegisterTile("acc", DType::F32, {64, BN}, {}, RegisterScope::Warpgroup);
+    VarId tv = b.beginFor("t", E::blockId(0), tiles, c(G));
+    E t = E::var(tv);
+    auto [bm, bn] = tileOf(t);
+    VarId kv = b.beginFor("k", c(0), kTiles);
+    E kk = E::var(kv);
+    VarId it = b.let("it", div(t, c(G)) * kTiles + kk);
+    VarId s = b.let("s", mod(E::var(it), S));
+    E st = E::var(s);
+    b.barrierWait(full, st, div(E::var(it), c(S)));
+    b.wgmma(acc, Access::tile(as, {P(st), R(E::var(wg) * 64, 64), R(c(0), BK)}),
+            Access::tile(bs, {P(st), R(c(0), BN), R(c(0), BK)}), eq(kk, c(0)));
+    b.wgmmaCommit();
+    b.wgmmaWait(1);
+    b.beginIf(E::binary(E::Kind::Gt, kk, c(0)));
+    b.barrierArrive(empty, mod(E::var(it) - c(1), S));
+    b.endIf();
+    b.endFor();
+    b.wgmmaWait(0);
+    b.barrierArrive(empty, mod(div(t, c(G)) * kTiles + kTiles - c(1), S));
+    Access dst =
+        Access::tensor(out, {R(E::var(bm) * BM + E::var(wg) * 64, 64), R(E::var(bn) * BN, BN)});
+    Access stage = Access::tile(cs, {P(E::var(wg)), R(c(0), 64), R(c(0), BN)});
+    b.tmaStoreWait(0);
+    b.store(stage, acc, /*convert=*/true);
+    b.fenceProxyAsync();
+    b.tmaStore(dst, stage);
+    b.tmaStoreCommit();
+    b.endFor();
+    b.tmaStoreWait(0);
+  }
+  b.endRole();
+  Kernel kernel = finish(b);
+  // The cluster clauses (the builder has no parameters for them): the
+  // shared operand's copy multicasts, every release of `empty` is a
+  // cluster arrival.
+  std::function<void(Block &)> mark = [&](Block &blk) {
+    for (Op &op : blk.ops) {
+      if (auto *l = op.as<TmaLoadOp>())
+        l->multicast = l->dst.id == (cfg.shareA ? as : bs);
+      else if (auto *r = op.as<BarrierArriveOp>())
+        r->cluster = r->barrier == empty;
+      else if (auto *f = op.as<ForOp>())
+        mark(f->body);
+      else if (auto *ro = op.as<RoleOp>())
+        mark(ro->body);
+      else if (auto *i = op.as<IfOp>()) {
+        mark(i->thenBody);
+        mark(i->elseBody);
+      }
+    }
+  };
+  mark(kernel.body);
+  return kernel;
+}
+
+Kernel clusterLdmatrixRelease(int64_t n) {
+  KernelBuilder b("cluster_ldmatrix_release_n" + std::to_string(n));
+  for (const char *cap : {"sm_90a", "wgmma_bf16", "tma", "tma_multicast", "mbarrier", "clusters"})
+    b.addCapability(cap);
+  ParamId a = b.addTensor("a", DType::BF16, {c(64), c(64)});
+  ParamId bt = b.addTensor("b", DType::BF16, {c(n), c(64)});
+  ParamId out = b.addResult("c", DType::F32, {c(64), c(n)});
+  b.setBlockGrid(c(2));
+  b.setCluster(2);
+  b.setWarpgroups(1);
+  TileId as = b.addSharedTile("a_s", DType::BF16, {64, 64}, {}, SharedLayout::Swizzle128B);
+  TileId bs = b.addSharedTile("b_s", DType::BF16, {n, 64}, {}, SharedLayout::Swizzle128B);
+  BarrierId full = b.addBarrier("full", 1, 1);
+  BarrierId empty = b.addBarrier("empty", 1, 2);
+  E rank = E::clusterRank();
+  b.barrierArrive(full, c(0), (64 + n) * 64 * 2);
+  b.tmaLoad(Access::tile(as, {R(rank * 32, 32), R(c(0), 64)}),
+            Access::tensor(a, {R(rank * 32, 32), R(c(0), 64)}), full, c(0));
+  b.tmaLoad(Access::tile(bs), Access::tensor(bt, {R(c(0), n), R(c(0), 64)}), full, c(0));
+  b.barrierWait(full, c(0), c(0));
+  TileId ar = b.addRegisterTile("a_r", DType::BF16, {64, 64}, {}, RegisterScope::Warpgroup);
+  TileId acc = b.addRegisterTile("acc", DType::F32, {64, n}, {}, RegisterScope::Warpgroup);
+  b.load(ar, Access::tile(as, {R(c(0), 64), R(c(0), 64)}));
+  b.wgmma(acc, Access::tile(ar), Access::tile(bs), eq(c(0), c(0)));
+  b.wgmmaCommit();
+  b.wgmmaWait(0);
+  b.barrierArrive(empty, c(0));
+  b.barrierWait(empty, c(0), c(0));
+  b.store(Access::tensor(out, {R(c(0), 64), R(c(0), n)}), acc);
+  Kernel kernel = finish(b);
+  for (Op &op : kernel.body.ops) {
+    if (auto *l = op.as<TmaLoadOp>())
+      l->multicast = l->dst.id == as;
+    else if (auto *r = op.as<BarrierArriveOp>())
+      r->cluster = r->barrier == empty;
+  }
+  return kernel;
 }
 
 Kernel wgmmaRegisterA(int64_t n, bool chain) {

@@ -16,6 +16,11 @@
 //    section 1 (a strided tile loop over a grid of G blocks, a ring counter
 //    across tiles, one wgmma group in flight, the stmatrix -> proxy fence ->
 //    TMA store epilogue); options select the older forms for comparison.
+//  * hopperGemmCluster: the persistent GEMM in 2x1 clusters of
+//    /work/coord/s3.md "Cluster multicast": the two CTAs of a cluster take
+//    adjacent tiles that share one operand tile; each loads half of it and
+//    multicasts it to both, and the consumers release each stage in both
+//    CTAs (`arrive empty[s] cluster`, arrivals = 2 consumers x 2 CTAs).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -57,5 +62,24 @@ struct PersistentGemmConfig {
   int64_t cluster = 1;       ///< CTAs per cluster along x (launch only)
 };
 Kernel hopperGemmPersistent(const PersistentGemmConfig &config = {});
+
+struct ClusterGemmConfig {
+  DType input = DType::BF16;
+  int64_t grid = 132; ///< blocks, a multiple of the cluster's 2
+  /// false (the plan's kernel, requires M mod 256): M-adjacent tiles share
+  /// B; t / 2 walks tile pairs, bn = (t / 2) mod (N/256), bm = 2 * ((t / 2)
+  /// / (N/256)) + cluster_rank; rank r loads rows [r*128, r*128+128) of
+  /// B's [256, 64] box. true (requires N mod 512): N-adjacent tiles share
+  /// A; bm = (t / 2) / (N/512), bn = 2 * ((t / 2) mod (N/512)) +
+  /// cluster_rank; rank r loads rows [r*64, r*64+64) of A's [128, 64] box.
+  bool shareA = false;
+};
+Kernel hopperGemmCluster(const ClusterGemmConfig &config = {});
+
+/// A generic-proxy read of a multicast destination: a 2-CTA cluster, one
+/// warpgroup; each CTA multicasts half of a [64, 64] BF16 A box, loads B
+/// [n, 64] itself, reads A with ldmatrix (a_r <- a_s), c = a_r @ b.T, then
+/// releases `empty` with a cluster arrival and waits for both CTAs' releases.
+Kernel clusterLdmatrixRelease(int64_t n = 64);
 
 } // namespace kina::ir::fixtures

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace kina;
@@ -216,4 +217,79 @@ TEST(InterpreterHopper, TmaStoresCompleteAtTheEndOfTheWarpgroup) {
   auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
   ASSERT_FALSE(err) << *err;
   EXPECT_EQ(wrongElements(g, DType::BF16), 0);
+}
+
+namespace {
+
+/// Every op of type T (depth first, through loops, roles and ifs).
+template <typename T> void forEach(Block &b, const std::function<void(T &)> &f) {
+  for (Op &op : b.ops) {
+    if (auto *o = op.as<T>())
+      f(*o);
+    if (auto *l = op.as<ForOp>())
+      forEach<T>(l->body, f);
+    else if (auto *r = op.as<RoleOp>())
+      forEach<T>(r->body, f);
+    else if (auto *i = op.as<IfOp>()) {
+      forEach<T>(i->thenBody, f);
+      forEach<T>(i->elseBody, f);
+    }
+  }
+}
+
+} // namespace
+
+// The 2x1-cluster GEMM (s3.md "Cluster multicast"): the CTAs of a cluster
+// run together, a multicast box lands in both CTAs and counts on both
+// barriers, a cluster arrival releases the stage in both. 4 CTAs (2
+// clusters) over 512 x 512: 8 tiles, 2 per CTA, K/64 = 5 (the ring wraps
+// inside and across tiles); B shared, and A shared (N-adjacent tiles).
+TEST(InterpreterHopper, ClusterMulticastGemmMatchesDirectProduct) {
+  for (auto cfg : {fixtures::ClusterGemmConfig{DType::BF16, 4, false},
+                   fixtures::ClusterGemmConfig{DType::F16, 4, false},
+                   fixtures::ClusterGemmConfig{DType::BF16, 4, true},
+                   fixtures::ClusterGemmConfig{DType::BF16, 2, false}}) {
+    Kernel kernel = fixtures::hopperGemmCluster(cfg);
+    Gemm g = inputs(kernel, 512, 512, 320);
+    auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+    ASSERT_FALSE(err) << kernel.name << ": " << *err;
+    EXPECT_EQ(wrongElements(g, cfg.input), 0) << kernel.name;
+  }
+}
+
+// Without `multicast` each CTA fills only its half of the B stage and its
+// full barrier expects bytes that never come: a deadlock, not a result.
+TEST(InterpreterHopper, ClusterCopyWithoutMulticastDeadlocks) {
+  Kernel kernel = fixtures::hopperGemmCluster({DType::BF16, 4, false});
+  forEach<TmaLoadOp>(kernel.body, [](TmaLoadOp &t) { t.multicast = false; });
+  Gemm g = inputs(kernel, 512, 512, 320);
+  auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("deadlock"), std::string::npos) << *err;
+}
+
+// Local releases of a stage that counts 4 (2 consumers x 2 CTAs): the
+// producer waits for arrivals from the peer that never come.
+TEST(InterpreterHopper, ClusterReleaseWithoutClusterArrivalDeadlocks) {
+  Kernel kernel = fixtures::hopperGemmCluster({DType::BF16, 4, false});
+  forEach<BarrierArriveOp>(kernel.body, [](BarrierArriveOp &a) { a.cluster = false; });
+  Gemm g = inputs(kernel, 512, 512, 448);
+  auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("deadlock"), std::string::npos) << *err;
+}
+
+// Cluster arrivals on a stage that counts 2: each CTA's stage gets 4
+// arrivals per round, more than its count.
+TEST(InterpreterHopper, ClusterArrivalsOverTheCountFail) {
+  Kernel kernel = fixtures::hopperGemmCluster({DType::BF16, 4, false});
+  for (BarrierDecl &b : kernel.barriers)
+    if (b.arrivals == 4)
+      b.arrivals = 2;
+  Gemm g = inputs(kernel, 512, 512, 448);
+  auto err = reference::execute(kernel, dims(kernel, g), g.params, 2);
+  ASSERT_TRUE(err);
+  EXPECT_TRUE(err->find("more arrivals") != std::string::npos ||
+              err->find("cannot tell these rounds apart") != std::string::npos)
+      << *err;
 }
