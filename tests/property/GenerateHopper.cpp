@@ -32,6 +32,10 @@ struct Plan {
   bool rasterM = false;
   std::vector<int> cluster; ///< empty: no cluster
   bool regA = false;
+  /// A back-to-back GEMM c = (a * transpose(b)) * transpose(d): the first
+  /// product's F32 accumulator, converted to a 16-bit warpgroup tile, is the
+  /// register A of the second (b [64, K], d [N, 64] loaded once).
+  bool chain = false;
   bool inFlight = false; ///< wgmma_wait 1 across the back edge
   bool splitA = false, splitB = false, splitK = false;
   int regsProducer = 0, regsConsumer = 0; ///< 0: no `registers`
@@ -66,8 +70,13 @@ private:
   int warpgroups() const { return p_.consumers == 0 ? 1 : 1 + p_.consumers; }
   int rowsPerConsumer() const { return 64 * p_.accs; }
 
+  /// Rows of a b_s stage: the block's N tile, or 64 for a chain.
+  int bRows() const { return p_.chain ? 64 : p_.bn; }
+
   int sharedBytes() const {
-    int b = p_.stages * (p_.bm * 64 + p_.bn * 64) * 2;
+    int b = p_.stages * (p_.bm * 64 + bRows() * 64) * 2;
+    if (p_.chain)
+      b += p_.bn * 64 * 2 + 8;
     if (p_.tmaStore)
       b += (p_.consumers == 0 ? 1 : p_.consumers) * (p_.storeBuffers2 ? 2 : 1) * p_.accs * 64 *
            p_.bn * 2;
@@ -112,10 +121,16 @@ private:
       feature(p_.bn % 16 == 0 ? "hopper-bn-multiple-of-16" : "hopper-bn-multiple-of-8");
 
     p_.stages = r_.range(2, 5);
-    p_.persistent = r_.percent(45);
+    p_.chain = p_.accs == 1 && r_.percent(12);
+    p_.persistent = !p_.chain && r_.percent(45);
     p_.inFlight = p_.consumers != 0 && r_.percent(40);
-    p_.regA = !p_.inFlight && p_.accs == 1 && r_.percent(25);
+    p_.regA = !p_.chain && !p_.inFlight && p_.accs == 1 && r_.percent(25);
     p_.splitK = !p_.regA && r_.percent(25);
+    if (p_.chain) {
+      p_.inFlight = false;
+      feature("hopper-chain");
+      feature("hopper-wgmma-register-a-convert");
+    }
     // Two boxes into disjoint row halves of one stage (`b_s[s, 0 ..+ 128,
     // 0 ..+ 64]`, `b_s[s, 128 ..+ 128, 0 ..+ 64]`) are legal TMA, but the
     // protocol proof treats any two writes of a stage as overlapping
@@ -161,7 +176,7 @@ private:
     if (p_.consumers != 0 && r_.percent(80)) {
       p_.regsProducer = r_.pick(std::vector<int>{24, 32, 40, 40, 56});
       int cap = std::min(256, ((512 - p_.regsProducer) / p_.consumers) / 8 * 8);
-      int need = p_.bn * p_.accs / 2 + 48;
+      int need = p_.bn * p_.accs / 2 + 48 + (p_.chain ? 48 : 0);
       int lo = std::min(cap, (need + 7) / 8 * 8);
       p_.regsConsumer = lo + 8 * r_.range(0, (cap - lo) / 8);
       if (r_.percent(40))
@@ -198,8 +213,17 @@ private:
       p_.caps.push_back("clusters");
     std::string epi = epilogue();
 
-    s_.launches.push_back({name_, "M=" + str(2 * mDiv) + ",N=" + str(2 * nDiv) +
-                                      ",K=" + str(64 * r_.range(1, 3) * (p.stages > 2 ? 2 : 1))});
+    // Launch dims: two tiles (clusters) along M and N, K/64 past the ring's
+    // length so the stages wrap; a persistent grid of 16 or fewer blocks
+    // gets more tiles than blocks, so a block walks several and the ring
+    // runs across tiles (larger grids stay small for the interpreter).
+    int mTiles = 2, nTiles = 2;
+    if (p.persistent && p.grid <= 16)
+      while (mTiles * nTiles < p.grid + 3)
+        (mTiles <= nTiles ? mTiles : nTiles) += 1;
+    int kSteps = r_.range(1, p.stages + 2);
+    s_.launches.push_back(
+        {name_, "M=" + str(mTiles * mDiv) + ",N=" + str(nTiles * nDiv) + ",K=" + str(64 * kSteps)});
     out_.line("kernel " + name_);
     out_.line("    [M, N, K]");
     for (const std::string &f : p_.facts)
@@ -209,7 +233,10 @@ private:
       caps += (caps.empty() ? "" : ", ") + c;
     out_.line("    requires capability(" + caps + ")");
     out_.line("    (a : Tensor[" + p.dt + ", [M, K], on=cuda:global])");
-    out_.line("    (b : Tensor[" + p.dt + ", [N, K], on=cuda:global])");
+    out_.line("    (b : Tensor[" + p.dt + (p.chain ? ", [64, K]" : ", [N, K]") +
+              ", on=cuda:global])");
+    if (p.chain)
+      out_.line("    (d : Tensor[" + p.dt + ", [N, 64], on=cuda:global])");
     for (const std::string &q : p_.params)
       out_.line("    " + q);
     out_.open("    : (c : Tensor[" + p.out + ", [M, N], on=cuda:global])");
@@ -230,7 +257,10 @@ private:
     }
     out_.line("shared a_s : Tile[" + p.dt + ", [" + str(p.stages) + ", " + str(p.bm) +
               ", 64], on=cuda:shared, layout=swizzle_128b]");
-    out_.line("shared b_s : Tile[" + p.dt + ", [" + str(p.stages) + ", " + str(p.bn) +
+    if (p.chain)
+      out_.line("shared d_s : Tile[" + p.dt + ", [1, " + str(p.bn) +
+                ", 64], on=cuda:shared, layout=swizzle_128b]");
+    out_.line("shared b_s : Tile[" + p.dt + ", [" + str(p.stages) + ", " + str(bRows()) +
               ", 64], on=cuda:shared, layout=swizzle_128b]");
     int cStages = 0;
     if (p.tmaStore) {
@@ -239,6 +269,8 @@ private:
                 "], on=cuda:shared, layout=swizzle_128b]");
     }
     out_.line("shared full : Barrier[" + str(p.stages) + ", arrivals=1]");
+    if (p.chain)
+      out_.line("shared dfull : Barrier[1, arrivals=1]");
     if (p.consumers != 0)
       out_.line("shared empty : Barrier[" + str(p.stages) + ", arrivals=" + str(p.consumers) + "]");
     out_.open("warpgroup_grid [" + str(warpgroups()) + "]");
@@ -301,7 +333,7 @@ private:
 
   void loads() {
     const Plan &p = p_;
-    int bytes = (p.bm + p.bn) * 64 * 2;
+    int bytes = (p.bm + bRows()) * 64 * 2;
     out_.line("arrive full[s] expect_tx " + str(bytes));
     feature("hopper-expect-tx");
     auto load = [&](const std::string &dst, const std::string &tensor, const std::string &id,
@@ -319,11 +351,24 @@ private:
       feature("hopper-tma-load-split-box");
     };
     load("a_s", "a", "bm", p.bm, p.splitA ? 2 : 1);
-    load("b_s", "b", "bn", p.bn, p.splitB ? 2 : 1);
+    if (p.chain)
+      out_.line("tma_load b_s[s] <- b[0 ..+ 64, k * 64 ..+ 64] completes full[s]");
+    else
+      load("b_s", "b", "bn", p.bn, p.splitB ? 2 : 1);
     feature("hopper-tma-load");
   }
 
+  /// The chain's second B operand, loaded once per block.
+  void loadD() {
+    if (!p_.chain)
+      return;
+    out_.line("arrive dfull[0] expect_tx " + str(p_.bn * 64 * 2));
+    out_.line("tma_load d_s[0] <- d[bn * " + str(p_.bn) + " ..+ " + str(p_.bn) +
+              ", 0 ..+ 64] completes dfull[0]");
+  }
+
   void producer() {
+    loadD();
     openTileLoop();
     std::string it = openRingIteration();
     out_.line("wait empty[s] round (" + it + " / " + str(p_.stages) + " - 1)");
@@ -353,8 +398,12 @@ private:
     for (int i = 0; i < p.accs; ++i)
       out_.line("register " + accName(i) + " : Tile[F32, [64, " + str(p.bn) +
                 "], on=cuda:register]");
-    if (p.regA)
+    if (p.regA || p.chain)
       out_.line("register a_r : Tile[" + p.dt + ", [64, 64], on=cuda:register]");
+    if (p.chain)
+      out_.line("register acc2 : Tile[F32, [64, 64], on=cuda:register]");
+    if (alone)
+      loadD();
     openTileLoop();
     std::string it = openRingIteration();
     if (alone)
@@ -377,13 +426,13 @@ private:
       } else {
         feature("hopper-wgmma-shared-a");
       }
-      std::string acc = accName(i);
+      std::string acc = p.chain ? "acc2" : accName(i);
       if (p.splitK) {
         feature("hopper-wgmma-split-k");
         for (int h = 0; h < 2; ++h) {
           std::string cols = str(32 * h) + " ..+ 32";
           out_.line(acc + " <- wgmma " + acc + " a_s[s, " + (rows.empty() ? "0" : rows) +
-                    " ..+ 64, " + cols + "] b_s[s, 0 ..+ " + str(p.bn) + ", " + cols + "]" +
+                    " ..+ 64, " + cols + "] b_s[s, 0 ..+ " + str(bRows()) + ", " + cols + "]" +
                     (h == 0 ? " zero_when (k = 0)" : ""));
         }
       } else {
@@ -412,6 +461,13 @@ private:
       std::string last =
           p.persistent ? "(t / " + str(p.grid) + ") * (K/64) + K/64 - 1" : "K/64 - 1";
       out_.line("arrive empty[(" + last + ") mod " + str(p.stages) + "]");
+    }
+    if (p.chain) {
+      out_.line("a_r <- convert " + p.dt + " acc2");
+      out_.line("wait dfull[0] round 0");
+      out_.line("acc <- wgmma acc a_r d_s[0] zero_when (0 = 0)");
+      out_.line("wgmma_commit");
+      out_.line("wgmma_wait 0");
     }
     epilogueStatements(epi);
     if (p.persistent)
@@ -594,6 +650,8 @@ const std::vector<std::string> &hopperFeatures() {
       "hopper-wait-full",
       "hopper-wgmma-shared-a",
       "hopper-wgmma-register-a",
+      "hopper-wgmma-register-a-convert",
+      "hopper-chain",
       "hopper-wgmma-split-k",
       "hopper-wgmma-zero-when",
       "hopper-wgmma-wait-0",
