@@ -1016,12 +1016,12 @@ private:
                                   : "the " + std::to_string(launch) +
                                         " registers per thread it keeps without a `registers` "
                                         "budget";
-        Diagnostic &d = c_.error(
-            DiagId::RoleTilesOverBudget, r.costliest.end ? r.costliest : r.stmt->countSpan,
-            "the warpgroup tiles of role `" + r.stmt->name.name + "` need " +
-                std::to_string(r.tiles) + " registers per thread and the role about " +
-                std::to_string(kRoleHeadroom) +
-                " more for addresses and loop state, more than " + what);
+        Diagnostic &d =
+            c_.error(DiagId::RoleTilesOverBudget, r.costliest.end ? r.costliest : r.stmt->countSpan,
+                     "the warpgroup tiles of role `" + r.stmt->name.name + "` need " +
+                         std::to_string(r.tiles) + " registers per thread and the role about " +
+                         std::to_string(kRoleHeadroom) +
+                         " more for addresses and loop state, more than " + what);
         int64_t want = (r.tiles + kRoleHeadroom + 7) / 8 * 8;
         if (R != 0) {
           d.label(r.stmt->countSpan, "the role's budget");
@@ -1029,8 +1029,8 @@ private:
             d.fix(r.stmt->countSpan, std::to_string(want),
                   "raise `" + r.stmt->name.name + "` to " + std::to_string(want) + " registers");
         } else {
-          d.note("give the role a budget of " + std::to_string(want) +
-                 " or more (`registers " + std::to_string(want) +
+          d.note("give the role a budget of " + std::to_string(want) + " or more (`registers " +
+                 std::to_string(want) +
                  "`, capability `setmaxnreg`), lowering the others' to fit the SM");
         }
       }
