@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <regex>
 
 namespace kina::property {
 
@@ -42,6 +43,9 @@ struct Plan {
   bool tmaStore = false;
   bool storeBuffers2 = false; ///< two c_s stages per consumer, tma_store_wait 1
   bool explicitStep = false;
+  /// The K loop unrolled by two: `for k in (0 .. K/64 - 1 step 2)`, each
+  /// iteration k and k + 1 (K a multiple of 128).
+  bool unroll2 = false;
   std::string epilogue; ///< the expression on acc (before any convert)
   std::vector<std::string> params;
   std::vector<std::string> caps;
@@ -136,12 +140,13 @@ private:
     // protocol proof treats any two writes of a stage as overlapping
     // (K0633), so the generator writes one box per operand (splitA/B off).
     p_.explicitStep = r_.percent(15);
+    p_.unroll2 = !p_.inFlight && r_.percent(15);
     // The TMA-store epilogue: a 16-bit result whose rows are whole panels.
     p_.tmaStore = p_.bn % 64 == 0 && r_.percent(45);
     // Double-buffered store stages alternate with the tile ordinal: with
     // 5 stages the ring's period (lcm(5, 2)) is past what the protocol
     // checker samples (K0650), so 2-4 stages.
-    p_.storeBuffers2 = p_.tmaStore && p_.persistent && p_.stages < 5 && r_.percent(35);
+    p_.storeBuffers2 = p_.tmaStore && p_.persistent && p_.stages < 5 && r_.percent(60);
 
     // Fit shared memory: fewer stages, then a narrower tile.
     while (sharedBytes() > kSharedBudget) {
@@ -164,7 +169,7 @@ private:
       p_.grid = r_.pick(std::vector<int>{132, 132, 66, 16, 8, 114});
       p_.rasterM = r_.percent(25);
     }
-    if (r_.percent(20)) {
+    if (r_.percent(25)) {
       // One extent per grid axis: two for the [M/BM, N/BN] grid.
       p_.cluster = r_.pick(std::vector<std::vector<int>>{{2, 1}, {1, 2}, {2, 2}, {4, 1}, {1, 1}});
       if (p_.persistent)
@@ -173,7 +178,13 @@ private:
 
     // Registers: setmaxnreg budgets (multiples of 8 in [24, 256]) whose sum
     // over the block fits 64K, the consumer's above what its tiles need.
-    if (p_.consumers != 0 && r_.percent(80)) {
+    // Without `registers` every warpgroup keeps the launch's share, which
+    // must leave the checker's 32 registers of headroom over the tiles
+    // (K0922); 48 here, as for the budgets below.
+    int tiles = p_.bn * p_.accs / 2 + (p_.regA || p_.chain ? 16 : 0) + (p_.chain ? 32 : 0);
+    int launch = std::min(255, 65536 / (128 * warpgroups())) / 8 * 8;
+    bool launchFits = tiles + 48 <= launch;
+    if (p_.consumers != 0 && (r_.percent(80) || !launchFits)) {
       p_.regsProducer = r_.pick(std::vector<int>{24, 32, 40, 40, 56});
       int cap = std::min(256, ((512 - p_.regsProducer) / p_.consumers) / 8 * 8);
       int need = p_.bn * p_.accs / 2 + 48 + (p_.chain ? 48 : 0);
@@ -184,7 +195,7 @@ private:
       feature("hopper-setmaxnreg");
       if (p_.regsConsumer == cap)
         feature("hopper-setmaxnreg-at-limit");
-    } else if (p_.consumers == 0 && r_.percent(30)) {
+    } else if (p_.consumers == 0 && (r_.percent(30) || !launchFits)) {
       p_.regsConsumer = r_.pick(std::vector<int>{256, 232, 240});
       feature("hopper-setmaxnreg");
     }
@@ -203,7 +214,8 @@ private:
     // clusters of tiles along each axis.
     int mDiv = p.bm * (p.persistent ? 1 : clusterX);
     int nDiv = p.bn * (p.persistent ? 1 : clusterY);
-    p_.facts = {"M mod " + str(mDiv) + " = 0", "N mod " + str(nDiv) + " = 0", "K mod 64 = 0"};
+    p_.facts = {"M mod " + str(mDiv) + " = 0", "N mod " + str(nDiv) + " = 0",
+                p.unroll2 ? "K mod 128 = 0" : "K mod 64 = 0"};
     p_.caps = {"sm_90a", "wgmma_" + p.lc, "tma", "mbarrier", "mbarrier_try_wait"};
     if (p.regsProducer || p.regsConsumer)
       p_.caps.push_back("setmaxnreg");
@@ -222,6 +234,8 @@ private:
       while (mTiles * nTiles < p.grid + 3)
         (mTiles <= nTiles ? mTiles : nTiles) += 1;
     int kSteps = r_.range(1, p.stages + 2);
+    if (p.unroll2)
+      kSteps = 2 * ((kSteps + 1) / 2);
     s_.launches.push_back(
         {name_, "M=" + str(mTiles * mDiv) + ",N=" + str(nTiles * nDiv) + ",K=" + str(64 * kSteps)});
     out_.line("kernel " + name_);
@@ -314,13 +328,37 @@ private:
   }
 
   std::string kLoop() {
+    if (p_.unroll2) {
+      // The bound K/64 - 1 (not K/64) proves k + 1 < K/64.
+      feature("hopper-k-loop-step-2");
+      return "for k in (0 .. K/64 - 1 step 2)";
+    }
     feature(p_.explicitStep ? "hopper-k-loop-step" : "hopper-k-loop");
     return p_.explicitStep ? "for k in (0 .. K/64 step 1)" : "for k in (0 .. K/64)";
+  }
+
+  /// Where the K loop's body began in the text (for unroll2).
+  size_t bodyStart_ = 0;
+
+  /// Closes the K loop; unrolled by two, the body is written again for
+  /// k1 = k + 1 (its own lets, no zero_when: k1 > 0).
+  void closeKLoop() {
+    if (p_.unroll2) {
+      std::string body = out_.text().substr(bodyStart_);
+      static const std::regex k("\\bk\\b"), s("\\bs\\b"), it("\\bit\\b");
+      body = std::regex_replace(body, std::regex(" zero_when \\(k = 0\\)"), "");
+      body = std::regex_replace(std::regex_replace(std::regex_replace(body, k, "k1"), s, "s1"), it,
+                                "it1");
+      out_.line("let k1 = k + 1 in");
+      out_.text() += body;
+    }
+    out_.close();
   }
 
   /// The ring counter: `k`, or across tiles `(t / G) * (K/64) + k`.
   std::string openRingIteration() {
     out_.open(kLoop());
+    bodyStart_ = out_.text().size();
     if (!p_.persistent) {
       out_.line("let s = k mod " + str(p_.stages) + " in");
       return "k";
@@ -374,7 +412,7 @@ private:
     out_.line("wait empty[s] round (" + it + " / " + str(p_.stages) + " - 1)");
     feature("hopper-wait-empty");
     loads();
-    out_.close();
+    closeKLoop();
     if (p_.persistent)
       out_.close();
   }
@@ -455,7 +493,7 @@ private:
       feature("hopper-wgmma-wait-0");
       out_.line("arrive empty[s]");
     }
-    out_.close(); // k loop
+    closeKLoop();
     if (p.inFlight) {
       out_.line("wgmma_wait 0");
       std::string last =
@@ -486,8 +524,12 @@ private:
                        : r_.pick(std::vector<std::string>{"F32", "F32", p.dt, "BF16", "F16"});
     std::string e = "ACC";
     int ops = r_.range(0, 2);
+    // A cluster launch mostly reads a per-rank column (cluster_rank in an
+    // index), the last operation of the epilogue.
+    bool rankColumn = !p.cluster.empty() && r_.percent(60);
+    ops += rankColumn;
     for (int i = 0; i < ops; ++i) {
-      switch (r_.below(7)) {
+      switch (rankColumn && i + 1 == ops ? 3 : r_.below(7)) {
       case 0:
         e = "relu " + paren(e);
         feature("hopper-epilogue-relu");
@@ -506,10 +548,12 @@ private:
         break;
       case 3: {
         // A column per output row; a cluster picks its column by rank.
-        bool byRank = !p.cluster.empty() && r_.percent(60);
+        bool byRank = !p.cluster.empty() && (rankColumn || r_.percent(60));
+        std::string name = byRank ? "rank_col" : "col";
         int cols = byRank ? clusterSize() : 1;
-        addParam("col", "(col : Tensor[F32, [M, " + str(cols) + "], on=cuda:global])");
-        e = "add " + paren(e) + " col[ROWS ..+ 64, " + (byRank ? "cluster_rank" : "0") + " ..+ 1]";
+        addParam(name, "(" + name + " : Tensor[F32, [M, " + str(cols) + "], on=cuda:global])");
+        e = "add " + paren(e) + " " + name + "[ROWS ..+ 64, " + (byRank ? "cluster_rank" : "0") +
+            " ..+ 1]";
         feature("hopper-epilogue-broadcast-64x1");
         if (byRank)
           feature("hopper-cluster-rank-index");
@@ -642,6 +686,7 @@ const std::vector<std::string> &hopperFeatures() {
       "hopper-ring-across-tiles",
       "hopper-k-loop",
       "hopper-k-loop-step",
+      "hopper-k-loop-step-2",
       "hopper-setmaxnreg",
       "hopper-setmaxnreg-at-limit",
       "hopper-expect-tx",

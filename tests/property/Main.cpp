@@ -17,7 +17,8 @@
 //
 // Usage: kina-property [--seed S|random] [--count N] [--jobs J]
 //          [--targets sm_80,sm_90a] [--corpus DIR]... [--docs DIR]
-//          [--known FILE] [--out DIR] [--cubin-every N] [--no-minimize]
+//          [--known FILE] [--out DIR] [--cubin-every N] [--cubin-every-hopper N]
+//          [--no-minimize]
 //          [--max-statements N] [--inject-fault coded|uncoded|crash:MARKER]
 //          [--write-repros DIR] [--gpu-batch DIR] [--print N] [--family hopper|all]
 //   --write-repros  minimize one program per failure signature into DIR
@@ -78,6 +79,10 @@ struct Options {
   std::string known;
   std::string out = "property-failures";
   unsigned cubinEvery = 40;
+  /// Programs for one target (Hopper kernels) go through ptxas more often:
+  /// its register allocation (spills, serialised wgmma, dropped setmaxnreg)
+  /// is where their builds fail.
+  unsigned cubinEveryOneTarget = 4;
   bool minimize = true;
   std::optional<FaultInjection> fault;
   std::optional<unsigned> print;
@@ -90,7 +95,8 @@ struct Options {
   std::cerr << "kina-property: " << why
             << "\nusage: kina-property [--seed S|random] [--count N] [--jobs J] [--targets "
                "T1,T2] [--corpus DIR]... [--docs DIR]... [--known FILE] [--out DIR] "
-               "[--cubin-every N] [--no-minimize] [--max-statements N] [--family hopper|all] "
+               "[--cubin-every N] [--cubin-every-hopper N] [--no-minimize] [--max-statements N] "
+               "[--family hopper|all] "
                "[--inject-fault "
                "KIND:MARKER] [--write-repros DIR] [--gpu-batch DIR] [--print N]\n";
   std::exit(exitCode);
@@ -154,6 +160,8 @@ Options parseOptions(int argc, char **argv) {
       o.out = value();
     else if (a == "--cubin-every")
       o.cubinEvery = parseCount(value(), "--cubin-every");
+    else if (a == "--cubin-every-hopper")
+      o.cubinEveryOneTarget = parseCount(value(), "--cubin-every-hopper");
     else if (a == "--family") {
       o.gen.family = value();
       if (o.gen.family != "hopper" && o.gen.family != "all")
@@ -421,7 +429,8 @@ int main(int argc, char **argv) {
     std::cout << " " << t;
   std::cout << "; jobs " << o.jobs << "; cubins through ptxas: "
             << (havePtxas ? "every corpus file and every " + std::to_string(o.cubinEvery) +
-                                "th generated program"
+                                "th generated program (every " +
+                                std::to_string(o.cubinEveryOneTarget) + "th Hopper program)"
                           : std::string("none (ptxas not found)"))
             << (o.fault ? "; INJECTED FAULT " + o.fault->marker : "") << "\n"
             << "kina-property: reproduce one program with: kina-property --seed " << o.seed
@@ -461,9 +470,10 @@ int main(int argc, char **argv) {
           cur.text = in.text;
         }
         cur.sinceMs = nowMs();
+        unsigned every = in.requiredTarget.empty() ? o.cubinEvery : o.cubinEveryOneTarget;
         Stop stop = !in.generated ? (havePtxas ? Stop::Cubin : Stop::PTX)
-                    : (o.cubinEvery && in.index % o.cubinEvery == 0) ? Stop::Cubin
-                                                                     : Stop::PTX;
+                    : (havePtxas && every && in.index % every == 0) ? Stop::Cubin
+                                                                    : Stop::PTX;
         TargetResult tr;
         tr.outcome = checkThenBuild(in.name, in.text, t, stop, o.fault ? &*o.fault : nullptr);
         // A program for another target: the checker must say which
