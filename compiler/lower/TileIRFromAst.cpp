@@ -687,7 +687,9 @@ private:
       return dst ? *dst : *t;
     }
     if (e.kind == ExprKind::Name || e.kind == ExprKind::Index) {
-      auto a = view(id);
+      // In a warpgroup grid `a_r <- a_s[s]` names a whole stage, as the
+      // tma_load and wgmma operands do (the checker accepts it).
+      auto a = inWarpgroupGrid_ ? stagedView(id) : view(id);
       if (!a)
         return std::nullopt;
       return load(*a, id, dst);

@@ -28,6 +28,9 @@ namespace {
 using namespace protocol;
 
 constexpr int64_t kSmRegisters = 65536;
+/// Registers per thread a role needs beyond its warpgroup tiles (addresses,
+/// barrier phases, loop state) for ptxas to keep its wgmma unserialised.
+constexpr int64_t kRoleHeadroom = 32;
 
 struct Sym {
   enum Kind : uint8_t { Barrier, Tile, Acc, Expr, TileVar } kind = Expr;
@@ -1011,7 +1014,7 @@ private:
         if (fixed)
           d.fix(r.stmt->countSpan, std::to_string(fixed), "use " + std::to_string(fixed));
       }
-      if (R != 0 && r.tiles > R)
+      if (R != 0 && r.tiles > R) {
         c_.error(DiagId::RoleTilesOverBudget, r.costliest.end ? r.costliest : r.stmt->countSpan,
                  "the warpgroup tiles of role `" + r.stmt->name.name + "` need " +
                      std::to_string(r.tiles) + " registers per thread, more than its `registers " +
@@ -1019,6 +1022,32 @@ private:
             .label(r.stmt->countSpan, "the role's budget")
             .note("a warpgroup tile [R0, R1] of a 4-byte type costs R0 * R1 / 128 registers "
                   "per thread; the role also needs registers for addresses and loop state");
+      } else if (r.tiles > 0 && r.tiles + kRoleHeadroom > (R != 0 ? R : launch)) {
+        // Below that headroom ptxas spills, serialises the wgmma (C7512) or
+        // drops every setmaxnreg (C7507): measured with a [64, 256]
+        // accumulator, 152 fails and 160 builds (176 with a register A).
+        std::string what = R != 0 ? "its `registers " + std::to_string(R) + "`"
+                                  : "the " + std::to_string(launch) +
+                                        " registers per thread it keeps without a `registers` "
+                                        "budget";
+        Diagnostic &d =
+            c_.error(DiagId::RoleTilesOverBudget, r.costliest.end ? r.costliest : r.stmt->countSpan,
+                     "the warpgroup tiles of role `" + r.stmt->name.name + "` need " +
+                         std::to_string(r.tiles) + " registers per thread and the role about " +
+                         std::to_string(kRoleHeadroom) +
+                         " more for addresses and loop state, more than " + what);
+        int64_t want = (r.tiles + kRoleHeadroom + 7) / 8 * 8;
+        if (R != 0) {
+          d.label(r.stmt->countSpan, "the role's budget");
+          if (want <= 256 && all - share(r) + want * 128 * r.warpgroups <= kSmRegisters)
+            d.fix(r.stmt->countSpan, std::to_string(want),
+                  "raise `" + r.stmt->name.name + "` to " + std::to_string(want) + " registers");
+        } else {
+          d.note("give the role a budget of " + std::to_string(want) + " or more (`registers " +
+                 std::to_string(want) +
+                 "`, capability `setmaxnreg`), lowering the others' to fit the SM");
+        }
+      }
     }
     if (!valid)
       return;

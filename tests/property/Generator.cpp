@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Generator.h"
+#include "GenText.h"
+#include "GenerateHopper.h"
 
 #include <algorithm>
 #include <functional>
@@ -22,59 +24,6 @@
 namespace kina::property {
 
 namespace {
-
-// ---------------------------------------------------------------- random
-
-/// splitmix64: tiny, portable, and the same on every machine.
-class Rng {
-public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n).
-  unsigned below(unsigned n) { return n == 0 ? 0 : static_cast<unsigned>(next() % n); }
-  /// Uniform in [lo, hi].
-  int range(int lo, int hi) {
-    return lo + static_cast<int>(below(static_cast<unsigned>(hi - lo + 1)));
-  }
-  /// True with probability percent/100.
-  bool percent(unsigned p) { return below(100) < p; }
-  template <typename T> const T &pick(const std::vector<T> &v) { return v[below(v.size())]; }
-
-private:
-  uint64_t state_;
-};
-
-// ---------------------------------------------------------------- text
-
-class Out {
-public:
-  void line(const std::string &s) { text_ += std::string(indent_ * 2, ' ') + s + "\n"; }
-  void open(const std::string &s) {
-    line(s + " {");
-    ++indent_;
-  }
-  void close(const std::string &suffix = "") {
-    --indent_;
-    line("}" + suffix);
-  }
-  /// `} else {` and the like.
-  void reopen(const std::string &s) {
-    --indent_;
-    line("} " + s + " {");
-    ++indent_;
-  }
-  void blank() { text_ += "\n"; }
-  std::string &text() { return text_; }
-
-private:
-  std::string text_;
-  int indent_ = 0;
-};
 
 unsigned dtypeBytes(const std::string &dt) {
   if (dt == "F64" || dt == "I64")
@@ -149,6 +98,14 @@ public:
   ProgramGen(uint64_t seed, const GeneratorOptions &o) : r_(seed), o_(o) {}
 
   GeneratedProgram run() {
+    if (o_.family == "hopper") {
+      hopper();
+      if (r_.percent(10)) {
+        out_.blank();
+        hopper();
+      }
+      return finish();
+    }
     unsigned kernels = 1 + (r_.percent(35) ? 1 : 0) + (r_.percent(12) ? 1 : 0);
     kernels = std::min(kernels, std::max(1u, o_.maxKernels));
     if (kernels > 1)
@@ -162,7 +119,11 @@ public:
     }
     if (r_.percent(6))
       hostFunction();
-    return {std::move(out_.text()), std::move(features_), std::move(launches_)};
+    return finish();
+  }
+
+  GeneratedProgram finish() {
+    return {std::move(out_.text()), std::move(features_), std::move(launches_), requiredTarget_};
   }
 
 private:
@@ -172,6 +133,7 @@ private:
   std::set<std::string> features_;
   std::vector<TileFn> tileFns_;
   std::vector<std::pair<std::string, std::string>> launches_;
+  std::string requiredTarget_;
   unsigned unique_ = 0;
   /// Kernels with one input tensor, by name, for host launches.
   struct Launchable {
@@ -619,8 +581,16 @@ private:
       transposeShared();
     else if (p < 75)
       cpAsyncStaging();
-    else
+    else if (p < 97)
       gemm();
+    else
+      hopper();
+  }
+
+  /// A Hopper GEMM (GenerateHopper.h); the file then needs sm_90a.
+  void hopper() {
+    generateHopperKernel({r_, out_, features_, launches_}, fresh("hopper"));
+    requiredTarget_ = kHopperTarget;
   }
 
   /// Elementwise chain over [M, N] (or [B, M, N] with a point index).

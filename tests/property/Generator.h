@@ -8,7 +8,9 @@
 // operands, wmma_mma with legal shapes and dtypes, for loops, ifs on block
 // ids, lets, several kernels per file, tile and host functions, requires
 // clauses that make every division exact, 1-D/2-D/3-D grids, several warp
-// layouts), plus every other construct of grammar/grammar.js. Programs are
+// layouts), plus every other construct of grammar/grammar.js, and Hopper
+// GEMMs (GenerateHopper.h: TMA, mbarrier rings, wgmma, warp-specialized
+// roles, persistent tile loops, TMA-store epilogues, clusters). Programs are
 // built to check clean; each records the constructs it uses (features) so
 // the harness can report coverage and which constructs a failure needs.
 //
@@ -33,6 +35,8 @@ struct GeneratorOptions {
   unsigned maxStatements = 6;
   /// Deepest expression tree.
   unsigned maxDepth = 3;
+  /// Empty: every template family; "hopper": only Hopper kernels.
+  std::string family;
 };
 
 struct GeneratedProgram {
@@ -42,6 +46,10 @@ struct GeneratedProgram {
   /// along each divided dimension), as `kina run --dims` takes them:
   /// {"ew0", "M=128,N=256"}.
   std::vector<std::pair<std::string, std::string>> launches;
+  /// Empty: any target; else the one target family the program needs
+  /// ("sm_90a" for a Hopper kernel): on targets without its capabilities
+  /// the checker must reject it with a capability code (K05xx).
+  std::string requiredTarget;
 };
 
 /// Program number `index` of the run seeded with `seed`.

@@ -17,19 +17,26 @@
 //
 // Usage: kina-property [--seed S|random] [--count N] [--jobs J]
 //          [--targets sm_80,sm_90a] [--corpus DIR]... [--docs DIR]
-//          [--known FILE] [--out DIR] [--cubin-every N] [--no-minimize]
+//          [--known FILE] [--out DIR] [--cubin-every N] [--cubin-every-hopper N]
+//          [--no-minimize]
 //          [--max-statements N] [--inject-fault coded|uncoded|crash:MARKER]
-//          [--write-repros DIR] [--gpu-batch DIR] [--print N]
+//          [--write-repros DIR] [--gpu-batch DIR] [--print N] [--family hopper|all]
 //   --write-repros  minimize one program per failure signature into DIR
 //   --gpu-batch     write the generated programs that build, with launch
 //                   dims, for tests/property/gpu-batch.sh on a GPU machine
 //   --print N       print generated program N of the seed and exit
+//   --family hopper generate only Hopper kernels (GenerateHopper.h)
+// A generated program that needs one target (a Hopper kernel: sm_90a) must
+// be rejected on the others with a capability code (K05xx); checking clean
+// there is a failure. The Hopper features of GenerateHopper.h must all be
+// built in a run of 100 or more Hopper programs, or the run fails.
 // Env:   KINA_PROPERTY_SEED, KINA_PROPERTY_COUNT (override the defaults,
 //        not explicit flags), KINA_JOBS.
 // Exit:  0 the property holds (expected failures aside), 1 it does not,
 //        2 usage.
 //
 //===----------------------------------------------------------------------===//
+#include "GenerateHopper.h"
 #include "Generator.h"
 #include "Minimize.h"
 #include "Pipeline.h"
@@ -72,6 +79,10 @@ struct Options {
   std::string known;
   std::string out = "property-failures";
   unsigned cubinEvery = 40;
+  /// Programs for one target (Hopper kernels) go through ptxas more often:
+  /// its register allocation (spills, serialised wgmma, dropped setmaxnreg)
+  /// is where their builds fail.
+  unsigned cubinEveryOneTarget = 4;
   bool minimize = true;
   std::optional<FaultInjection> fault;
   std::optional<unsigned> print;
@@ -84,7 +95,9 @@ struct Options {
   std::cerr << "kina-property: " << why
             << "\nusage: kina-property [--seed S|random] [--count N] [--jobs J] [--targets "
                "T1,T2] [--corpus DIR]... [--docs DIR]... [--known FILE] [--out DIR] "
-               "[--cubin-every N] [--no-minimize] [--max-statements N] [--inject-fault "
+               "[--cubin-every N] [--cubin-every-hopper N] [--no-minimize] [--max-statements N] "
+               "[--family hopper|all] "
+               "[--inject-fault "
                "KIND:MARKER] [--write-repros DIR] [--gpu-batch DIR] [--print N]\n";
   std::exit(exitCode);
 }
@@ -147,7 +160,15 @@ Options parseOptions(int argc, char **argv) {
       o.out = value();
     else if (a == "--cubin-every")
       o.cubinEvery = parseCount(value(), "--cubin-every");
-    else if (a == "--max-statements")
+    else if (a == "--cubin-every-hopper")
+      o.cubinEveryOneTarget = parseCount(value(), "--cubin-every-hopper");
+    else if (a == "--family") {
+      o.gen.family = value();
+      if (o.gen.family != "hopper" && o.gen.family != "all")
+        usage("bad --family '" + o.gen.family + "' (hopper or all)");
+      if (o.gen.family == "all")
+        o.gen.family.clear();
+    } else if (a == "--max-statements")
       o.gen.maxStatements = parseCount(value(), "--max-statements");
     else if (a == "--no-minimize")
       o.minimize = false;
@@ -209,6 +230,11 @@ struct Input {
   uint64_t index = 0;
   std::set<std::string> features;
   std::vector<std::pair<std::string, std::string>> launches; ///< kernel, --dims
+  std::string requiredTarget;                                ///< empty: any target
+  /// Whether the program is meant to build for `target`.
+  bool meantFor(const std::string &target) const {
+    return requiredTarget.empty() || requiredTarget == target;
+  }
 };
 
 void addCorpus(const std::string &root, std::vector<Input> &inputs) {
@@ -228,7 +254,7 @@ void addCorpus(const std::string &root, std::vector<Input> &inputs) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    inputs.push_back({p, ss.str(), false, 0, {}, {}});
+    inputs.push_back({p, ss.str(), false, 0, {}, {}, {}});
   }
 }
 
@@ -258,6 +284,7 @@ void addDocs(const std::string &root, std::vector<Input> &inputs) {
              block,
              false,
              0,
+             {},
              {},
              {}});
       } else if (inside) {
@@ -392,7 +419,7 @@ int main(int argc, char **argv) {
   for (unsigned i = 0; i < o.count; ++i) {
     GeneratedProgram p = generateProgram(o.seed, i, g);
     inputs.push_back({"generated #" + std::to_string(i), std::move(p.text), true, i,
-                      std::move(p.features), std::move(p.launches)});
+                      std::move(p.features), std::move(p.launches), std::move(p.requiredTarget)});
   }
   std::cout << "kina-property: generator seed=" << o.seed << (o.randomSeed ? " (random)" : "")
             << " count=" << o.count << " size: up to " << g.maxKernels << " kernels, "
@@ -402,7 +429,8 @@ int main(int argc, char **argv) {
     std::cout << " " << t;
   std::cout << "; jobs " << o.jobs << "; cubins through ptxas: "
             << (havePtxas ? "every corpus file and every " + std::to_string(o.cubinEvery) +
-                                "th generated program"
+                                "th generated program (every " +
+                                std::to_string(o.cubinEveryOneTarget) + "th Hopper program)"
                           : std::string("none (ptxas not found)"))
             << (o.fault ? "; INJECTED FAULT " + o.fault->marker : "") << "\n"
             << "kina-property: reproduce one program with: kina-property --seed " << o.seed
@@ -442,11 +470,30 @@ int main(int argc, char **argv) {
           cur.text = in.text;
         }
         cur.sinceMs = nowMs();
+        unsigned every = in.requiredTarget.empty() ? o.cubinEvery : o.cubinEveryOneTarget;
         Stop stop = !in.generated ? (havePtxas ? Stop::Cubin : Stop::PTX)
-                    : (o.cubinEvery && in.index % o.cubinEvery == 0) ? Stop::Cubin
-                                                                     : Stop::PTX;
+                    : (havePtxas && every && in.index % every == 0) ? Stop::Cubin
+                                                                    : Stop::PTX;
         TargetResult tr;
         tr.outcome = checkThenBuild(in.name, in.text, t, stop, o.fault ? &*o.fault : nullptr);
+        // A program for another target: the checker must say which
+        // capability this target lacks.
+        if (!in.meantFor(t)) {
+          bool capability =
+              std::any_of(tr.outcome.rejectCodes.begin(), tr.outcome.rejectCodes.end(),
+                          [](const std::string &c) { return c.rfind("K05", 0) == 0; });
+          if (tr.outcome.checkClean)
+            tr.outcome.failure = BuildFailure{"", "accepted", "",
+                                              "a program that needs " + in.requiredTarget +
+                                                  " checks clean for " + t};
+          else if (!capability) {
+            tr.outcome.checkClean = true; // counted as a failure, not a rejection
+            tr.outcome.failure =
+                BuildFailure{"", "accepted", tr.outcome.rejectCodes.front(),
+                             "a program that needs " + in.requiredTarget + " is rejected for " + t +
+                                 " without a capability code (K05xx)"};
+          }
+        }
         // Shared decision 1: an index value used as a scalar operand is
         // K0708. A generated program that does so and checks clean would be
         // lowered with 0.0 in its place: a silent miscompile, counted as a
@@ -495,7 +542,11 @@ int main(int argc, char **argv) {
   unsigned passed = 0, failed = 0, skipped = 0, rejectedAll = 0;
   struct PerTarget {
     unsigned checked = 0, clean = 0, built = 0, knownFailed = 0, failed = 0, cubins = 0;
+    unsigned otherTarget = 0; ///< programs for another target, rejected with K05xx
     std::map<std::string, unsigned> rejectCodes; ///< first error code
+    /// Hopper programs (GenerateHopper.h) meant for this target.
+    unsigned hopper = 0, hopperClean = 0;
+    std::map<std::string, unsigned> hopperRejectCodes;
   };
   std::map<std::string, PerTarget> perTarget;
   struct FeatureCount {
@@ -514,11 +565,19 @@ int main(int argc, char **argv) {
       const TargetResult &tr = r.perTarget[t];
       PerTarget &pt = perTarget[o.targets[t]];
       ++pt.checked;
+      bool isHopper = in.features.count("hopper-gemm") && in.meantFor(o.targets[t]);
+      pt.hopper += isHopper;
       if (!tr.outcome.checkClean) {
-        if (in.generated)
-          ++pt.rejectCodes[tr.outcome.rejectCodes.empty() ? "?" : tr.outcome.rejectCodes[0]];
+        std::string code = tr.outcome.rejectCodes.empty() ? "?" : tr.outcome.rejectCodes[0];
+        if (!in.meantFor(o.targets[t]))
+          ++pt.otherTarget;
+        else if (in.generated)
+          ++pt.rejectCodes[code];
+        if (isHopper)
+          ++pt.hopperRejectCodes[code];
         continue;
       }
+      pt.hopperClean += isHopper && !tr.outcome.failure;
       anyClean = true;
       ++pt.clean;
       if (!tr.outcome.failure) {
@@ -550,8 +609,9 @@ int main(int argc, char **argv) {
     }
     if (in.generated) {
       bool clean = true;
-      for (const TargetResult &tr : r.perTarget)
-        clean &= tr.outcome.checkClean;
+      for (size_t t = 0; t < r.perTarget.size(); ++t)
+        if (in.meantFor(o.targets[t]))
+          clean &= r.perTarget[t].outcome.checkClean;
       for (const std::string &f : in.features) {
         FeatureCount &fc = features[f];
         ++fc.generated;
@@ -649,8 +709,17 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Input &in = inputs[i];
       bool built = in.generated && !results[i].perTarget.empty();
-      for (const TargetResult &tr : results[i].perTarget)
+      bool forGpu = false;
+      for (size_t t = 0; t < results[i].perTarget.size(); ++t) {
+        const TargetResult &tr = results[i].perTarget[t];
+        if (!in.meantFor(o.targets[t])) {
+          built &= !tr.outcome.failure; // rejected there, as it must be
+          continue;
+        }
+        forGpu |= o.targets[t] == "sm_90a";
         built &= tr.outcome.checkClean && !tr.outcome.failure;
+      }
+      built &= in.requiredTarget.empty() || forGpu;
       if (!built)
         continue;
       std::string file = "g" + std::to_string(in.index) + ".kina";
@@ -671,7 +740,7 @@ int main(int argc, char **argv) {
     std::cout << "  " << t << ": " << pt.clean << " of " << pt.checked << " check clean, "
               << pt.built << " built, " << pt.knownFailed << " known failures, " << pt.failed
               << " unexpected failures\n";
-    unsigned genChecked = o.count, genRejected = 0;
+    unsigned genChecked = o.count - pt.otherTarget, genRejected = 0;
     std::vector<std::pair<unsigned, std::string>> codes;
     for (auto &[c, n] : pt.rejectCodes) {
       genRejected += n;
@@ -688,6 +757,28 @@ int main(int argc, char **argv) {
         std::cout << " " << codes[k].second << " x" << codes[k].first;
     }
     std::cout << "\n";
+    if (pt.otherTarget)
+      std::cout << "    generated programs for another target, rejected with a capability code "
+                   "as they must be: "
+                << pt.otherTarget << "\n";
+    if (pt.hopper) {
+      unsigned rejected = 0;
+      std::vector<std::pair<unsigned, std::string>> hc;
+      for (auto &[c, n] : pt.hopperRejectCodes) {
+        rejected += n;
+        hc.push_back({n, c});
+      }
+      std::sort(hc.rbegin(), hc.rend());
+      std::cout << "    Hopper programs: " << pt.hopper << ", " << pt.hopperClean
+                << " check clean and build, rejected by the checker: " << rejected << " ("
+                << (100.0 * rejected / pt.hopper) << "%)";
+      if (!hc.empty()) {
+        std::cout << "; top codes:";
+        for (size_t k = 0; k < hc.size() && k < 8; ++k)
+          std::cout << " " << hc[k].second << " x" << hc[k].first;
+      }
+      std::cout << "\n";
+    }
   }
   unsigned unsane = 0;
   std::string examples;
@@ -721,6 +812,21 @@ int main(int argc, char **argv) {
   for (auto &[f, c] : features)
     std::cout << "    " << f << ": " << c.generated << " / " << c.clean << " / " << c.built << " / "
               << c.knownFailed << " / " << c.failed << "\n";
+  // Every Hopper construct must be built somewhere in a run of this size.
+  unsigned hopperPrograms = 0;
+  for (const Input &in : inputs)
+    hopperPrograms += in.generated && in.features.count("hopper-gemm");
+  if (hopperPrograms >= 100) {
+    std::string missing;
+    for (const std::string &f : hopperFeatures())
+      if (features[f].built == 0)
+        missing += " " + f;
+    std::cout << "  Hopper features (" << hopperFeatures().size() << ", over " << hopperPrograms
+              << " programs): "
+              << (missing.empty() ? "every one built" : "NOT BUILT in this run:" + missing) << "\n";
+    if (!missing.empty())
+      ++failed;
+  }
   std::cout << "kina-property: " << passed << " programs hold the property, " << failed
             << " violate it, " << skipped << " fail in a known class, " << rejectedAll
             << " rejected by the checker on every target\n";

@@ -88,7 +88,8 @@ bool tilesWrittenBeforeRead(const std::string &text) {
     for (const char *decl : {"register ", "shared "})
       if (line.rfind(decl, 0) == 0) {
         auto ids = identifiers(line.substr(std::strlen(decl)));
-        if (!ids.empty())
+        // A barrier is initialised by the compiler; it is not a tile.
+        if (!ids.empty() && line.find(": Barrier[") == std::string::npos)
           tiles.insert(ids[0]);
         line.clear();
       }
@@ -98,6 +99,11 @@ bool tilesWrittenBeforeRead(const std::string &text) {
       rhs = line.substr(arrow + 2);
       if (lhs.rfind("cp_async ", 0) == 0)
         lhs = lhs.substr(9);
+      if (lhs.rfind("tma_load ", 0) == 0)
+        lhs = lhs.substr(9);
+      // `acc <- wgmma acc ... zero_when (k = 0)` writes acc first.
+      if (auto ids = identifiers(rhs); ids.size() > 1 && ids[0] == "wgmma")
+        written.insert(ids[1]);
     }
     // Index expressions of the target are reads too.
     if (auto bracket = lhs.find('['); bracket != std::string::npos) {
