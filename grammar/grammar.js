@@ -343,9 +343,19 @@ module.exports = grammar({
     fence_proxy_async: _ => 'fence_proxy_async',
 
     assignment: $ => seq(
-      field('target', $._place),
+      field('target', choice($._place, $.masked_access)),
       '<-',
-      field('value', $._value),
+      field('value', choice($._value, $.masked_access)),
+    ),
+
+    // Masks and ragged edges: `x[r ..+ 16, c ..+ 64] masked fill 0.0` loads
+    // a box that may reach past the tensor's edges (those elements read as
+    // the fill value); `out[...] masked <- v` stores only the elements
+    // inside. The checker requires `fill` on loads and rejects it on stores.
+    masked_access: $ => seq(
+      field('access', $.index_expression),
+      'masked',
+      optional(seq('fill', field('fill', $._atom))),
     ),
 
     return_statement: $ => seq('return', field('value', $._expression)),

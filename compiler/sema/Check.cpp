@@ -810,6 +810,8 @@ void Checker::checkCpAsync(const Stmt &s) {
 void Checker::checkAssign(const Stmt &s) {
   if (checkWarpgroupMove(s)) // CheckPersistent.cpp
     return;
+  if (checkMaskedAssign(s)) // CheckMasked.cpp
+    return;
   const Expr &target = m.expr(s.target);
   // A warpgroup tile may be the whole value of a store (`c[...] <- acc`,
   // `<- convert BF16 acc`); the target must then be a global tensor.
@@ -822,10 +824,15 @@ void Checker::checkAssign(const Stmt &s) {
   bool storesWarpgroupTile = wg && wg->type.isTensor() && wg->type.tensor.warpgroup;
   bool saved = allowWarpgroupTile;
   allowWarpgroupTile = storesWarpgroupTile;
+  maskedIndexExpr = s.valueMasked ? s.value : syntax::kNone;
   Type value = checkExpr(s.value);
   allowWarpgroupTile = saved;
+  maskedIndexExpr = s.targetMasked ? s.target : syntax::kNone;
   Type dst = checkExpr(s.target);
+  maskedIndexExpr = syntax::kNone;
   if (dst.isError() || value.isError())
+    return;
+  if ((s.targetMasked || s.valueMasked) && !checkMaskedSides(s, dst, value)) // CheckMasked.cpp
     return;
   if (storesWarpgroupTile && (!dst.isTensor() || dst.tensor.space != Space::Global)) {
     error(DiagId::WarpgroupTileUse, s.span,
