@@ -348,13 +348,18 @@ module.exports = grammar({
       field('value', choice($._value, $.masked_access)),
     ),
 
-    // Masks and ragged edges: `x[r ..+ 16, c ..+ 64] masked fill 0.0` loads
-    // a box that may reach past the tensor's edges (those elements read as
-    // the fill value); `out[...] masked <- v` stores only the elements
-    // inside. The checker requires `fill` on loads and rejects it on stores.
+    // Masks and ragged edges: `xr <- masked x[r ..+ 16, c ..+ 64] fill 0.0`
+    // loads a box that may reach past the tensor's edges (those elements
+    // read as the fill value); `masked out[...] <- v` stores only the
+    // elements inside. The checker requires `fill` on loads and rejects it
+    // on stores. `masked` comes first: as a word that starts a statement or
+    // a value it is always read as the keyword, so a statement after an
+    // application (`y <- f a` then `masked out[...] <- y`) is never taken
+    // for more arguments (a trailing `masked` would be: `f a out[...]
+    // masked` parses too).
     masked_access: $ => seq(
-      field('access', $.index_expression),
       'masked',
+      field('access', $.index_expression),
       optional(seq('fill', field('fill', $._atom))),
     ),
 

@@ -1296,7 +1296,7 @@ private:
            !lookup(e.name.name);
   }
 
-  /// `x <- t[...] masked fill V`, `t[...] masked <- v`, `ri <- row_index`.
+  /// `x <- masked t[...] fill V`, `masked t[...] <- v`, `ri <- row_index`.
   void maskedAssign(const Stmt &s) {
     if (isIndexTile(s.value)) {
       auto t = registerName(s.target);

@@ -808,9 +808,9 @@ void Checker::checkCpAsync(const Stmt &s) {
 }
 
 void Checker::checkAssign(const Stmt &s) {
-  if (checkWarpgroupMove(s)) // CheckPersistent.cpp
-    return;
   if (checkMaskedAssign(s)) // CheckMasked.cpp
+    return;
+  if (checkWarpgroupMove(s)) // CheckPersistent.cpp
     return;
   const Expr &target = m.expr(s.target);
   // A warpgroup tile may be the whole value of a store (`c[...] <- acc`,

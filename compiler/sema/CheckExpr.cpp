@@ -499,6 +499,13 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
           d.note("it is out of bounds whenever the `requires` facts hold");
         if (!bad.Suggestions.empty() && !bad.Suggestions[0].RequiresClauses.empty())
           addRequiresFix(d, bad.Suggestions[0].Text);
+        // A ragged edge on purpose: the masked access (CheckMasked.cpp).
+        if (endFails && t.space == Space::Global && !t.isTile &&
+            prover.proveNonNegative(*starts[i]).proved())
+          d.note("if the box may run past the edge on purpose (a `ceil_div` grid), mark the access "
+                 "`masked`: `xr <- masked " +
+                 syntax::printExpr(m, e.children[0]) + "[...] fill 0.0` or `masked " +
+                 syntax::printExpr(m, e.children[0]) + "[...] <- v`");
         // The view's type is still known: keep checking what is done with it.
       }
       view.shape.push_back(*lengths[i]);

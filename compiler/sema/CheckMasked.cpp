@@ -31,6 +31,30 @@ Type Checker::checkIndexTileName(ExprId, const Expr &e) {
 }
 
 bool Checker::checkMaskedAssign(const Stmt &s) {
+  if (s.targetMasked || s.valueMasked) {
+    // Masked accesses move per-warp register tiles; a warpgroup tile (the
+    // wgmma accumulator) has its own stores (checkWarpgroupMove), unmasked.
+    ExprId id = s.targetMasked ? s.value : s.target;
+    const Expr *e = &m.expr(id);
+    if (e->kind == ExprKind::Application && e->name.name == "convert" && e->children.size() == 2)
+      e = &m.expr(e->children[1]);
+    const Binding *b = e->kind == ExprKind::Name ? lookup(e->name.name) : nullptr;
+    if (b && b->type.isTensor() && b->type.tensor.warpgroup) {
+      // Type both sides (their names resolve, later passes see the store).
+      bool saved = allowWarpgroupTile;
+      allowWarpgroupTile = true;
+      maskedIndexExpr = s.valueMasked ? s.value : s.target;
+      checkExpr(s.value);
+      checkExpr(s.target);
+      allowWarpgroupTile = saved;
+      maskedIndexExpr = syntax::kNone;
+      error(DiagId::MaskedAccessPlace, s.maskedSpan,
+            "`" + e->name.name +
+                "` is a warpgroup tile: masked loads and stores move per-warp register tiles "
+                "in this version");
+      return true;
+    }
+  }
   const Expr &v = m.expr(s.value);
   if (v.kind != ExprKind::Name || !isIndexTileName(v.name.name) || lookup(v.name.name))
     return false;
@@ -66,7 +90,7 @@ bool Checker::checkMaskedSides(const Stmt &s, const Type &dst, const Type &value
           "`masked` lets a slice of a cuda:global tensor reach past its extents; `" +
               syntax::printExpr(m, side) + "` is " + typeStr(t) +
               ", whose extents are constants: slice it exactly")
-        .fix(Span{m.expr(side).span.end, s.maskedSpan.end}, "", "remove `masked`");
+        .fix(Span{s.maskedSpan.begin, m.expr(side).span.begin}, "", "remove `masked`");
     return false;
   };
   if (s.valueMasked) {
@@ -85,8 +109,8 @@ bool Checker::checkMaskedSides(const Stmt &s, const Type &dst, const Type &value
       error(DiagId::MaskedFill, s.maskedSpan,
             "a masked load needs the value the elements outside `" + syntax::printExpr(m, s.value) +
                 "` read as")
-          .fix(Span{s.maskedSpan.end, s.maskedSpan.end}, fl ? " fill 0.0" : " fill 0",
-               "fill with zero")
+          .fix(Span{m.expr(s.value).span.end, m.expr(s.value).span.end},
+               fl ? " fill 0.0" : " fill 0", "fill with zero")
           .note("zero suits sums and products of a GEMM; before a `row_max` use `fill "
                 "(-3.0e38)`");
       return false;
@@ -104,11 +128,17 @@ bool Checker::checkMaskedSides(const Stmt &s, const Type &dst, const Type &value
   // A masked store.
   if (!global(s.target, dst))
     return false;
+  if (value.isTensor() && value.tensor.warpgroup) {
+    error(DiagId::MaskedAccessPlace, s.maskedSpan,
+          "the value is a warpgroup tile expression: masked stores take per-warp register tiles "
+          "in this version");
+    return false;
+  }
   if (s.fill != syntax::kNone) {
     error(DiagId::MaskedFill, m.expr(s.fill).span,
           "a masked store writes only the elements inside `" + syntax::printExpr(m, s.target) +
               "`: there is nothing to fill")
-        .fix(Span{s.maskedSpan.end, m.expr(s.fill).span.end}, "", "remove the fill value");
+        .fix(Span{m.expr(s.target).span.end, m.expr(s.fill).span.end}, "", "remove the fill value");
     return false;
   }
   return true;
@@ -171,15 +201,20 @@ Type Checker::checkSelect(ExprId, const Expr &e) {
     if (a.isTensor() && b.isTensor()) {
       if (a.tensor.dtype == b.tensor.dtype)
         return a.tensor.dtype;
-      std::string text = syntax::printExpr(m, ids[j]);
-      bool atomic = m.expr(ids[j]).kind == ExprKind::Name || m.expr(ids[j]).kind == ExprKind::Paren;
-      std::string replacement = std::string("(convert ") + dtypeName(a.tensor.dtype) + " " +
-                                (atomic ? text : "(" + text + ")") + ")";
+      // Convert the integer side to the float one (never truncate floats),
+      // else the right side to the left's type.
+      bool toLeft = isFloat(a.tensor.dtype) || !isFloat(b.tensor.dtype);
+      int from = toLeft ? j : i;
+      DType to = toLeft ? a.tensor.dtype : b.tensor.dtype;
+      std::string text = syntax::printExpr(m, ids[from]);
+      bool atomic =
+          m.expr(ids[from]).kind == ExprKind::Name || m.expr(ids[from]).kind == ExprKind::Paren;
+      std::string replacement =
+          std::string("(convert ") + dtypeName(to) + " " + (atomic ? text : "(" + text + ")") + ")";
       error(mismatch, Span{m.expr(ids[i]).span.begin, m.expr(ids[j]).span.end},
             std::string("the ") + what + " of `select` have different element types: " +
                 dtypeName(a.tensor.dtype) + " and " + dtypeName(b.tensor.dtype))
-          .fix(m.expr(ids[j]).span, replacement,
-               std::string("convert to ") + dtypeName(a.tensor.dtype));
+          .fix(m.expr(ids[from]).span, replacement, std::string("convert to ") + dtypeName(to));
       return std::nullopt;
     }
     int scalar = a.isTensor() ? j : i;

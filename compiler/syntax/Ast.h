@@ -144,8 +144,8 @@ struct Stmt {
   std::vector<StmtId> elseBody;
   bool hasElse = false;
   Span bodySpan;
-  /// Assign (masks and ragged edges): `t[...] masked <- v` (targetMasked) and
-  /// `x <- t[...] masked fill V` (valueMasked); target/value stay the Index
+  /// Assign (masks and ragged edges): `masked t[...] <- v` (targetMasked) and
+  /// `x <- masked t[...] fill V` (valueMasked); target/value stay the Index
   /// expressions, so passes that do not care about the mask see a plain
   /// store/load. maskedSpan is the `masked` keyword; fill the fill value
   /// (kNone when absent), on either side as written.

@@ -186,7 +186,7 @@ private:
     return r;
   }
 
-  /// `t[...] masked [fill V]` on either side of an assignment: records the
+  /// `masked t[...] [fill V]` on either side of an assignment: records the
   /// mask on the statement and returns the index expression inside, which
   /// the statement keeps as its target or value (Ast.h).
   Node lowerMasked(Node n, Stmt &s, bool isTarget) {

@@ -102,11 +102,11 @@ struct MaskedGen {
       line(3, "kj <- add kj (convert I32 col)");
     }
     std::string box = "[row ..+ " + std::to_string(tm) + ", col ..+ " + std::to_string(tn) + "]";
-    line(3, "xr <- x" + box + " masked fill " + fillFor(dt));
+    line(3, "xr <- masked x" + box + " fill " + fillFor(dt));
     std::string v = value(dt, index);
     if (odt != dt)
       v = "convert " + odt + " (" + v + ")";
-    line(3, "out" + box + " masked <- " + v);
+    line(3, "masked out" + box + " <- " + v);
     line(2, "}");
     line(1, "}");
     line(0, "}");
