@@ -281,7 +281,7 @@ module.exports = grammar({
       'cp_async',
       field('destination', $._place),
       '<-',
-      field('source', $._expression),
+      field('source', choice($._expression, $.masked_access)),
     ),
 
     cp_async_commit: _ => 'cp_async_commit',

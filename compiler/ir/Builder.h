@@ -71,6 +71,7 @@ public:
   void transpose(TileId dst, TileId src, Span span = {});
   // Masks and ragged edges (Masked.cpp).
   void maskedLoad(TileId dst, Access src, ScalarExpr fill, Span span = {});
+  void maskedCpAsync(Access dst, Access src, Span span = {});
   void maskedStore(Access dst, TileId src, bool convert = false, Span span = {});
   void indexTile(TileId dst, unsigned axis, Span span = {});
   void select(TileId dst, CompareKind cmp, Operand lhs, Operand rhs, Operand onTrue,

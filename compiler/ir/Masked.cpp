@@ -17,6 +17,14 @@ void KernelBuilder::maskedLoad(TileId dst, Access src, ScalarExpr fill, Span spa
   append(std::move(op), span);
 }
 
+void KernelBuilder::maskedCpAsync(Access dst, Access src, Span span) {
+  if (!openGroup_)
+    openGroup_ = kernel_.numTokens++;
+  CpAsyncOp op{std::move(dst), std::move(src), *openGroup_};
+  op.masked = true;
+  append(std::move(op), span);
+}
+
 void KernelBuilder::maskedStore(Access dst, TileId src, bool convert, Span span) {
   StoreOp op{std::move(dst), src, convert};
   op.masked = true;

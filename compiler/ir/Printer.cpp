@@ -169,8 +169,8 @@ public:
     out_ << tileName(o.dst) << " <- fill " << scalar(o.value) << "\n";
   }
   void emit(const CpAsyncOp &o, int, const std::string &) {
-    out_ << "cp_async " << access(o.dst) << " <- " << access(o.src) << " group #" << o.group
-         << "\n";
+    out_ << "cp_async " << access(o.dst) << " <- " << (o.masked ? "masked " : "") << access(o.src)
+         << " group #" << o.group << "\n";
   }
   void emit(const CpAsyncCommitOp &o, int, const std::string &) {
     out_ << "cp_async_commit #" << o.group << "\n";

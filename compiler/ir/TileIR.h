@@ -218,6 +218,9 @@ struct CpAsyncOp {
   Access dst; ///< shared tile (staged tiles: point index on the stages)
   Access src; ///< global tensor slice
   TokenId group;
+  /// Masks and ragged edges: src may end past the tensor's extents; the
+  /// elements outside are written as zeros (cp.async's src-size form).
+  bool masked = false;
 };
 /// `cp_async_commit`: closes the group `group` (all copies issued with it).
 struct CpAsyncCommitOp {

@@ -472,7 +472,9 @@ private:
                     "' must be a register tile (shared tiles are filled by stores)");
       } else if (auto *o = op.as<CpAsyncOp>()) {
         auto dst = checkAccess(o->dst, scope, sp, "cp_async destination");
+        allowPastEnd_ = o->masked;
         auto src = checkAccess(o->src, scope, sp, "cp_async source");
+        allowPastEnd_ = false;
         if (dst && dst->space != MemSpace::Shared)
           error(DiagId::TileIRTypeMismatch, sp,
                 "cp_async: destination '" + dst->name + "' must be a shared tile");

@@ -1218,7 +1218,10 @@ private:
       auto src = view(s.value);
       if (!dst || !src)
         return;
-      b_.cpAsync(*dst, *src, s.span);
+      if (s.valueMasked)
+        b_.maskedCpAsync(*dst, *src, s.span); // zeros past the tensor's edges
+      else
+        b_.cpAsync(*dst, *src, s.span);
       return;
     }
     case StmtKind::Commit:

@@ -509,8 +509,19 @@ private:
     } else if (auto *cp = op.as<ir::CpAsyncOp>()) {
       // Block-cooperative: performed once, by the block.
       int w = firstActive(active);
-      if (w >= 0)
+      if (w >= 0 && cp->masked) {
+        // Zeros past the tensor's edges (cp.async's src-size form).
+        View dst = view(cp->dst, w), src = view(cp->src, w);
+        for (int64_t r = 0; r < dst.rows; ++r)
+          for (int64_t c = 0; c < dst.cols; ++c) {
+            bool inside = r < src.validRows && c < src.validCols;
+            if (!dst.inBounds(r, c) || (inside && !src.inBounds(r, c)))
+              return fail("out-of-bounds access in the reference execution");
+            dst.at(r, c) = inside ? src.at(r, c) : 0.0;
+          }
+      } else if (w >= 0) {
         copy(view(cp->dst, w), view(cp->src, w), false);
+      }
     } else if (op.as<ir::CpAsyncCommitOp>() || op.as<ir::CpAsyncWaitOp>() ||
                op.as<ir::BlockSyncOp>()) {
       // Copies complete immediately; lockstep execution orders everything.

@@ -778,9 +778,13 @@ void Checker::checkStmt(StmtId id) {
 
 void Checker::checkCpAsync(const Stmt &s) {
   Type dst = checkExpr(s.target);
+  maskedIndexExpr = s.valueMasked ? s.value : syntax::kNone; // CheckMasked.cpp
   Type src = checkExpr(s.value);
+  maskedIndexExpr = syntax::kNone;
   useCapability("cp_async", s.keywordSpan);
   if (dst.isError() || src.isError())
+    return;
+  if (s.valueMasked && !checkMaskedCpAsync(s, src))
     return;
   if (!dst.isTensor() || dst.tensor.space != Space::Shared) {
     error(DiagId::CopyPlacement, m.expr(s.target).span,

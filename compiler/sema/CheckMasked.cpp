@@ -144,6 +144,21 @@ bool Checker::checkMaskedSides(const Stmt &s, const Type &dst, const Type &value
   return true;
 }
 
+bool Checker::checkMaskedCpAsync(const Stmt &s, const Type &src) {
+  if (src.isTensor() && src.tensor.space != Space::Global)
+    return true; // checkCpAsync reports the placement
+  if (s.fill != syntax::kNone) {
+    error(DiagId::MaskedFill, m.expr(s.fill).span,
+          "a masked `cp_async` writes zeros past the edges of `" + syntax::printExpr(m, s.value) +
+              "` (cp.async's zero fill): it takes no fill value")
+        .fix(Span{m.expr(s.value).span.end, m.expr(s.fill).span.end}, "", "remove the fill value")
+        .note("for another fill value, load into a register tile with `masked ... fill V` and "
+              "store that tile");
+    return false;
+  }
+  return true;
+}
+
 Type Checker::checkSelect(ExprId, const Expr &e) {
   if (e.children.size() != 3) {
     error(DiagId::WrongArgumentCount, e.span,

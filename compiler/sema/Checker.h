@@ -205,6 +205,8 @@ public:
   /// After checkAssign's rules: the placements and the fill of `masked`.
   /// False when an error was reported (checkAssign stops).
   bool checkMaskedSides(const Stmt &s, const Type &dst, const Type &value);
+  /// `cp_async dst <- masked src[...]`: zeros past the edges, no fill value.
+  bool checkMaskedCpAsync(const Stmt &s, const Type &src);
   /// `row_index` / `col_index` anywhere but an assignment's whole value.
   Type checkIndexTileName(ExprId id, const Expr &e);
   /// `select (a OP b) x y`.

@@ -639,6 +639,12 @@ LogicalResult Emitter::cpAsync(const kir::CpAsyncOp &o, std::string &error) {
   int64_t chunksPerRow = dst->cols / perChunk;
   int64_t total = dst->rows * chunksPerRow;
   int64_t threads = k_.threadsPerBlock();
+  // Masked: each chunk copies the bytes inside the tensor (src-size) and
+  // zero-fills the rest; a chunk wholly outside copies 0 bytes from the
+  // tensor's first element (a valid address; the dims are >= 1).
+  std::optional<std::pair<Value, Value>> limits;
+  if (o.masked)
+    limits = maskLimits(o.src);
   for (int64_t it = 0; it * threads < total; ++it) {
     Value id = add(tid_, it * threads);
     auto emitChunk = [&] {
@@ -646,7 +652,19 @@ LogicalResult Emitter::cpAsync(const kir::CpAsyncOp &o, std::string &error) {
       Value c = mul(remu(id, chunksPerRow), perChunk);
       Value d = elemPtr(*dst, r, c);
       Value s = elemPtr(*src, r, c);
-      NVVM::CpAsyncOp::create(b_, loc_, d, s, 16, NVVM::LoadCacheModifierKind::CG, Value());
+      Value srcSize;
+      if (limits) {
+        Value inRow = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, r, limits->first);
+        Value cols = arith::SubIOp::create(b_, loc_, limits->second, c);
+        cols = arith::MaxSIOp::create(
+            b_, loc_, arith::MinSIOp::create(b_, loc_, cols, c32(perChunk)), c32(0));
+        Value bytes =
+            arith::SelectOp::create(b_, loc_, inRow, mul(cols, static_cast<int64_t>(eb)), c32(0));
+        Value none = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, bytes, c32(0));
+        s = LLVM::SelectOp::create(b_, loc_, none, src->ptr, s);
+        srcSize = bytes;
+      }
+      NVVM::CpAsyncOp::create(b_, loc_, d, s, 16, NVVM::LoadCacheModifierKind::CG, srcSize);
     };
     if ((it + 1) * threads > total) {
       Value inRange = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, id, c32(total));

@@ -4,7 +4,8 @@
 #
 #   tests/gpu/masked/run.sh [PATH/TO/kina]     (or KINA=...; OUT=dir, default /tmp/kina-out)
 #
-# For each masked stdlib kernel (stdlib/gemm_masked.kina, softmax_masked.kina)
+# For each masked stdlib kernel (stdlib/gemm_masked.kina: registers and
+# cp_async zero fill; softmax_masked.kina: any N and causal)
 # and each ragged size below, for --target sm_80 (the PTX JIT-compiled for
 # the H200) and sm_90a: `kina run --check --save` (GPU result against the
 # tile-IR interpreter, and the launch guard accepting M = 1000 or 7 with no
@@ -44,6 +45,10 @@ gemm_masked.kina gemm_masked_f16 M=33,N=1,K=7
 gemm_masked.kina gemm_masked_f16 M=7,N=33,K=1
 gemm_masked.kina gemm_masked_f16 M=300,N=130,K=17
 gemm_masked.kina gemm_masked_f16 M=256,N=384,K=512
+gemm_masked.kina gemm_masked_cp_f16 M=1000,N=1000,K=1000
+gemm_masked.kina gemm_masked_cp_f16 M=1,N=8,K=8
+gemm_masked.kina gemm_masked_cp_f16 M=33,N=136,K=24
+gemm_masked.kina gemm_masked_cp_f16 M=300,N=40,K=200
 softmax_masked.kina softmax_masked_f32 M=1000,N=1000
 softmax_masked.kina softmax_masked_f32 M=1,N=7
 softmax_masked.kina softmax_masked_f32 M=33,N=130
@@ -54,6 +59,7 @@ softmax_masked.kina softmax_causal_f32 M=130,N=33
 "
 SANITIZE_CASES="
 gemm_masked.kina gemm_masked_f16 M=33,N=7,K=17
+gemm_masked.kina gemm_masked_cp_f16 M=33,N=136,K=24
 softmax_masked.kina softmax_masked_f32 M=33,N=130
 softmax_masked.kina softmax_causal_f32 M=7,N=33
 "
