@@ -15,14 +15,14 @@
 # edges) and racecheck at one ragged size per kernel. Each line is PASS,
 # FAIL or SKIP; SKIP is never a pass.
 # Env: PYTHON (python3 with NumPy), SANITIZE=0 (skip compute-sanitizer),
-# TIMEOUT (seconds per command, default 300).
+# TIMEOUT (seconds per command, default 600: --check interprets M = N = K = 1000).
 # Exit status: 0 all passed; 1 a failure; 77 no GPU (everything skipped).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 KINA=${1:-${KINA:-/tmp/kina-bin/kina}}
 OUT=${OUT:-/tmp/kina-out}
 PYTHON=${PYTHON:-python3}
-TIMEOUT=${TIMEOUT:-300}
+TIMEOUT=${TIMEOUT:-600}
 SANITIZE=${SANITIZE:-1}
 mkdir -p "$OUT"
 LOG=$OUT/masked-log.txt
