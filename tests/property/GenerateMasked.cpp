@@ -73,6 +73,10 @@ struct MaskedGen {
     int w = r.pick(std::vector<int>{1, 2, 4});
     bool index = r.percent(50);
     bool raggedN = r.percent(75);
+    // A third stage the block's tile in shared memory with a masked
+    // cp_async (zero fill): the rows must be 16-byte chunks.
+    bool staged = r.percent(33);
+    int perChunk = 16 / (dt == "F32" || dt == "I32" ? 4 : 2);
     feature("masked-load");
     feature("masked-store");
     feature("ragged-grid");
@@ -82,11 +86,18 @@ struct MaskedGen {
     line(0, "    [M, N]");
     if (!raggedN)
       line(0, "    requires (N mod " + std::to_string(tn) + " = 0)");
-    line(0, "    requires capability(sm_80)");
+    else if (staged)
+      line(0, "    requires (N mod " + std::to_string(perChunk) + " = 0)");
+    line(0, staged ? "    requires capability(sm_80, cp_async)" : "    requires capability(sm_80)");
     line(0, "    (x : Tensor[" + dt + ", [M, N], on=cuda:global])");
     line(0, "    : (out : Tensor[" + odt + ", [M, N], on=cuda:global]) {");
     std::string gridN = raggedN ? "ceil_div N " + std::to_string(tn) : "N/" + std::to_string(tn);
     line(1, "block_grid [ceil_div M " + std::to_string(tm * w) + ", " + gridN + "] {");
+    if (staged) {
+      feature("masked-cp-async");
+      line(2, "shared st : Tile[" + dt + ", [" + std::to_string(tm * w) + ", " +
+                  std::to_string(tn) + "], on=cuda:shared]");
+    }
     line(2, "warp_grid [" + std::to_string(w) + "] {");
     line(3, "let row = block_id 0 * " + std::to_string(tm * w) + " + warp_id 0 * " +
                 std::to_string(tm) + " in");
@@ -102,7 +113,17 @@ struct MaskedGen {
       line(3, "kj <- add kj (convert I32 col)");
     }
     std::string box = "[row ..+ " + std::to_string(tm) + ", col ..+ " + std::to_string(tn) + "]";
-    line(3, "xr <- masked x" + box + " fill " + fillFor(dt));
+    if (staged) {
+      line(3, "cp_async st <- masked x[block_id 0 * " + std::to_string(tm * w) + " ..+ " +
+                  std::to_string(tm * w) + ", col ..+ " + std::to_string(tn) + "]");
+      line(3, "cp_async_commit");
+      line(3, "cp_async_wait_all");
+      line(3, "block_sync");
+      line(3, "xr <- st[warp_id 0 * " + std::to_string(tm) + " ..+ " + std::to_string(tm) +
+                  ", 0 ..+ " + std::to_string(tn) + "]");
+    } else {
+      line(3, "xr <- masked x" + box + " fill " + fillFor(dt));
+    }
     std::string v = value(dt, index);
     if (odt != dt)
       v = "convert " + odt + " (" + v + ")";
@@ -113,6 +134,8 @@ struct MaskedGen {
     int m = r.pick(std::vector<int>{1, 7, 33, 100, 1000});
     int nn =
         raggedN ? r.pick(std::vector<int>{1, 7, 33, 130}) : tn * (1 + static_cast<int>(r.below(3)));
+    if (raggedN && staged)
+      nn = perChunk * r.pick(std::vector<int>{1, 5, 17});
     p.launches.push_back({name, "M=" + std::to_string(m) + ",N=" + std::to_string(nn)});
   }
 };
