@@ -731,8 +731,16 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
   }
   if (const MathFunction *mf = mathFunction(f))
     return checkMath(id, e, *mf);
-  if (f == "select" && inDevice)
-    return checkSelect(id, e);
+  if (f == "select") {
+    if (inDevice)
+      return checkSelect(id, e);
+    error(DiagId::InvalidStatementContext, e.span,
+          "`select` computes on register tiles inside kernels and tile functions, not in host "
+          "functions");
+    for (ExprId a : e.children)
+      checkExpr(a);
+    return Type::error();
+  }
   static const char *unary[] = {"relu", "exp", "neg"};
   static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
   bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);
