@@ -281,7 +281,7 @@ module.exports = grammar({
       'cp_async',
       field('destination', $._place),
       '<-',
-      field('source', $._expression),
+      field('source', choice($._expression, $.masked_access)),
     ),
 
     cp_async_commit: _ => 'cp_async_commit',
@@ -352,9 +352,24 @@ module.exports = grammar({
     fence_proxy_async: _ => 'fence_proxy_async',
 
     assignment: $ => seq(
-      field('target', $._place),
+      field('target', choice($._place, $.masked_access)),
       '<-',
-      field('value', $._value),
+      field('value', choice($._value, $.masked_access)),
+    ),
+
+    // Masks and ragged edges: `xr <- masked x[r ..+ 16, c ..+ 64] fill 0.0`
+    // loads a box that may reach past the tensor's edges (those elements
+    // read as the fill value); `masked out[...] <- v` stores only the
+    // elements inside. The checker requires `fill` on loads and rejects it
+    // on stores. `masked` comes first: as a word that starts a statement or
+    // a value it is always read as the keyword, so a statement after an
+    // application (`y <- f a` then `masked out[...] <- y`) is never taken
+    // for more arguments (a trailing `masked` would be: `f a out[...]
+    // masked` parses too).
+    masked_access: $ => seq(
+      'masked',
+      field('access', $.index_expression),
+      optional(seq('fill', field('fill', $._atom))),
     ),
 
     return_statement: $ => seq('return', field('value', $._expression)),

@@ -69,6 +69,13 @@ public:
   void binary(BinaryKind kind, TileId dst, Operand lhs, Operand rhs, Span span = {});
   void rowReduce(ReduceKind kind, TileId dst, TileId src, Span span = {});
   void transpose(TileId dst, TileId src, Span span = {});
+  // Masks and ragged edges (Masked.cpp).
+  void maskedLoad(TileId dst, Access src, ScalarExpr fill, Span span = {});
+  void maskedCpAsync(Access dst, Access src, Span span = {});
+  void maskedStore(Access dst, TileId src, bool convert = false, Span span = {});
+  void indexTile(TileId dst, unsigned axis, Span span = {});
+  void select(TileId dst, CompareKind cmp, Operand lhs, Operand rhs, Operand onTrue,
+              Operand onFalse, Span span = {});
 
   // ---- Hopper: barriers, TMA, wgmma ----
   /// `arrive b[stage]`, or with expectTxBytes > 0 `arrive b[stage] expect_tx E`.

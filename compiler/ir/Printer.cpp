@@ -169,8 +169,8 @@ public:
     out_ << tileName(o.dst) << " <- fill " << scalar(o.value) << "\n";
   }
   void emit(const CpAsyncOp &o, int, const std::string &) {
-    out_ << "cp_async " << access(o.dst) << " <- " << access(o.src) << " group #" << o.group
-         << "\n";
+    out_ << "cp_async " << access(o.dst) << " <- " << (o.masked ? "masked " : "") << access(o.src)
+         << " group #" << o.group << "\n";
   }
   void emit(const CpAsyncCommitOp &o, int, const std::string &) {
     out_ << "cp_async_commit #" << o.group << "\n";
@@ -191,10 +191,21 @@ public:
          << access(o.b) << "\n";
   }
   void emit(const LoadOp &o, int, const std::string &) {
-    out_ << tileName(o.dst) << " <- load " << access(o.src) << "\n";
+    out_ << tileName(o.dst) << " <- load " << access(o.src);
+    if (o.masked)
+      out_ << " masked fill " << scalar(o.fill);
+    out_ << "\n";
   }
   void emit(const StoreOp &o, int, const std::string &) {
-    out_ << "store " << access(o.dst) << " <- " << (o.convert ? "convert " : "") << tileName(o.src)
+    out_ << "store " << access(o.dst) << (o.masked ? " masked" : "") << " <- "
+         << (o.convert ? "convert " : "") << tileName(o.src) << "\n";
+  }
+  void emit(const IndexTileOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- " << (o.axis == 0 ? "row_index" : "col_index") << "\n";
+  }
+  void emit(const SelectOp &o, int, const std::string &) {
+    out_ << tileName(o.dst) << " <- select (" << compareKindName(o.cmp) << " " << operand(o.lhs)
+         << ", " << operand(o.rhs) << "), " << operand(o.onTrue) << ", " << operand(o.onFalse)
          << "\n";
   }
   void emit(const UnaryOp &o, int, const std::string &) {

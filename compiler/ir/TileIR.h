@@ -218,6 +218,9 @@ struct CpAsyncOp {
   Access dst; ///< shared tile (staged tiles: point index on the stages)
   Access src; ///< global tensor slice
   TokenId group;
+  /// Masks and ragged edges: src may end past the tensor's extents; the
+  /// elements outside are written as zeros (cp.async's src-size form).
+  bool masked = false;
 };
 /// `cp_async_commit`: closes the group `group` (all copies issued with it).
 struct CpAsyncCommitOp {
@@ -249,6 +252,11 @@ struct MmaOp {
 struct LoadOp {
   TileId dst;
   Access src;
+  /// Masks and ragged edges: src is a slice of a global tensor that may end
+  /// past the tensor's extents (its starts are >= 0); elements outside read
+  /// as `fill` (converted to dst's element type).
+  bool masked = false;
+  ScalarExpr fill = ScalarExpr(0.0);
 };
 /// `dst[...] <- src`: per-warp store of a register tile to global or shared.
 /// With convert set, elements are converted to the destination dtype
@@ -260,6 +268,9 @@ struct StoreOp {
   Access dst;
   TileId src;
   bool convert = false;
+  /// Masks and ragged edges: dst is a slice of a global tensor that may end
+  /// past its extents; only the elements inside are written.
+  bool masked = false;
 };
 /// `dst <- relu x` etc. (register tiles; Convert changes dtype). Warpgroup
 /// tiles take part when every tile operand is a warpgroup tile of the same
@@ -392,12 +403,35 @@ struct TmaStoreWaitOp {
   unsigned pending = 0;
 };
 
+/// Masks and ragged edges. `dst <- row_index` (axis 0) / `col_index`
+/// (axis 1): element (i, j) of the 2-D I32 register tile becomes i / j.
+struct IndexTileOp {
+  TileId dst;
+  unsigned axis = 0;
+};
+/// The comparison of a SelectOp: floats ordered (NaN false except Ne), U8
+/// unsigned, other integers signed.
+enum class CompareKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+/// `dst <- select (lhs CMP rhs) onTrue onFalse`, elementwise over register
+/// tiles with the broadcasts of BinaryOp ([R, 1] columns, scalars). lhs and
+/// rhs have one element type (a scalar converted to the other side's);
+/// onTrue and onFalse are converted to dst's (both the same type).
+struct SelectOp {
+  TileId dst;
+  CompareKind cmp = CompareKind::Lt;
+  Operand lhs;
+  Operand rhs;
+  Operand onTrue;
+  Operand onFalse;
+};
+
 struct Op {
   using Node =
       std::variant<LetOp, FillOp, CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, BlockSyncOp, MmaOp,
                    LoadOp, StoreOp, UnaryOp, BinaryOp, ReduceOp, TransposeOp, ForOp, IfOp, RoleOp,
                    BarrierArriveOp, BarrierWaitOp, TmaLoadOp, WgmmaOp, WgmmaCommitOp, WgmmaWaitOp,
-                   FenceProxyAsyncOp, TmaStoreOp, TmaStoreCommitOp, TmaStoreWaitOp>;
+                   FenceProxyAsyncOp, TmaStoreOp, TmaStoreCommitOp, TmaStoreWaitOp,
+                   IndexTileOp, SelectOp>;
   Node node;
   Span span;
 
@@ -444,5 +478,9 @@ struct Kernel {
 std::string_view unaryKindName(UnaryKind k);
 std::string_view binaryKindName(BinaryKind k);
 std::string_view reduceKindName(ReduceKind k);
+std::string_view compareKindName(CompareKind k); ///< "lt", "le", ...
+/// Whether the comparison holds for a and b compared as doubles (the
+/// reference interpreter's; integers are exact in a double up to 2^53).
+bool compareHolds(CompareKind k, double a, double b);
 
 } // namespace kina::ir

@@ -357,7 +357,10 @@ private:
       }
       if (extents[i]) {
         auto off = d.offset.asConstant();
-        if (d.size > *extents[i] || (off && (*off < 0 || *off + d.size > *extents[i]))) {
+        // A masked access may end past the extent (only its start is bounded).
+        bool past =
+            !allowPastEnd_ && (d.size > *extents[i] || (off && *off + d.size > *extents[i]));
+        if (past || (off && *off < 0)) {
           error(DiagId::TileIRBadSlice, span,
                 std::string(what) + ": dimension " + std::to_string(i) + " of '" + info.name +
                     "' (extent " + std::to_string(*extents[i]) + ") is sliced at `" +
@@ -371,6 +374,67 @@ private:
     if (!ok)
       return std::nullopt;
     return info;
+  }
+
+  // ---- masks and ragged edges (TileIR.h: LoadOp/StoreOp masked, IndexTileOp, SelectOp) ----
+  bool allowPastEnd_ = false;
+
+  void checkMaskedAccess(const Access &a, const TileDecl *reg, const std::vector<VarId> &scope,
+                         Span span, const char *what, const ScalarExpr *fill) {
+    if (a.kind != Access::Kind::Tensor || a.slice.empty())
+      error(DiagId::TileIRMasked, span,
+            std::string(what) + ": must access a slice of a global tensor");
+    if (reg && reg->scope != RegisterScope::Warp)
+      error(DiagId::TileIRMasked, span,
+            std::string(what) + ": the register tile '" + reg->name + "' must be per warp");
+    if (fill)
+      checkScalar(*fill, scope, span, what);
+  }
+
+  void checkIndexTile(const IndexTileOp &o, Span span) {
+    const TileDecl *d = registerTile(o.dst, span, "index tile");
+    if (!d)
+      return;
+    if (d->dtype != DType::I32 || d->shape.size() != 2 || d->scope != RegisterScope::Warp ||
+        o.axis > 1)
+      error(DiagId::TileIRMasked, span,
+            "index tile: '" + d->name + "' must be a 2-D per-warp I32 register tile (axis 0 or 1)");
+  }
+
+  void checkSelect(const SelectOp &o, const std::vector<VarId> &scope, Span span) {
+    const TileDecl *d = registerTile(o.dst, span, "select result");
+    if (!d)
+      return;
+    if (d->scope != RegisterScope::Warp)
+      error(DiagId::TileIRMasked, span, "select: '" + d->name + "' must be a per-warp tile");
+    std::optional<DType> cmpType;
+    auto operand = [&](const Operand &x, const char *role, std::optional<DType> want) {
+      if (x.kind != Operand::Kind::Tile) {
+        checkScalar(x.scalar, scope, span, role);
+        return std::optional<DType>();
+      }
+      const TileDecl *t = registerTile(x.tile, span, role);
+      if (!t)
+        return std::optional<DType>();
+      bool broadcast = t->shape.size() == 2 && d->shape.size() == 2 && t->shape[0] == d->shape[0] &&
+                       t->shape[1] == 1;
+      if (!broadcast)
+        expectShape(t->shape, d->shape, span, std::string("select ") + role + " '" + t->name + "'");
+      if (t->scope != RegisterScope::Warp)
+        error(DiagId::TileIRMasked, span, std::string("select: ") + role + " must be per warp");
+      if (want && t->dtype != *want)
+        error(DiagId::TileIRMasked, span,
+              std::string("select: ") + role + " '" + t->name + "' is " +
+                  std::string(dtypeName(t->dtype)) + ", expected " + std::string(dtypeName(*want)));
+      return std::optional<DType>(t->dtype);
+    };
+    cmpType = operand(o.lhs, "comparison operand", std::nullopt);
+    if (auto r = operand(o.rhs, "comparison operand", cmpType); !cmpType)
+      cmpType = r;
+    if (!cmpType)
+      error(DiagId::TileIRMasked, span, "select: the comparison needs a tile operand");
+    operand(o.onTrue, "value", d->dtype);
+    operand(o.onFalse, "value", d->dtype);
   }
 
   void expectShape(const std::vector<int64_t> &got, const std::vector<int64_t> &want, Span span,
@@ -408,7 +472,9 @@ private:
                     "' must be a register tile (shared tiles are filled by stores)");
       } else if (auto *o = op.as<CpAsyncOp>()) {
         auto dst = checkAccess(o->dst, scope, sp, "cp_async destination");
+        allowPastEnd_ = o->masked;
         auto src = checkAccess(o->src, scope, sp, "cp_async source");
+        allowPastEnd_ = false;
         if (dst && dst->space != MemSpace::Shared)
           error(DiagId::TileIRTypeMismatch, sp,
                 "cp_async: destination '" + dst->name + "' must be a shared tile");
@@ -486,7 +552,11 @@ private:
         }
       } else if (auto *o = op.as<LoadOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "load destination");
+        allowPastEnd_ = o->masked;
         auto s = checkAccess(o->src, scope, sp, "load source");
+        allowPastEnd_ = false;
+        if (o->masked)
+          checkMaskedAccess(o->src, d, scope, sp, "masked load", &o->fill);
         if (d && s) {
           // A 1-D access [N] is also the row [1, N] of a warpgroup vector.
           bool wgRow = d->scope == RegisterScope::Warpgroup && s->shape.size() == 1 &&
@@ -500,7 +570,11 @@ private:
         }
       } else if (auto *o = op.as<StoreOp>()) {
         const TileDecl *s = registerTile(o->src, sp, "store source");
+        allowPastEnd_ = o->masked;
         auto d = checkAccess(o->dst, scope, sp, "store destination");
+        allowPastEnd_ = false;
+        if (o->masked)
+          checkMaskedAccess(o->dst, s, scope, sp, "masked store", nullptr);
         if (d && s) {
           expectShape(s->shape, d->shape, sp, "store source");
           if (s->dtype != d->dtype && !o->convert)
@@ -557,6 +631,10 @@ private:
             expectShape(s->shape, d->shape, sp,
                         std::string(binaryKindName(o->kind)) + " operand '" + s->name + "'");
         }
+      } else if (auto *o = op.as<IndexTileOp>()) {
+        checkIndexTile(*o, sp);
+      } else if (auto *o = op.as<SelectOp>()) {
+        checkSelect(*o, scope, sp);
       } else if (auto *o = op.as<ReduceOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "reduction result");
         const TileDecl *s = registerTile(o->src, sp, "reduction operand");

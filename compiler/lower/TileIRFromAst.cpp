@@ -752,6 +752,8 @@ private:
       b_.unary(ir::UnaryKind::Convert, out, ir::Operand::ofTile(*src), span);
       return out;
     }
+    if (f == "select" && e.children.size() == 3)
+      return select(id, e, *dtype, dst);
     if (f == "clamp" && e.children.size() == 3) {
       // min (max x lo) hi: the bounds are scalars (the checker's rule).
       auto src = tile(e.children[0], std::nullopt);
@@ -1226,7 +1228,10 @@ private:
       auto src = view(s.value);
       if (!dst || !src)
         return;
-      b_.cpAsync(*dst, *src, s.span);
+      if (s.valueMasked)
+        b_.maskedCpAsync(*dst, *src, s.span); // zeros past the tensor's edges
+      else
+        b_.cpAsync(*dst, *src, s.span);
       return;
     }
     case StmtKind::Commit:
@@ -1272,6 +1277,8 @@ private:
   }
 
   void assign(const Stmt &s) {
+    if (s.valueMasked || s.targetMasked || isIndexTile(s.value))
+      return maskedAssign(s);
     if (auto t = registerName(s.target)) {
       tile(s.value, *t);
       return;
@@ -1292,6 +1299,93 @@ private:
     if (!t)
       return;
     b_.store(*dst, *t, convert, s.span);
+  }
+
+  // ------------------------------------------- masks and ragged edges
+
+  bool isIndexTile(ExprId id) const {
+    const Expr &e = m_.expr(id);
+    return e.kind == ExprKind::Name && (e.name.name == "row_index" || e.name.name == "col_index") &&
+           !lookup(e.name.name);
+  }
+
+  /// `x <- masked t[...] fill V`, `masked t[...] <- v`, `ri <- row_index`.
+  void maskedAssign(const Stmt &s) {
+    if (isIndexTile(s.value)) {
+      auto t = registerName(s.target);
+      if (!t)
+        return fail(s.span, "an index tile needs a register tile destination");
+      b_.indexTile(*t, m_.expr(s.value).name.name == "row_index" ? 0 : 1, s.span);
+      return;
+    }
+    if (s.valueMasked) {
+      auto t = registerName(s.target);
+      auto a = view(s.value);
+      if (!t || !a)
+        return fail(s.span, "a masked load needs a register tile destination and a tensor slice");
+      b_.maskedLoad(*t, *a, scalar(s.fill), s.span);
+      return;
+    }
+    auto dst = view(s.target);
+    if (!dst)
+      return;
+    const Expr &value = m_.expr(s.value);
+    bool convert = false;
+    ExprId src = s.value;
+    if (value.kind == ExprKind::Application && value.name.name == "convert" &&
+        value.children.size() == 2 && typeOf(value.children[1]).isTensor()) {
+      convert = true;
+      src = value.children[1];
+    }
+    auto t = tile(src, std::nullopt);
+    if (!t)
+      return;
+    b_.maskedStore(*dst, *t, convert, s.span);
+  }
+
+  /// `select (a OP b) x y` into dst (or a temporary).
+  std::optional<ir::TileId> select(ExprId id, const Expr &e, ir::DType dtype,
+                                   std::optional<ir::TileId> dst) {
+    ExprId condId = e.children[0];
+    while (m_.expr(condId).kind == ExprKind::Paren)
+      condId = m_.expr(condId).children[0];
+    const Expr &cond = m_.expr(condId);
+    static const std::pair<syntax::BinaryOp, ir::CompareKind> kinds[] = {
+        {syntax::BinaryOp::Eq, ir::CompareKind::Eq}, {syntax::BinaryOp::Ne, ir::CompareKind::Ne},
+        {syntax::BinaryOp::Lt, ir::CompareKind::Lt}, {syntax::BinaryOp::Le, ir::CompareKind::Le},
+        {syntax::BinaryOp::Gt, ir::CompareKind::Gt}, {syntax::BinaryOp::Ge, ir::CompareKind::Ge}};
+    std::optional<ir::CompareKind> cmp;
+    for (auto &[op, kind] : kinds)
+      if (cond.kind == ExprKind::Binary && cond.op == op)
+        cmp = kind;
+    if (!cmp) {
+      fail(e.span, "`select` needs a comparison");
+      return std::nullopt;
+    }
+    ExprId ids[4] = {cond.children[0], cond.children[1], e.children[1], e.children[2]};
+    ir::Operand ops[4];
+    for (int i = 0; i < 4; ++i) {
+      if (isScalarExpr(ids[i])) {
+        ops[i] = ir::Operand::ofScalar(scalar(ids[i]));
+        continue;
+      }
+      auto t = tile(ids[i], std::nullopt);
+      if (!t)
+        return std::nullopt;
+      ops[i] = ir::Operand::ofTile(*t);
+    }
+    std::vector<int64_t> shape;
+    for (const auto &d : typeOf(id).tensor.shape) {
+      auto c = d.constantValue();
+      if (!c) {
+        fail(e.span, "`select` of a tile with a symbolic shape");
+        return std::nullopt;
+      }
+      shape.push_back(*c);
+    }
+    ir::TileId out = destination(dst, dtype, std::move(shape), e.span);
+    b_.select(out, *cmp, ops[0], ops[1], ops[2], ops[3], e.span);
+    return out;
   }
 
   /// `B[s]`: the barrier and the stage index.

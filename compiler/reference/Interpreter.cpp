@@ -310,6 +310,9 @@ private:
     int64_t rows = 1, cols = 1, rowStride = 0, base = 0;
     int64_t limit = 0;     ///< elements in the underlying storage
     int64_t colStride = 1; ///< 1 but for a view whose columns are not the last dimension
+    /// The rows and columns of the view inside the underlying tensor or tile
+    /// (fewer than rows/cols only for a masked access past its edges).
+    int64_t validRows = 1, validCols = 1;
     double &at(int64_t r, int64_t c) const { return data[base + r * rowStride + c * colStride]; }
     bool inBounds(int64_t r, int64_t c) const {
       int64_t i = base + r * rowStride + c * colStride;
@@ -341,11 +344,12 @@ private:
     // The dimensions the access keeps (sliced, or all of an unsliced one),
     // with their extents; point indices drop theirs.
     std::vector<size_t> keep;
-    std::vector<int64_t> sizes;
+    std::vector<int64_t> sizes, valid;
     if (a.slice.empty()) {
       for (size_t i = 0; i < shape.size(); ++i) {
         keep.push_back(i);
         sizes.push_back(shape[i]);
+        valid.push_back(shape[i]);
       }
     } else {
       for (size_t i = 0; i < a.slice.size() && i < shape.size(); ++i) {
@@ -354,6 +358,7 @@ private:
         if (!a.slice[i].point) {
           keep.push_back(i);
           sizes.push_back(a.slice[i].size);
+          valid.push_back(std::clamp<int64_t>(shape[i] - off, 0, a.slice[i].size));
         }
       }
     }
@@ -365,11 +370,14 @@ private:
       v.rows = sizes[0];
       v.cols = 1;
       v.rowStride = strides[keep[0]];
+      v.validRows = valid[0];
     } else if (n >= 2) {
       v.rows = sizes[n - 2];
       v.cols = sizes[n - 1];
       v.rowStride = strides[keep[n - 2]];
       v.colStride = strides[keep[n - 1]];
+      v.validRows = valid[n - 2];
+      v.validCols = valid[n - 1];
     }
     return v;
   }
@@ -461,6 +469,65 @@ private:
     return t.data[r * cols + c];
   }
 
+  // ---- masks and ragged edges: only the view's valid part is touched ----
+  void maskedLoad(const ir::LoadOp &load, const std::vector<bool> &active) {
+    for (int w = 0; w < warps_; ++w) {
+      if (!active[w])
+        continue;
+      Tile &t = reg(load.dst, w);
+      View src = view(load.src, w);
+      int64_t cols = t.shape.size() > 1 ? t.shape[1] : 1;
+      double fill = scalarAs(t.dtype, load.fill, w);
+      for (int64_t r = 0; r < src.rows; ++r)
+        for (int64_t c = 0; c < src.cols; ++c) {
+          double v = fill;
+          if (r < src.validRows && c < src.validCols) {
+            if (!src.inBounds(r, c))
+              return fail("out-of-bounds access in the reference execution");
+            v = src.dtype != t.dtype ? convertTo(t.dtype, src.at(r, c)) : src.at(r, c);
+          }
+          t.data[r * cols + c] = v;
+        }
+    }
+  }
+
+  void maskedStore(const ir::StoreOp &store, const std::vector<bool> &active) {
+    for (int w = 0; w < warps_; ++w) {
+      if (!active[w])
+        continue;
+      Tile &t = reg(store.src, w);
+      View dst = view(store.dst, w);
+      int64_t cols = t.shape.size() > 1 ? t.shape[1] : 1;
+      for (int64_t r = 0; r < dst.validRows; ++r)
+        for (int64_t c = 0; c < dst.validCols; ++c) {
+          if (!dst.inBounds(r, c))
+            return fail("out-of-bounds access in the reference execution");
+          double v = t.data[r * cols + c];
+          dst.at(r, c) = store.convert || dst.dtype != t.dtype ? convertTo(dst.dtype, v) : v;
+        }
+    }
+  }
+
+  void select(const ir::SelectOp &sel, const std::vector<bool> &active) {
+    for (int w = 0; w < warps_; ++w) {
+      if (!active[w])
+        continue;
+      // The comparison's element type: that of its tile operand(s).
+      const ir::Operand &tileSide = sel.lhs.kind == ir::Operand::Kind::Tile ? sel.lhs : sel.rhs;
+      ir::DType cmpType = reg(tileSide.tile, w).dtype;
+      Tile &dst = reg(sel.dst, w);
+      int64_t cols = dst.shape.size() > 1 ? dst.shape[1] : 1;
+      std::vector<double> out(dst.data.size());
+      for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
+        int64_t r = i / cols, c = i % cols;
+        bool holds = ir::compareHolds(sel.cmp, operand(sel.lhs, cmpType, w, r, c),
+                                      operand(sel.rhs, cmpType, w, r, c));
+        out[i] = roundTo(dst.dtype, operand(holds ? sel.onTrue : sel.onFalse, dst.dtype, w, r, c));
+      }
+      dst.data = std::move(out);
+    }
+  }
+
   void block(const ir::Block &b, const std::vector<bool> &active) {
     for (const ir::Op &op : b.ops) {
       if (!error.empty())
@@ -490,8 +557,19 @@ private:
     } else if (auto *cp = op.as<ir::CpAsyncOp>()) {
       // Block-cooperative: performed once, by the block.
       int w = firstActive(active);
-      if (w >= 0)
+      if (w >= 0 && cp->masked) {
+        // Zeros past the tensor's edges (cp.async's src-size form).
+        View dst = view(cp->dst, w), src = view(cp->src, w);
+        for (int64_t r = 0; r < dst.rows; ++r)
+          for (int64_t c = 0; c < dst.cols; ++c) {
+            bool inside = r < src.validRows && c < src.validCols;
+            if (!dst.inBounds(r, c) || (inside && !src.inBounds(r, c)))
+              return fail("out-of-bounds access in the reference execution");
+            dst.at(r, c) = inside ? src.at(r, c) : 0.0;
+          }
+      } else if (w >= 0) {
         copy(view(cp->dst, w), view(cp->src, w), false);
+      }
     } else if (op.as<ir::CpAsyncCommitOp>() || op.as<ir::CpAsyncWaitOp>() ||
                op.as<ir::BlockSyncOp>()) {
       // Copies complete immediately; lockstep execution orders everything.
@@ -513,6 +591,20 @@ private:
           }
         dst.data = std::move(out);
       }
+    } else if (auto *load = op.as<ir::LoadOp>(); load && load->masked) {
+      maskedLoad(*load, active);
+    } else if (auto *store = op.as<ir::StoreOp>(); store && store->masked) {
+      maskedStore(*store, active);
+    } else if (auto *it = op.as<ir::IndexTileOp>()) {
+      for (int w = 0; w < warps_; ++w)
+        if (active[w]) {
+          Tile &t = reg(it->dst, w);
+          int64_t cols = t.shape.size() > 1 ? t.shape[1] : 1;
+          for (int64_t i = 0; i < static_cast<int64_t>(t.data.size()); ++i)
+            t.data[i] = static_cast<double>(it->axis == 0 ? i / cols : i % cols);
+        }
+    } else if (auto *sel = op.as<ir::SelectOp>()) {
+      select(*sel, active);
     } else if (auto *load = op.as<ir::LoadOp>()) {
       for (int w = 0; w < warps_; ++w)
         if (active[w]) {

@@ -55,6 +55,8 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"rsqrt_approx", P::Device, 1},
     {"tanh_approx", P::Device, 1},
     {"gelu_tanh_approx", P::Device, 1},
+    // Masks and ragged edges (CheckMasked.cpp).
+    {"select", P::Device, 3},
 };
 
 } // namespace

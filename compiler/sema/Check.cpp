@@ -779,9 +779,13 @@ void Checker::checkStmt(StmtId id) {
 
 void Checker::checkCpAsync(const Stmt &s) {
   Type dst = checkExpr(s.target);
+  maskedIndexExpr = s.valueMasked ? s.value : syntax::kNone; // CheckMasked.cpp
   Type src = checkExpr(s.value);
+  maskedIndexExpr = syntax::kNone;
   useCapability("cp_async", s.keywordSpan);
   if (dst.isError() || src.isError())
+    return;
+  if (s.valueMasked && !checkMaskedCpAsync(s, src))
     return;
   if (!dst.isTensor() || dst.tensor.space != Space::Shared) {
     error(DiagId::CopyPlacement, m.expr(s.target).span,
@@ -809,6 +813,8 @@ void Checker::checkCpAsync(const Stmt &s) {
 }
 
 void Checker::checkAssign(const Stmt &s) {
+  if (checkMaskedAssign(s)) // CheckMasked.cpp
+    return;
   if (checkWarpgroupMove(s)) // CheckPersistent.cpp
     return;
   const Expr &target = m.expr(s.target);
@@ -823,10 +829,15 @@ void Checker::checkAssign(const Stmt &s) {
   bool storesWarpgroupTile = wg && wg->type.isTensor() && wg->type.tensor.warpgroup;
   bool saved = allowWarpgroupTile;
   allowWarpgroupTile = storesWarpgroupTile;
+  maskedIndexExpr = s.valueMasked ? s.value : syntax::kNone;
   Type value = checkExpr(s.value);
   allowWarpgroupTile = saved;
+  maskedIndexExpr = s.targetMasked ? s.target : syntax::kNone;
   Type dst = checkExpr(s.target);
+  maskedIndexExpr = syntax::kNone;
   if (dst.isError() || value.isError())
+    return;
+  if ((s.targetMasked || s.valueMasked) && !checkMaskedSides(s, dst, value)) // CheckMasked.cpp
     return;
   if (storesWarpgroupTile && (!dst.isTensor() || dst.tensor.space != Space::Global)) {
     error(DiagId::WarpgroupTileUse, s.span,

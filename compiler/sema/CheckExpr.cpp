@@ -253,6 +253,8 @@ Type Checker::checkExpr(ExprId id) {
       return checkWarpgroupId(id, e);
     if (!b && e.name.name == "cluster_rank")
       return checkClusterRank(id, e);
+    if (!b && (e.name.name == "row_index" || e.name.name == "col_index"))
+      return record(id, checkIndexTileName(id, e));
     if (b && b->type.kind == Type::Barrier) {
       program.exprSymbol[id] = b->symbol;
       addReference(b->symbol, e.span);
@@ -401,6 +403,14 @@ Type Checker::checkBinary(ExprId id, const Expr &e) {
     }
     return Type::scalarOf(want);
   }
+  if (compare && (a.isTensor() || b.isTensor())) {
+    error(DiagId::TileComparisonPlace, e.span,
+          "`" + syntax::printExpr(m, id) +
+              "` compares tiles: a tile comparison is the mask of a `select`, nothing else")
+        .note("write `select (" + syntax::printExpr(m, id) +
+              ") x y` for x where it holds and y elsewhere");
+    return Type::error();
+  }
   error(DiagId::TypeMismatch, e.span,
         std::string("`") + syntax::binaryOpSpelling(e.op) + "` takes integer indices or scalars, "
         "found " + typeStr(a) + " and " + typeStr(b) + "; use `add`, `sub`, `mul` or `div` on tiles");
@@ -474,10 +484,14 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
       }
       solver::Proof lo = prover.proveNonNegative(*starts[i]);
       DimExpr end = *starts[i] + *lengths[i];
-      solver::Proof hi = prover.proveLessEqual(end, extent);
+      // A masked access (CheckMasked.cpp) touches only the elements inside:
+      // its end may pass the extent.
+      bool masked = id == maskedIndexExpr;
+      solver::Proof hi = masked ? lo : prover.proveLessEqual(end, extent);
       if (!lo.proved() || !hi.proved()) {
-        const solver::Proof &bad = !hi.proved() ? hi : lo;
-        std::string goal = !hi.proved() ? str(end) + " <= " + str(extent) : str(*starts[i]) + " >= 0";
+        bool endFails = !masked && !hi.proved();
+        const solver::Proof &bad = endFails ? hi : lo;
+        std::string goal = endFails ? str(end) + " <= " + str(extent) : str(*starts[i]) + " >= 0";
         auto &d = error(DiagId::SliceOutOfBounds, ix.span,
                         "slice `" + syntax::printExpr(m, e.children[i + 1]) +
                             "` may be out of bounds of " + dimName() + ": cannot prove " + goal);
@@ -485,6 +499,13 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
           d.note("it is out of bounds whenever the `requires` facts hold");
         if (!bad.Suggestions.empty() && !bad.Suggestions[0].RequiresClauses.empty())
           addRequiresFix(d, bad.Suggestions[0].Text);
+        // A ragged edge on purpose: the masked access (CheckMasked.cpp).
+        if (endFails && t.space == Space::Global && !t.isTile &&
+            prover.proveNonNegative(*starts[i]).proved())
+          d.note("if the box may run past the edge on purpose (a `ceil_div` grid), mark the access "
+                 "`masked`: `xr <- masked " +
+                 syntax::printExpr(m, e.children[0]) + "[...] fill 0.0` or `masked " +
+                 syntax::printExpr(m, e.children[0]) + "[...] <- v`");
         // The view's type is still known: keep checking what is done with it.
       }
       view.shape.push_back(*lengths[i]);
@@ -710,6 +731,16 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
   }
   if (const MathFunction *mf = mathFunction(f))
     return checkMath(id, e, *mf);
+  if (f == "select") {
+    if (inDevice)
+      return checkSelect(id, e);
+    error(DiagId::InvalidStatementContext, e.span,
+          "`select` computes on register tiles inside kernels and tile functions, not in host "
+          "functions");
+    for (ExprId a : e.children)
+      checkExpr(a);
+    return Type::error();
+  }
   static const char *unary[] = {"relu", "exp", "neg"};
   static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
   bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);

@@ -208,6 +208,22 @@ public:
   bool allowWarpgroupTile = false;
   /// Inside `wait ... round R`, `/` rounds toward minus infinity.
   bool floorDivision = false;
+  // ---- masks and ragged edges (CheckMasked.cpp) ----
+  /// The Index expression of a masked load or store being checked: its
+  /// slices may end past the tensor's extents (checkIndex).
+  ExprId maskedIndexExpr = syntax::kNone;
+  /// The masked side of an assignment, the index tiles and select: true when
+  /// the statement was handled (checkAssign returns).
+  bool checkMaskedAssign(const Stmt &s);
+  /// After checkAssign's rules: the placements and the fill of `masked`.
+  /// False when an error was reported (checkAssign stops).
+  bool checkMaskedSides(const Stmt &s, const Type &dst, const Type &value);
+  /// `cp_async dst <- masked src[...]`: zeros past the edges, no fill value.
+  bool checkMaskedCpAsync(const Stmt &s, const Type &src);
+  /// `row_index` / `col_index` anywhere but an assignment's whole value.
+  Type checkIndexTileName(ExprId id, const Expr &e);
+  /// `select (a OP b) x y`.
+  Type checkSelect(ExprId id, const Expr &e);
   void checkCapabilities(const Item &item, ItemState &state);
 
   /// What a tile function's body needs of its own dims beyond its `requires`

@@ -150,6 +150,15 @@ struct Stmt {
   std::vector<StmtId> elseBody;
   bool hasElse = false;
   Span bodySpan;
+  /// Assign (masks and ragged edges): `masked t[...] <- v` (targetMasked) and
+  /// `x <- masked t[...] fill V` (valueMasked); target/value stay the Index
+  /// expressions, so passes that do not care about the mask see a plain
+  /// store/load. maskedSpan is the `masked` keyword; fill the fill value
+  /// (kNone when absent), on either side as written.
+  bool targetMasked = false;
+  bool valueMasked = false;
+  Span maskedSpan;
+  ExprId fill = kNone;
 };
 
 struct Requirement {

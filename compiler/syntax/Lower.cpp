@@ -186,6 +186,26 @@ private:
     return r;
   }
 
+  /// `masked t[...] [fill V]` on either side of an assignment: records the
+  /// mask on the statement and returns the index expression inside, which
+  /// the statement keeps as its target or value (Ast.h).
+  Node lowerMasked(Node n, Stmt &s, bool isTarget) {
+    if (isNull(n) || sym(n) != ids_.masked_access)
+      return n;
+    (isTarget ? s.targetMasked : s.valueMasked) = true;
+    for (uint32_t i = 0; i < cst_[n].childCount; ++i) {
+      Node c = cst_[n].firstChild + i;
+      if (!cst_[c].named && file_.slice(span(c)) == "masked") {
+        s.maskedSpan = span(c);
+        break;
+      }
+    }
+    Node fill = field(n, ids_.f_fill);
+    if (!isNull(fill))
+      s.fill = lowerOptionalExpr(fill, n);
+    return field(n, ids_.f_access);
+  }
+
   Param lowerParam(Node n) {
     Param p;
     p.span = span(n);
@@ -354,6 +374,8 @@ private:
       s.kind = sym == ids_.cp_async_statement ? StmtKind::CpAsync : StmtKind::Assign;
       Node target = field(n, sym == ids_.assignment ? ids_.f_target : ids_.f_destination);
       Node value = field(n, sym == ids_.assignment ? ids_.f_value : ids_.f_source);
+      target = lowerMasked(target, s, /*isTarget=*/true);
+      value = lowerMasked(value, s, /*isTarget=*/false);
       s.target = lowerOptionalExpr(target, n);
       s.value = lowerOptionalExpr(value, n);
     } else if (sym == ids_.cp_async_commit) {

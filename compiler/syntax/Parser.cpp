@@ -97,7 +97,7 @@ const std::vector<std::string> &statementKeywords() {
       "block_sync",     "return",       "else",         "cp_async_wait_group",
       "warpgroup_grid", "role",         "arrive",       "wait",             "tma_load",
       "wgmma_commit",   "wgmma_wait",   "fence_proxy_async", "tma_store",   "tma_store_commit",
-      "tma_store_wait"};
+      "tma_store_wait", "masked"};
   return words;
 }
 
@@ -723,7 +723,10 @@ std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const Sourc
   std::string tokenText = f.token.end <= text.size() ? slice(f.token) : std::string();
   std::vector<std::string> keywordsHere;
   for (TSSymbol sym : f.expected)
-    if (isWordToken(sym))
+    // `fill` follows only a masked access (`masked x[...] fill 0.0`); the
+    // merged lookahead sets offer it after any index expression, where
+    // `full[s]` for `completes full[s]` is no misspelled `fill`.
+    if (isWordToken(sym) && (symbolName(sym) != "fill" || kind == "masked_access"))
       keywordsHere.push_back(symbolName(sym));
   if (!tokenText.empty() && (std::isalpha(static_cast<unsigned char>(tokenText[0])) ||
                              tokenText[0] == '_')) {

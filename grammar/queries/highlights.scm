@@ -33,6 +33,12 @@
 
 [ "cp_async" "cp_async_wait_group" ] @function.builtin
 
+; Masks and ragged edges: `x[...] masked fill 0.0`, `out[...] masked <- v`.
+(masked_access "masked" @keyword.modifier)
+(masked_access "fill" @function.builtin)
+((identifier) @variable.builtin (#eq? @variable.builtin "row_index"))
+((identifier) @variable.builtin (#eq? @variable.builtin "col_index"))
+
 (cp_async_commit) @function.builtin
 (cp_async_wait_all) @function.builtin
 (block_sync) @function.builtin

@@ -14,6 +14,7 @@
 #include "Generator.h"
 #include "GenText.h"
 #include "GenerateHopper.h"
+#include "GenerateMasked.h"
 
 #include <algorithm>
 #include <functional>
@@ -1470,6 +1471,7 @@ GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorO
   Rng mix(seed ^ (index * 0x9e3779b97f4a7c15ULL));
   ProgramGen gen(mix.next(), options);
   GeneratedProgram p = gen.run();
+  appendMaskedKernel(p, mix.next()); // GenerateMasked.cpp (masks and ragged edges)
   p.text = "// kina-property seed=" + std::to_string(seed) + " index=" + std::to_string(index) +
            "\n" + p.text;
   return p;

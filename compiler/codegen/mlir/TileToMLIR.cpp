@@ -334,6 +334,16 @@ private:
   void binary(const kir::BinaryOp &o);
   void reduce(const kir::ReduceOp &o);
   void transpose(const kir::TransposeOp &o);
+  // ---- masks and ragged edges ----
+  /// Rows and columns of a global view inside its tensor (i32, signed:
+  /// extent - offset, possibly <= 0 or past the view's size).
+  std::pair<Value, Value> maskLimits(const kir::Access &a);
+  /// Slot (r, c) of the view lies inside the tensor.
+  Value insideMask(Value r, Value c, std::pair<Value, Value> limits);
+  LogicalResult maskedLoad(const kir::LoadOp &o, std::string &error);
+  LogicalResult maskedStore(const kir::StoreOp &o, std::string &error);
+  void indexTile(const kir::IndexTileOp &o);
+  void select(const kir::SelectOp &o);
   /// Element conversion; integers are signed unless the flag says unsigned
   /// (U8). Float to integer truncates toward zero.
   Value convert(Value v, Type to, bool fromUnsigned = false, bool toUnsigned = false) {
@@ -743,6 +753,12 @@ LogicalResult Emitter::cpAsync(const kir::CpAsyncOp &o, std::string &error) {
   int64_t chunksPerRow = dst->cols / perChunk;
   int64_t total = dst->rows * chunksPerRow;
   int64_t threads = k_.threadsPerBlock();
+  // Masked: each chunk copies the bytes inside the tensor (src-size) and
+  // zero-fills the rest; a chunk wholly outside copies 0 bytes from the
+  // tensor's first element (a valid address; the dims are >= 1).
+  std::optional<std::pair<Value, Value>> limits;
+  if (o.masked)
+    limits = maskLimits(o.src);
   for (int64_t it = 0; it * threads < total; ++it) {
     Value id = add(tid_, it * threads);
     auto emitChunk = [&] {
@@ -750,7 +766,19 @@ LogicalResult Emitter::cpAsync(const kir::CpAsyncOp &o, std::string &error) {
       Value c = mul(remu(id, chunksPerRow), perChunk);
       Value d = elemPtr(*dst, r, c);
       Value s = elemPtr(*src, r, c);
-      NVVM::CpAsyncOp::create(b_, loc_, d, s, 16, NVVM::LoadCacheModifierKind::CG, Value());
+      Value srcSize;
+      if (limits) {
+        Value inRow = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, r, limits->first);
+        Value cols = arith::SubIOp::create(b_, loc_, limits->second, c);
+        cols = arith::MaxSIOp::create(
+            b_, loc_, arith::MinSIOp::create(b_, loc_, cols, c32(perChunk)), c32(0));
+        Value bytes =
+            arith::SelectOp::create(b_, loc_, inRow, mul(cols, static_cast<int64_t>(eb)), c32(0));
+        Value none = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, bytes, c32(0));
+        s = LLVM::SelectOp::create(b_, loc_, none, src->ptr, s);
+        srcSize = bytes;
+      }
+      NVVM::CpAsyncOp::create(b_, loc_, d, s, 16, NVVM::LoadCacheModifierKind::CG, srcSize);
     };
     if ((it + 1) * threads > total) {
       Value inRange = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, id, c32(total));
@@ -906,6 +934,158 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
     }
   }
   return success();
+}
+
+// ---- masks and ragged edges ----
+// A masked access touches only the elements of its box inside the tensor:
+// each element is predicated on (row < rowLimit && col < colLimit), a load
+// of an element outside yields the fill value, a store of one is skipped.
+// Elements go one by one (a pair may straddle the edge); the checker proved
+// every slice start >= 0, so one upper compare per dimension suffices.
+
+std::pair<Value, Value> Emitter::maskLimits(const kir::Access &a) {
+  const kir::TensorParam &p = k_.params[a.id];
+  std::vector<Value> limits;
+  for (size_t i = 0; i < p.shape.size(); ++i) {
+    bool point = !a.slice.empty() && a.slice[i].point;
+    if (point)
+      continue;
+    Value extent = index(p.shape[i]);
+    limits.push_back(
+        a.slice.empty() ? extent
+                        : Value(arith::SubIOp::create(b_, loc_, extent, index(a.slice[i].offset))));
+  }
+  // One kept dimension is a column [N, 1] (the view's rule).
+  if (limits.size() == 1)
+    return {limits[0], c32(1)};
+  return {limits[limits.size() - 2], limits[limits.size() - 1]};
+}
+
+Value Emitter::insideMask(Value r, Value c, std::pair<Value, Value> limits) {
+  Value inRow = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, r, limits.first);
+  Value inCol = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, c, limits.second);
+  return arith::AndIOp::create(b_, loc_, inRow, inCol);
+}
+
+LogicalResult Emitter::maskedLoad(const kir::LoadOp &o, std::string &error) {
+  auto src = view(o.src, error);
+  if (!src)
+    return failure();
+  if (!src->global) {
+    error = "a masked load must read a global tensor";
+    return failure();
+  }
+  const auto &t = k_.tiles[o.dst];
+  auto limits = maskLimits(o.src);
+  std::map<const void *, Value> memo;
+  Value fill = scalar(o.fill, t.dtype, memo);
+  unsigned eb = kir::dtypeBytes(src->dtype);
+  for (int64_t s = 0; s < registerSlots(t.shape); ++s) {
+    auto [r, c] = slotCoords(t.shape, s);
+    Value inside = insideMask(r, c, limits);
+    auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{src->elem}, inside, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b_);
+      b_.setInsertionPointToStart(ifOp.thenBlock());
+      Value v = LLVM::LoadOp::create(b_, loc_, src->elem, elemPtr(*src, r, c), eb);
+      scf::YieldOp::create(b_, loc_, v);
+      b_.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b_, loc_, fill);
+    }
+    regStore(o.dst, s, ifOp.getResult(0));
+  }
+  return success();
+}
+
+LogicalResult Emitter::maskedStore(const kir::StoreOp &o, std::string &error) {
+  auto dst = view(o.dst, error);
+  if (!dst)
+    return failure();
+  if (!dst->global) {
+    error = "a masked store must write a global tensor";
+    return failure();
+  }
+  const auto &shape = k_.tiles[o.src].shape;
+  auto limits = maskLimits(o.dst);
+  unsigned eb = kir::dtypeBytes(dst->dtype);
+  for (int64_t s = 0; s < registerSlots(shape); ++s) {
+    auto [r, c] = slotCoords(shape, s);
+    Value inside = insideMask(r, c, limits);
+    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes.
+    if (shape[1] == 1)
+      inside = arith::AndIOp::create(
+          b_, loc_, inside,
+          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, laneCol2_, c32(0)));
+    auto ifOp = scf::IfOp::create(b_, loc_, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    LLVM::StoreOp::create(b_, loc_, convert(regLoad(o.src, s), k_.tiles[o.src].dtype, dst->dtype),
+                          elemPtr(*dst, r, c), eb);
+  }
+  return success();
+}
+
+void Emitter::indexTile(const kir::IndexTileOp &o) {
+  const auto &shape = k_.tiles[o.dst].shape;
+  for (int64_t s = 0; s < registerSlots(shape); ++s) {
+    auto [r, c] = slotCoords(shape, s);
+    regStore(o.dst, s, o.axis == 0 ? r : c);
+  }
+}
+
+void Emitter::select(const kir::SelectOp &o) {
+  const auto &shape = k_.tiles[o.dst].shape;
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  const kir::Operand &tileSide = o.lhs.kind == kir::Operand::Kind::Tile ? o.lhs : o.rhs;
+  kir::DType ct = k_.tiles[tileSide.tile].dtype;
+  // Scalars are materialized once, before the per-slot loop, each in the
+  // type it is used at (the comparison's, the result's).
+  std::map<const void *, Value> memo;
+  auto scalarOf = [&](const kir::Operand &x, kir::DType t) -> Value {
+    if (auto c = x.scalar.asConstant())
+      return scalarConst(elemType(t), *c);
+    return scalar(x.scalar, t, memo);
+  };
+  Value scalars[4];
+  const kir::Operand *ops[4] = {&o.lhs, &o.rhs, &o.onTrue, &o.onFalse};
+  for (int i = 0; i < 4; ++i)
+    if (ops[i]->kind == kir::Operand::Kind::Scalar)
+      scalars[i] = scalarOf(*ops[i], i < 2 ? ct : dt);
+  auto operand = [&](int i, int64_t s) -> Value {
+    if (ops[i]->kind == kir::Operand::Kind::Scalar)
+      return scalars[i];
+    return regLoad(ops[i]->tile, broadcastSlot(shape, k_.tiles[ops[i]->tile].shape, s));
+  };
+  bool fl = kir::isFloat(ct), u = ct == kir::DType::U8;
+  auto predicate = [&](Value l, Value r) -> Value {
+    using K = kir::CompareKind;
+    if (fl) {
+      // Ordered comparisons (false on NaN), but `!=` is true on NaN.
+      arith::CmpFPredicate p = o.cmp == K::Eq   ? arith::CmpFPredicate::OEQ
+                               : o.cmp == K::Ne ? arith::CmpFPredicate::UNE
+                               : o.cmp == K::Lt ? arith::CmpFPredicate::OLT
+                               : o.cmp == K::Le ? arith::CmpFPredicate::OLE
+                               : o.cmp == K::Gt ? arith::CmpFPredicate::OGT
+                                                : arith::CmpFPredicate::OGE;
+      return arith::CmpFOp::create(b_, loc_, p, l, r);
+    }
+    arith::CmpIPredicate p =
+        o.cmp == K::Eq   ? arith::CmpIPredicate::eq
+        : o.cmp == K::Ne ? arith::CmpIPredicate::ne
+        : o.cmp == K::Lt ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+        : o.cmp == K::Le ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+        : o.cmp == K::Gt ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                         : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
+    return arith::CmpIOp::create(b_, loc_, p, l, r);
+  };
+  // All values first: dst may be one of the operands (`s <- select (..) s y`).
+  int64_t slots = registerSlots(shape);
+  std::vector<Value> out(slots);
+  for (int64_t s = 0; s < slots; ++s)
+    out[s] = arith::SelectOp::create(b_, loc_, predicate(operand(0, s), operand(1, s)),
+                                     operand(2, s), operand(3, s));
+  for (int64_t s = 0; s < slots; ++s)
+    regStore(o.dst, s, out[s]);
 }
 
 void Emitter::unary(const kir::UnaryOp &o) {
@@ -1326,9 +1506,13 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
   } else if (auto *o = op.as<kir::MmaOp>()) {
     return mma(*o, error);
   } else if (auto *o = op.as<kir::LoadOp>()) {
-    return load(*o, error);
+    return o->masked ? maskedLoad(*o, error) : load(*o, error);
   } else if (auto *o = op.as<kir::StoreOp>()) {
-    return store(*o, error);
+    return o->masked ? maskedStore(*o, error) : store(*o, error);
+  } else if (auto *o = op.as<kir::IndexTileOp>()) {
+    indexTile(*o);
+  } else if (auto *o = op.as<kir::SelectOp>()) {
+    select(*o);
   } else if (auto *o = op.as<kir::UnaryOp>()) {
     unary(*o);
   } else if (auto *o = op.as<kir::BinaryOp>()) {

@@ -12,6 +12,7 @@ syn keyword kinaGrid block_grid warp_grid warpgroup_grid role warpgroup register
 syn keyword kinaAsync cp_async cp_async_commit cp_async_wait_all cp_async_wait_group block_sync
 syn keyword kinaAsync arrive expect_tx wait round tma_load completes multicast wgmma zero_when wgmma_commit wgmma_wait fence_proxy_async
 syn keyword kinaAsync tma_store tma_store_commit tma_store_wait
+syn keyword kinaStorage masked
 syn keyword kinaOperatorWord mod
 syn keyword kinaPlacement on host cuda global layout arrivals
 syn keyword kinaType Tensor Tile Barrier
