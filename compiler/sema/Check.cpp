@@ -314,6 +314,14 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
               std::string("a swizzle_128b tile holds rows of 128-byte panels (a multiple of 64 "
                           "elements of a 16-bit type) in whole 8-row atoms; this one is ") +
                   dtypeName(tt.dtype) + " " + printShape(tt.shape, symbols));
+      // Panel counts that are not powers of two (192 columns: 3 panels)
+      // stored wrong through stmatrix + tma_store on the H200 (tests/lit/
+      // sema-hopper/swizzle-three-panels.kina); rejected until that is fixed.
+      else if (ok && (cols / 64 & (cols / 64 - 1)) != 0)
+        error(DiagId::SharedLayoutMismatch, t.span,
+              "a swizzle_128b tile is 1, 2, 4, 8, ... 128-byte panels wide (64, 128, 256, "
+              "512, ... columns) in this version; this one is " +
+                  std::to_string(cols / 64) + " panels (" + std::to_string(cols) + " columns)");
     }
   }
   if (!ok)
