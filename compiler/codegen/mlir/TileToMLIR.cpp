@@ -302,6 +302,8 @@ private:
     Type arr = cast<LLVM::AllocaOp>(slots.getDefiningOp()).getElemType();
     LLVM::StoreOp::create(b_, loc_, LLVM::UndefOp::create(b_, loc_, arr), slots);
   }
+  /// The element type a unary op reads, and its scalar operand (emitted now) if any.
+  std::pair<kir::DType, Value> unarySource(const kir::UnaryOp &o);
   LogicalResult warpgroupUnary(const kir::UnaryOp &o, std::string &error);
   /// The per-element emission of a warpgroup Unary/BinaryOp (its scalar
   /// operands emitted now); empty with `error` set on an internal error.
@@ -1088,8 +1090,7 @@ void Emitter::select(const kir::SelectOp &o) {
     regStore(o.dst, s, out[s]);
 }
 
-void Emitter::unary(const kir::UnaryOp &o) {
-  const auto &shape = k_.tiles[o.dst].shape;
+std::pair<kir::DType, Value> Emitter::unarySource(const kir::UnaryOp &o) {
   kir::DType dt = k_.tiles[o.dst].dtype;
   // The operand's own element type (a scalar operand of convert keeps its).
   kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
@@ -1099,6 +1100,13 @@ void Emitter::unary(const kir::UnaryOp &o) {
   Value scalarOperand;
   if (o.src.kind == kir::Operand::Kind::Scalar)
     scalarOperand = scalar(o.src.scalar, srcType, memo);
+  return {srcType, scalarOperand};
+}
+
+void Emitter::unary(const kir::UnaryOp &o) {
+  const auto &shape = k_.tiles[o.dst].shape;
+  kir::DType dt = k_.tiles[o.dst].dtype;
+  auto [srcType, scalarOperand] = unarySource(o);
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
     Value x = scalarOperand ? scalarOperand : regLoad(o.src.tile, s);
     regStore(o.dst, s, em_.unary(o.kind, x, srcType, dt));
@@ -1221,14 +1229,8 @@ std::function<void(int64_t)> Emitter::warpgroupElementwise(const kir::Op &op, st
       return {};
     }
     kir::DType dt = k_.tiles[o.dst].dtype;
-    kir::DType srcType = o.src.kind == kir::Operand::Kind::Tile ? k_.tiles[o.src.tile].dtype
-                         : o.kind == kir::UnaryKind::Convert    ? o.src.scalar.dtype()
-                                                                : dt;
-    std::map<const void *, Value> memo;
-    Value scalarOperand;
-    if (o.src.kind == kir::Operand::Kind::Scalar)
-      scalarOperand = scalar(o.src.scalar, srcType, memo);
-    return [this, o, dt, srcType, scalarOperand](int64_t i) {
+    auto [srcType, scalarOperand] = unarySource(o);
+    return [this, o, dt, srcType = srcType, scalarOperand = scalarOperand](int64_t i) {
       Value x = scalarOperand ? scalarOperand
                               : warpgroupLoad(o.src.tile, warpgroupSlot(o.dst, o.src.tile, i));
       warpgroupStore(o.dst, i, em_.unary(o.kind, x, srcType, dt));
