@@ -18,10 +18,7 @@
 
 namespace kina::sema {
 
-namespace {
-
-/// The base name of `x`, `x[...]`, `(x)`, or nullptr.
-const Expr *baseName(const Module &m, ExprId id) {
+const Expr *baseNameOf(const Module &m, ExprId id) {
   while (id != syntax::kNone) {
     const Expr &e = m.expr(id);
     if (e.kind == ExprKind::Name)
@@ -32,8 +29,6 @@ const Expr *baseName(const Module &m, ExprId id) {
   }
   return nullptr;
 }
-
-} // namespace
 
 // ---------------------------------------------------------------- grids
 
@@ -121,7 +116,7 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
   std::map<std::string, std::vector<BarrierUse>> copiesInto; // by shared tile name
   std::vector<std::pair<const Stmt *, std::string>> hopper;  // statements to annotate, role
   auto barrierName = [&](ExprId id) {
-    const Expr *b = id == syntax::kNone ? nullptr : baseName(m, id);
+    const Expr *b = id == syntax::kNone ? nullptr : baseNameOf(m, id);
     return b ? b->name.name : std::string();
   };
   auto bytesOf = [&](ExprId id) -> int64_t {
@@ -274,7 +269,7 @@ void Checker::annotateProtocol(const Stmt &gridStmt) {
                                : std::string());
   };
   auto barrierType = [&](ExprId stage) {
-    const Expr *b = baseName(m, stage);
+    const Expr *b = baseNameOf(m, stage);
     if (!b)
       return std::string();
     const Type &t = typeOf(b == &m.expr(stage) ? stage : m.expr(stage).children[0]);
@@ -450,7 +445,7 @@ std::optional<BarrierType> Checker::checkBarrierStage(ExprId id, const char *wha
   const Expr &e = m.expr(id);
   if (e.kind == ExprKind::Error)
     return std::nullopt;
-  const Expr *base = baseName(m, id);
+  const Expr *base = baseNameOf(m, id);
   const Binding *b = base ? lookup(base->name.name) : nullptr;
   if (!b || b->type.kind != Type::Barrier) {
     Type t = checkExpr(id);
@@ -631,43 +626,12 @@ void Checker::checkHopperStmt(const Stmt &s) {
             "`tma_load` reads a slice of a cuda:global tensor, but the source is " + typeStr(src));
       return;
     }
-    if (dst.tensor.layout != SharedLayout::Swizzle128B) {
-      const Expr *base = baseName(m, s.target);
-      error(DiagId::SharedLayoutMismatch, m.expr(s.target).span,
-            "`tma_load` writes in the 128-byte swizzled layout, but `" +
-                (base ? base->name.name : syntax::printExpr(m, s.target)) +
-                "` has no layout: declare it `layout=swizzle_128b`");
+    if (!checkTmaBox(s, /*load=*/true, dst, src))
       return;
-    }
-    if (dst.tensor.dtype != src.tensor.dtype || dtypeBytes(dst.tensor.dtype) != 2) {
-      error(DiagId::TmaDType, s.span,
-            std::string("`tma_load` copies bytes unchanged between tiles of one 16-bit type: "
-                        "destination is ") +
-                dtypeName(dst.tensor.dtype) + ", source is " + dtypeName(src.tensor.dtype));
-      return;
-    }
-    // The source: a 2-D slice of a 2-D tensor, both dimensions ranges.
-    const Expr &se = m.expr(s.value);
-    bool sliced = se.kind == ExprKind::Index && se.children.size() == 3 &&
-                  m.expr(se.children[1]).kind == ExprKind::Slice &&
-                  m.expr(se.children[2]).kind == ExprKind::Slice;
-    if (!sliced) {
-      error(DiagId::TmaShape, se.span,
-            "`tma_load` reads a 2-D box of a 2-D global tensor: write `t[r ..+ R, c ..+ C]`");
-      return;
-    }
     const std::vector<DimExpr> &d = dst.tensor.shape;
-    if (d.size() != 2 || d != src.tensor.shape) {
-      error(DiagId::TmaShape, s.span,
-            "`tma_load` copies a 2-D box: destination " + printShape(d, symbols) + ", source " +
-                printShape(src.tensor.shape, symbols))
-          .label(m.expr(s.target).span, "destination " + printShape(d, symbols))
-          .label(m.expr(s.value).span, "source " + printShape(src.tensor.shape, symbols));
-      return;
-    }
     int64_t rows = d[0].constantValue().value_or(0), cols = d[1].constantValue().value_or(0);
     // The destination covers whole 128-byte rows of its tile.
-    const Expr *base = baseName(m, s.target);
+    const Expr *base = baseNameOf(m, s.target);
     const Binding *b = base ? lookup(base->name.name) : nullptr;
     int64_t tileCols = b && b->type.isTensor() && !b->type.tensor.shape.empty()
                            ? b->type.tensor.shape.back().constantValue().value_or(0)
@@ -682,13 +646,13 @@ void Checker::checkHopperStmt(const Stmt &s) {
             "`tma_load` boxes have at most 256 rows, this one has " + std::to_string(rows));
     // The tensor map's row stride is the tensor's inner extent in bytes,
     // which TMA needs to be a multiple of 16.
-    ExprId srcBase = se.children[0];
+    ExprId srcBase = m.expr(s.value).children[0];
     const Type &whole = typeOf(srcBase);
     if (whole.isTensor() && whole.tensor.shape.size() == 2) {
       DimExpr inner = whole.tensor.shape[1];
       if (!prover.proveDivisible(inner, 8).proved()) {
         auto &diag =
-            error(DiagId::MisalignedCopy, se.span,
+            error(DiagId::MisalignedCopy, m.expr(s.value).span,
                   "`tma_load` needs the rows of `" + syntax::printExpr(m, srcBase) +
                       "` to be a multiple of 16 bytes: cannot prove " + str(inner) + " mod 8 = 0");
         if (!inner.isConstant())
@@ -701,14 +665,14 @@ void Checker::checkHopperStmt(const Stmt &s) {
   }
   case StmtKind::Wgmma: {
     ++grid.wgmmas;
-    const Expr *accName = baseName(m, s.target);
+    const Expr *accName = baseNameOf(m, s.target);
     const Binding *accBinding = accName ? lookup(accName->name.name) : nullptr;
     bool saved = allowWarpgroupTile;
     allowWarpgroupTile = true;
     Type acc = checkExpr(s.target);
     Type accIn = checkExpr(s.value);
     // A may be a 16-bit warpgroup tile (register A).
-    const Expr *aName = baseName(m, s.operandA);
+    const Expr *aName = baseNameOf(m, s.operandA);
     const Binding *aBinding =
         aName && aName == &m.expr(s.operandA) ? lookup(aName->name.name) : nullptr;
     bool registerA = aBinding && aBinding->type.isTensor() && aBinding->type.tensor.warpgroup;
@@ -755,7 +719,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
         return;
       }
       if (t.tensor.layout != SharedLayout::Swizzle128B) {
-        const Expr *base = baseName(m, ops[i]);
+        const Expr *base = baseNameOf(m, ops[i]);
         error(DiagId::SharedLayoutMismatch, m.expr(ops[i]).span,
               std::string("`wgmma` reads its ") + names[i] +
                   " operand through a 128-byte swizzle descriptor, but `" +
@@ -764,7 +728,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
         return;
       }
       // One 128-byte panel: the descriptors address a single swizzled panel.
-      const Expr *base = baseName(m, ops[i]);
+      const Expr *base = baseNameOf(m, ops[i]);
       const Binding *bb = base ? lookup(base->name.name) : nullptr;
       if (bb && bb->type.isTensor() && !bb->type.tensor.shape.empty() &&
           bb->type.tensor.shape.back().constantValue().value_or(0) > 64) {
@@ -806,7 +770,7 @@ void Checker::checkHopperStmt(const Stmt &s) {
       const Expr &x = m.expr(ops[i]);
       if (x.kind != ExprKind::Index)
         continue;
-      const Expr *base = baseName(m, ops[i]);
+      const Expr *base = baseNameOf(m, ops[i]);
       const Binding *bb = base ? lookup(base->name.name) : nullptr;
       size_t rank = bb && bb->type.isTensor() ? bb->type.tensor.shape.size() : 0;
       size_t count = x.children.size() - 1;
@@ -865,6 +829,50 @@ void Checker::checkHopperStmt(const Stmt &s) {
   default:
     return;
   }
+}
+
+
+bool Checker::checkTmaBox(const Stmt &s, bool load, const Type &shared, const Type &global) {
+  const std::string op = load ? "`tma_load`" : "`tma_store`";
+  ExprId sharedExpr = load ? s.target : s.value, globalExpr = load ? s.value : s.target;
+  const char *sharedRole = load ? "destination" : "source";
+  const char *globalRole = load ? "source" : "destination";
+  if (shared.tensor.layout != SharedLayout::Swizzle128B) {
+    const Expr *base = baseNameOf(m, sharedExpr);
+    error(DiagId::SharedLayoutMismatch, m.expr(sharedExpr).span,
+          op + (load ? " writes" : " reads") + " in the 128-byte swizzled layout, but `" +
+              (base ? base->name.name : syntax::printExpr(m, sharedExpr)) +
+              "` has no layout: declare it `layout=swizzle_128b`");
+    return false;
+  }
+  if (shared.tensor.dtype != global.tensor.dtype || dtypeBytes(shared.tensor.dtype) != 2) {
+    error(load ? DiagId::TmaDType : DiagId::TmaStoreDType, s.span,
+          op + " copies bytes unchanged between tiles of one 16-bit type: " + sharedRole +
+              " is " + dtypeName(shared.tensor.dtype) + ", " + globalRole + " is " +
+              dtypeName(global.tensor.dtype));
+    return false;
+  }
+  DiagId shapeCode = load ? DiagId::TmaShape : DiagId::TmaStoreShape;
+  const Expr &ge = m.expr(globalExpr);
+  bool sliced = ge.kind == ExprKind::Index && ge.children.size() == 3 &&
+                m.expr(ge.children[1]).kind == ExprKind::Slice &&
+                m.expr(ge.children[2]).kind == ExprKind::Slice;
+  if (!sliced) {
+    error(shapeCode, ge.span,
+          op + (load ? " reads" : " writes") +
+              " a 2-D box of a 2-D global tensor: write `t[r ..+ R, c ..+ C]`");
+    return false;
+  }
+  const std::vector<DimExpr> &sh = shared.tensor.shape, &gh = global.tensor.shape;
+  if (sh.size() != 2 || sh != gh) {
+    error(shapeCode, s.span,
+          op + " copies a 2-D box: " + sharedRole + " " + printShape(sh, symbols) + ", " +
+              globalRole + " " + printShape(gh, symbols))
+        .label(m.expr(sharedExpr).span, std::string(sharedRole) + " " + printShape(sh, symbols))
+        .label(m.expr(globalExpr).span, std::string(globalRole) + " " + printShape(gh, symbols));
+    return false;
+  }
+  return true;
 }
 
 } // namespace kina::sema

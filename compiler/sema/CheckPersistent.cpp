@@ -17,18 +17,6 @@ namespace kina::sema {
 
 namespace {
 
-const Expr *baseNameOf(const Module &m, ExprId id) {
-  while (id != syntax::kNone) {
-    const Expr &e = m.expr(id);
-    if (e.kind == ExprKind::Name)
-      return &e;
-    if ((e.kind != ExprKind::Index && e.kind != ExprKind::Paren) || e.children.empty())
-      return nullptr;
-    id = e.children[0];
-  }
-  return nullptr;
-}
-
 int64_t cst(const DimExpr &d) { return d.constantValue().value_or(-1); }
 
 /// Hover text on a statement's keyword (IDE tables only).
@@ -183,39 +171,10 @@ void Checker::checkTmaStore(const Stmt &s) {
       d.fix(dstBase->name.span, resultName, "store into the result `" + resultName + "`");
     return;
   }
-  if (src.tensor.layout != SharedLayout::Swizzle128B) {
-    const Expr *base = baseNameOf(m, s.value);
-    error(DiagId::SharedLayoutMismatch, m.expr(s.value).span,
-          "`tma_store` reads in the 128-byte swizzled layout, but `" +
-              (base ? base->name.name : syntax::printExpr(m, s.value)) +
-              "` has no layout: declare it `layout=swizzle_128b`");
+  if (!checkTmaBox(s, /*load=*/false, src, dst))
     return;
-  }
-  if (src.tensor.dtype != dst.tensor.dtype || dtypeBytes(src.tensor.dtype) != 2) {
-    error(DiagId::TmaStoreDType, s.span,
-          std::string("`tma_store` copies bytes unchanged between tiles of one 16-bit type: "
-                      "source is ") +
-              dtypeName(src.tensor.dtype) + ", destination is " + dtypeName(dst.tensor.dtype));
-    return;
-  }
-  const Expr &de = m.expr(s.target);
-  bool sliced = de.kind == ExprKind::Index && de.children.size() == 3 &&
-                m.expr(de.children[1]).kind == ExprKind::Slice &&
-                m.expr(de.children[2]).kind == ExprKind::Slice;
-  if (!sliced) {
-    error(DiagId::TmaStoreShape, de.span,
-          "`tma_store` writes a 2-D box of a 2-D global tensor: write `t[r ..+ R, c ..+ C]`");
-    return;
-  }
   const std::vector<DimExpr> &sh = src.tensor.shape;
-  if (sh.size() != 2 || sh != dst.tensor.shape) {
-    error(DiagId::TmaStoreShape, s.span,
-          "`tma_store` copies a 2-D box: source " + printShape(sh, symbols) + ", destination " +
-              printShape(dst.tensor.shape, symbols))
-        .label(m.expr(s.value).span, "source " + printShape(sh, symbols))
-        .label(m.expr(s.target).span, "destination " + printShape(dst.tensor.shape, symbols));
-    return;
-  }
+  const Expr &de = m.expr(s.target);
   // The source is a whole stage: point index on the stage dimension only.
   const Expr *srcBase = baseNameOf(m, s.value);
   const Binding *sb = srcBase ? lookup(srcBase->name.name) : nullptr;

@@ -187,6 +187,11 @@ public:
   Type checkClusterRank(ExprId id, const Expr &e);
   /// tma_store, tma_store_commit, tma_store_wait (inside a warpgroup grid).
   void checkTmaStore(const Stmt &s);
+  /// What tma_load (`load`) and tma_store share: the shared side is a
+  /// swizzle_128b tile of the global side's 16-bit type, the global side a
+  /// 2-D box `t[r ..+ R, c ..+ C]` of the shared side's 2-D shape. Reports
+  /// the first problem and returns false.
+  bool checkTmaBox(const Stmt &s, bool load, const Type &shared, const Type &global);
   // ---- cluster multicast and cluster arrivals (CheckCluster.cpp) ----
   /// CTAs per cluster (1 without a cluster launch).
   int64_t clusterSize() const;
@@ -382,5 +387,8 @@ void checkLowerable(Checker &checker, const Item &item);
 /// The part of the lowerability judgement about wgmma groups in flight
 /// across loop back edges (K0111), run after the protocol proofs.
 void checkWgmmaLoops(Checker &checker, const Item &item);
+
+/// The base name of `x`, `x[...]`, `(x)`, or nullptr.
+const Expr *baseNameOf(const Module &m, ExprId id);
 
 } // namespace kina::sema

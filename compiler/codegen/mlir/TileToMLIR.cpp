@@ -76,27 +76,7 @@ private:
   Type i64() { return b_.getI64Type(); }
   Type f32() { return b_.getF32Type(); }
   LLVM::LLVMPointerType ptr(unsigned space) { return LLVM::LLVMPointerType::get(&ctx_, space); }
-  Type elemType(kir::DType t) {
-    switch (t) {
-    case kir::DType::F16:
-      return b_.getF16Type();
-    case kir::DType::BF16:
-      return b_.getBF16Type();
-    case kir::DType::F32:
-      return b_.getF32Type();
-    case kir::DType::F64:
-      return b_.getF64Type();
-    case kir::DType::I8:
-      return b_.getI8Type();
-    case kir::DType::I32:
-      return b_.getI32Type();
-    case kir::DType::I64:
-      return b_.getI64Type();
-    case kir::DType::U8:
-      return b_.getI8Type();
-    }
-    return b_.getF32Type();
-  }
+  Type elemType(kir::DType t) { return em_.elemType(t); }
   Value c32(int64_t v) {
     return arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(static_cast<int32_t>(v)));
   }
