@@ -1276,6 +1276,15 @@ private:
     }
   }
 
+  /// The tile a store writes: `v`, or `convert DT v` (convert set; the
+  /// store converts each element).
+  std::optional<ir::TileId> storedTile(ExprId value, bool &convert) {
+    const Expr &e = m_.expr(value);
+    convert = e.kind == ExprKind::Application && e.name.name == "convert" &&
+              e.children.size() == 2 && typeOf(e.children[1]).isTensor();
+    return tile(convert ? e.children[1] : value, std::nullopt);
+  }
+
   void assign(const Stmt &s) {
     if (s.valueMasked || s.targetMasked || isIndexTile(s.value))
       return maskedAssign(s);
@@ -1287,15 +1296,8 @@ private:
     auto dst = stagedView(s.target);
     if (!dst)
       return;
-    const Expr &value = m_.expr(s.value);
     bool convert = false;
-    ExprId src = s.value;
-    if (value.kind == ExprKind::Application && value.name.name == "convert" &&
-        value.children.size() == 2 && typeOf(value.children[1]).isTensor()) {
-      convert = true;
-      src = value.children[1];
-    }
-    auto t = tile(src, std::nullopt);
+    auto t = storedTile(s.value, convert);
     if (!t)
       return;
     b_.store(*dst, *t, convert, s.span);
@@ -1329,15 +1331,8 @@ private:
     auto dst = view(s.target);
     if (!dst)
       return;
-    const Expr &value = m_.expr(s.value);
     bool convert = false;
-    ExprId src = s.value;
-    if (value.kind == ExprKind::Application && value.name.name == "convert" &&
-        value.children.size() == 2 && typeOf(value.children[1]).isTensor()) {
-      convert = true;
-      src = value.children[1];
-    }
-    auto t = tile(src, std::nullopt);
+    auto t = storedTile(s.value, convert);
     if (!t)
       return;
     b_.maskedStore(*dst, *t, convert, s.span);
