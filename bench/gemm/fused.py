@@ -54,6 +54,9 @@ KERNELS = {"relu": "gemm_bf16_hopper_bias_relu", "gelu": "gemm_bf16_hopper_bias_
 # --persistent: the same epilogues on the persistent TMA-store GEMM.
 PERSISTENT_KERNELS = {"relu": "gemm_bf16_hopper_persistent_bias_relu",
                       "gelu": "gemm_bf16_hopper_persistent_bias_gelu"}
+# --cluster: the same epilogues on the 2x1-cluster multicast GEMM.
+CLUSTER_KERNELS = {"relu": "gemm_bf16_hopper_cluster_bias_relu",
+                   "gelu": "gemm_bf16_hopper_cluster_bias_gelu"}
 
 
 def check_kina(kina, source, kernel, a, b, bias, want, extra, timeout):
@@ -92,6 +95,10 @@ def main():
     ap.add_argument("--check", action="store_true", help="check Kina against torch at one shape")
     ap.add_argument("--persistent", action="store_true",
                     help="time the persistent TMA-store kernels (stdlib/*_persistent_bias_*)")
+    ap.add_argument("--cluster", action="store_true",
+                    help="time the 2x1-cluster multicast kernels (stdlib/*_cluster_bias_*)")
+    ap.add_argument("--family", help="time stdlib/gemm_bf16_hopper_FAMILY_bias_{relu,gelu} "
+                                     "(e.g. pingpong, pingpong_cluster)")
     ap.add_argument("--timeout", type=int, default=600)
     args = ap.parse_args()
 
@@ -122,6 +129,12 @@ def main():
     if args.persistent:
         KERNELS.clear()
         KERNELS.update(PERSISTENT_KERNELS)
+    if args.cluster:
+        KERNELS.clear()
+        KERNELS.update(CLUSTER_KERNELS)
+    if args.family:
+        KERNELS.clear()
+        KERNELS.update({act: f"gemm_bf16_hopper_{args.family}_bias_{act}" for act in ("relu", "gelu")})
     env["kernels"] = dict(KERNELS)
     shapes = SHAPES[:2] if args.quick else SHAPES
     rows = []

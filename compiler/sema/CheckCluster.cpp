@@ -277,8 +277,13 @@ void Checker::checkClusterUniform(const Stmt &blockGrid) {
       return nullptr;
     const Expr &e = m.expr(id);
     const Type &t = typeOf(id);
-    if (t.kind == Type::Index && !uniform(t.index))
-      return &e;
+    if (t.kind == Type::Index) {
+      // A uniform value is uniform whatever it is built from: `t / G` of a
+      // persistent tile loop is the tile ordinal although `t` differs.
+      if (!uniform(t.index))
+        return &e;
+      return nullptr;
+    }
     for (ExprId c : e.children)
       if (const Expr *v = firstVarying(c))
         return v;

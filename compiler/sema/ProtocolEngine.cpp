@@ -378,6 +378,16 @@ private:
   uint32_t serials_ = 0;
   std::optional<int64_t> evalAt(Evaluator &ev, XId id, Span where);
   void attribute();
+  /// Execution order: an arrival counts toward the first round of its stage
+  /// that still lacks arrivals when the simulation runs it (ping-pong
+  /// consumers, where a warpgroup skips the rounds its peer takes); a copy
+  /// toward its warpgroup's last `arrive ... expect_tx` on the stage. The
+  /// phase-order check (K0627) then proves that no schedule attributes
+  /// differently: each arrival of round r happens after round r - 1
+  /// completed, so it cannot count toward an earlier round, and a later
+  /// round's arrivals happen after it.
+  bool byExecution_ = false;
+  bool attributeByExecution(size_t t, CEvent &c);
   void simulate();
   bool hb(EventRef a, EventRef b) const {
     if (a.trace < 0 || b.trace < 0 || b.index >= pc_[b.trace])
@@ -395,6 +405,7 @@ private:
   void checkStores();
   void checkCopiesWaited();
   void proveOne();
+  void retryByExecution();
 };
 
 std::optional<int64_t> Engine::evalAt(Evaluator &ev, XId id, Span where) {
@@ -652,6 +663,52 @@ void Engine::attribute() {
   }
 }
 
+bool Engine::attributeByExecution(size_t t, CEvent &c) {
+  if (c.ev->kind != EvKind::Arrive && c.ev->kind != EvKind::TmaLoad)
+    return true;
+  auto &v = rounds_[c.bs];
+  EventRef self{int(t), pc_[t]};
+  if (c.ev->kind == EvKind::Arrive) {
+    int64_t need = p_.barriers[c.ev->barrier].arrivals;
+    size_t r = 0;
+    while (r < v.size() && (v[r].arrivalCount >= need || v[r].complete))
+      ++r;
+    if (r == v.size())
+      v.emplace_back();
+    c.round = int64_t(r);
+    Round &R = v[r];
+    R.arrivals.push_back(self);
+    R.txExpected += c.ev->hasTx ? c.ev->txBytes : 0;
+    R.arrivalCount += c.ev->cluster ? p_.clusterSize : 1;
+    R.clusterArrivals = R.clusterArrivals || c.ev->cluster;
+    return true;
+  }
+  // A copy: the warpgroup's last `arrive ... expect_tx` on the stage in this
+  // iteration, else its last arrive on the stage, both already run.
+  const auto &evs = traces_[t].events;
+  const CEvent *owner = nullptr;
+  for (int j = pc_[t]; j-- > 0 && evs[size_t(j)].serial == c.serial;)
+    if (evs[size_t(j)].ev->kind == EvKind::Arrive && evs[size_t(j)].bs == c.bs &&
+        evs[size_t(j)].ev->hasTx) {
+      owner = &evs[size_t(j)];
+      break;
+    }
+  for (int j = pc_[t]; !owner && j-- > 0;)
+    if (evs[size_t(j)].ev->kind == EvKind::Arrive && evs[size_t(j)].bs == c.bs)
+      owner = &evs[size_t(j)];
+  if (!owner) {
+    cannotProve(c.ev->span, "this `tma_load` completes on " + barrierStage(c.ev->barrier, c.stage) +
+                                " before its warpgroup announced the phase's bytes there");
+    return false;
+  }
+  c.round = owner->round;
+  Round &R = v[size_t(c.round)];
+  R.loads.push_back(self);
+  R.txBytes += c.ev->multicast ? c.ev->bytes * p_.clusterSize : c.ev->bytes;
+  R.multicastLoads = R.multicastLoads || c.ev->multicast;
+  return true;
+}
+
 void Engine::simulate() {
   size_t g = traces_.size();
   Clock zero;
@@ -676,6 +733,12 @@ void Engine::simulate() {
         continue;
       if (R.arrivals.empty() || R.arrivalsDone < R.arrivals.size() || R.loadsDone < R.loads.size())
         return;
+      // By execution order a round holds only what ran so far: it completes
+      // with its barrier's arrival count and its announced bytes landed.
+      if (byExecution_ &&
+          (R.arrivalCount < p_.barriers[at(R.arrivals.front()).ev->barrier].arrivals ||
+           R.txBytes < R.txExpected))
+        return;
       R.complete = true;
       R.clock = zero;
       if (r > 0)
@@ -694,7 +757,9 @@ void Engine::simulate() {
     for (size_t t = 0; t < g; ++t) {
       auto &evs = traces_[t].events;
       while (pc_[t] < int(evs.size())) {
-        const CEvent &c = evs[pc_[t]];
+        CEvent &c = evs[pc_[t]];
+        if (byExecution_ && !attributeByExecution(t, c))
+          return;
         bool phaseOk = true;
         if (c.ev->kind == EvKind::Wait && c.round >= 0) {
           auto &v = rounds_[c.bs];
@@ -1578,6 +1643,52 @@ void Engine::proveOne() {
   checkCopiesWaited();
 }
 
+void Engine::retryByExecution() {
+  // The warpgroup-order attribution failed; the execution-order one proves
+  // the sample point if it finds nothing, else the first one's findings
+  // stand (they name the mistakes of the common, cooperative case).
+  std::vector<Finding> primary = std::move(findings_);
+  findings_.clear();
+  std::set<int> primaryBad = badCountStages_;
+  // A barrier whose every round got the same wrong count (the cooperative
+  // mistake `arrivals=1` with two consumers) keeps the warpgroup order's
+  // K0623 and its fix-it; uneven counts are a consumer skipping rounds.
+  bool unevenCounts = false;
+  for (size_t b = 0; b < p_.barriers.size(); ++b)
+    for (int64_t st = 0; st < p_.barriers[b].stages; ++st) {
+      const auto &v = rounds_[size_t(base_[b] + int(st))];
+      for (size_t r = 0; r + 1 < v.size(); ++r)
+        if (!v[r].arrivals.empty() && v[r].arrivalCount != v[0].arrivalCount)
+          unevenCounts = true;
+    }
+  bool proved = unroll();
+  if (proved) {
+    for (Trace &t : traces_)
+      for (CEvent &c : t.events)
+        if (c.ev->kind == EvKind::Arrive || c.ev->kind == EvKind::TmaLoad)
+          c.round = -1;
+    rounds_.assign(stageCount_, {});
+    byExecution_ = true;
+    proveOne();
+    byExecution_ = false;
+    proved = findings_.empty() && !stop_;
+    // The warpgroup order miscounted the stage's arrivals where execution
+    // order counts them right (a ping-pong kernel): the execution order's
+    // findings name the real mistake.
+    auto counts = [](const std::vector<Finding> &v) {
+      return std::any_of(v.begin(), v.end(),
+                         [](const Finding &f) { return f.id == DiagId::ProtocolArrivalCount; });
+    };
+    if (!proved && !stop_ && unevenCounts && counts(primary) && !counts(findings_))
+      return;
+  }
+  if (!proved) {
+    findings_ = std::move(primary);
+    badCountStages_ = std::move(primaryBad);
+    stop_ = false;
+  }
+}
+
 void Engine::checkClusterReleases() {
   // Obligation 3 (docs/architecture.md "Cluster multicast proofs"): the
   // barriers a multicast producer waits on before refilling (its release
@@ -1799,6 +1910,8 @@ void Engine::run() {
       if (stop_)
         break;
       proveOne();
+      if (!findings_.empty() && !stop_)
+        retryByExecution();
       flush();
     }
   }

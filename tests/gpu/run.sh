@@ -29,7 +29,8 @@
 # REFS (default tests/gpu/refs), PYTHON (default python3, with NumPy),
 # SANITIZE=0 (skip step 3), TIMEOUT (seconds per command,
 # default 600), KINA_RUN_ARGS (extra args for every `kina run`, e.g.
-# "--target auto").
+# "--target auto"), ONLY (a bash regex: run only the kernels it matches,
+# e.g. ONLY=cluster_bias; the refusal checks still run).
 # Exit status: 0 if something passed and nothing failed; 1 if anything
 # failed; 77 if everything was skipped.
 set -u -o pipefail
@@ -143,6 +144,7 @@ else
   fi
 
   for k in "${kernelOrder[@]}"; do
+    [ -n "${ONLY:-}" ] && ! [[ $k =~ $ONLY ]] && continue
     f=${kernelFile[$k]}
     mapfile -t rows < <(printf '%s' "${kernelSizes[$k]:-}" | sed '/^$/d')
     if [ ${#rows[@]} -lt 3 ] && ! { [ ${#rows[@]} -ge 1 ] && [ "${rows[0]%% *}" = - ]; }; then

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bench/gemm/session13.sh: issue 13's H200 measurements in one device call.
+# Every table is one process run with its anchors (cuBLAS, cuBLASLt fused,
+# Triton) in the same run; logs and tables go to $OUT/<part>/.
+#   KINA=/path/to/kina OUT=/tmp/out bash bench/gemm/session13.sh [parts...]
+# Parts (default all): check anchors fused tiles compile
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KINA=${KINA:?KINA=path to kina}
+OUT=${OUT:-/tmp/session13}
+parts=${*:-check anchors fused tiles compile}
+cd "$ROOT"
+for p in $parts; do
+  mkdir -p "$OUT/$p"
+  echo "== $p $(date -u +%H:%M:%S)"
+  case $p in
+    check) # the new kernels against their references, compute-sanitizer at the small size
+      ONLY='cluster_bias|cluster$|pingpong' OUT=$OUT/check TIMEOUT=120 bash tests/gpu/run.sh "$KINA" \
+        > "$OUT/check/stdout.txt" 2>&1; tail -5 "$OUT/check/stdout.txt" ;;
+    anchors)
+      timeout 300 python3 bench/gemm/anchors.py --kina "$KINA" --out "$OUT/anchors" \
+        --kernel-bf16 ${KBF16:-gemm_bf16_hopper_pingpong_cluster} --kernel-f16 ${KF16:-gemm_f16_hopper_pingpong_cluster} --b-layout nk \
+        > "$OUT/anchors/stdout.txt" 2>&1; tail -20 "$OUT/anchors/stdout.txt" ;;
+    fused)
+      for fam in ${FAMILIES:-pingpong_cluster pingpong cluster}; do
+        mkdir -p "$OUT/fused/$fam"
+        timeout 300 python3 bench/gemm/fused.py --kina "$KINA" --out "$OUT/fused/$fam" --quick --family $fam --check \
+          > "$OUT/fused/$fam/stdout.txt" 2>&1; tail -8 "$OUT/fused/$fam/stdout.txt"
+      done ;;
+    tiles)
+      timeout 200 python3 bench/gemm/tiles.py --kina "$KINA" --out "$OUT/tiles" --sizes 1024,2048,4096,8192 \
+        gemm_bf16_hopper_pingpong_cluster gemm_bf16_hopper_pingpong \
+        gemm_bf16_hopper_cluster gemm_bf16_hopper_cluster_s4 gemm_bf16_hopper_cluster_share_a \
+        gemm_bf16_hopper_64x128_s4 gemm_bf16_hopper_64x128_s8 gemm_bf16_hopper_64x64_s4 \
+        > "$OUT/tiles/stdout-bf16.txt" 2>&1; tail -6 "$OUT/tiles/stdout-bf16.txt"
+      mv "$OUT/tiles/gemm-tiles.md" "$OUT/tiles/gemm-tiles-bf16.md" 2>/dev/null
+      mv "$OUT/tiles/gemm-tiles.json" "$OUT/tiles/gemm-tiles-bf16.json" 2>/dev/null
+      timeout 120 python3 bench/gemm/tiles.py --kina "$KINA" --out "$OUT/tiles" --dtype f16 --sizes 2048,4096,8192 \
+        gemm_f16_hopper_pingpong_cluster gemm_f16_hopper_cluster gemm_f16_hopper_cluster_s4 gemm_f16_hopper_cluster_share_a \
+        > "$OUT/tiles/stdout-f16.txt" 2>&1; tail -4 "$OUT/tiles/stdout-f16.txt"
+      mv "$OUT/tiles/gemm-tiles.md" "$OUT/tiles/gemm-tiles-f16.md" 2>/dev/null
+      mv "$OUT/tiles/gemm-tiles.json" "$OUT/tiles/gemm-tiles-f16.json" 2>/dev/null ;;
+    compile)
+      timeout 120 python3 bench/compile/device-cubin.py --kina "$KINA" --out "$OUT/compile" --runs 20 \
+        stdlib/gemm_bf16_hopper_pingpong_cluster.kina:gemm_bf16_hopper_pingpong_cluster \
+        stdlib/gemm_bf16_hopper_cluster.kina:gemm_bf16_hopper_cluster \
+        stdlib/gemm_f16_hopper_cluster.kina:gemm_f16_hopper_cluster \
+        stdlib/gemm_bf16_hopper_persistent.kina:gemm_bf16_hopper_persistent \
+        stdlib/gemm_tc.kina:gemm_tc > "$OUT/compile/stdout.txt" 2>&1; cat "$OUT/compile/stdout.txt"
+      nproc > "$OUT/compile/nproc.txt"; lscpu > "$OUT/compile/lscpu.txt" 2>&1 ;;
+  esac
+done
