@@ -49,6 +49,7 @@ SQUARE = [1024, 2048, 4096, 8192]
 LLM_SHAPES = [
     ("llama2-7b mlp up (4096 tok)", 4096, 11008, 4096),
     ("llama3-8b mlp down (8192 tok)", 8192, 4096, 14336),
+    ("8192x8192x1024", 8192, 8192, 1024),
 ]
 DTYPES = ["f16", "bf16"]
 
@@ -268,9 +269,13 @@ def main():
     torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16}
     rows = []
     for dtype in DTYPES:
-        kernel = args.kernel_f16 if dtype == "f16" else args.kernel_bf16
-        source = find_kina_kernel(args.stdlib, kernel) if args.kina else None
+        # `NAME` or `NAME,SHAPE=NAME,...`: a kernel per shape label (the tile
+        # that bench/gemm/tiles.py measured fastest there), NAME elsewhere.
+        spec = (args.kernel_f16 if dtype == "f16" else args.kernel_bf16).split(",")
+        by_shape = dict(e.split("=", 1) for e in spec[1:])
         for label, m, n, k in shapes(args.quick):
+            kernel = by_shape.get(label, spec[0])
+            source = find_kina_kernel(args.stdlib, kernel) if args.kina else None
             torch.manual_seed(0)
             a = torch.randn(m, k, device="cuda", dtype=torch_dtype[dtype])
             if args.b_layout == "nk":
@@ -278,7 +283,7 @@ def main():
             else:
                 b = torch.randn(k, n, device="cuda", dtype=torch_dtype[dtype])
             row = {"dtype": dtype, "shape": label, "M": m, "N": n, "K": k,
-                   "b_layout": args.b_layout}
+                   "b_layout": args.b_layout, "kina_kernel": kernel if args.kina else None}
 
             ms = do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median")
             row["cublas_ms"], row["cublas_tflops"] = ms, tflops(m, n, k, ms)
@@ -339,14 +344,14 @@ def markdown(env, rows):
                 "timing", "accumulate", "output_dtype"):
         lines.append(f"- **{key}**: {env.get(key)}")
     lines += ["", "TFLOP/s (higher is better); ratios are Kina's TFLOP/s over the anchor's.", "",
-              "| dtype | shape | M | N | K | cuBLAS | Triton | Kina | Kina/cuBLAS | Kina/Triton |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| dtype | shape | M | N | K | cuBLAS | Triton | Kina | Kina/cuBLAS | Kina/Triton | Kina kernel |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(
             f"| {r['dtype']} | {r['shape']} | {r['M']} | {r['N']} | {r['K']} | "
             f"{fmt(r.get('cublas_tflops'), '.1f')} | {fmt(r.get('triton_tflops'), '.1f')} | "
             f"{fmt(r.get('kina_tflops'), '.1f')} | {fmt(r.get('kina_vs_cublas'), '.2f')} | "
-            f"{fmt(r.get('kina_vs_triton'), '.2f')} |")
+            f"{fmt(r.get('kina_vs_triton'), '.2f')} | {r.get('kina_kernel') or '—'} |")
     errors = [r for r in rows if r.get("kina_error")]
     if errors:
         lines += ["", "Kina runs that did not produce a time:", ""]
