@@ -197,7 +197,9 @@ def run_kina(kina, source, kernel, m, n, k, extra, timeout):
     if ms is None and tf is None:
         result["error"] = "no median_ms or tflops in kina's JSON: " + text[:300]
         return result
-    if tf is None:
+    # The GEMM's 2 M N K over the median time: a bench must not trust the
+    # kernel's own FLOP formula (it counted ping-pong tiles twice once).
+    if ms is not None:
         tf = tflops(m, n, k, ms)
     result.update({"ms": ms, "tflops": tf, "raw": data})
     return result

@@ -238,8 +238,12 @@ void findWgmma(const ir::Kernel &k, const ir::Block &b, std::map<ir::VarId, ir::
         t = ir::ceilDiv(lo->asConstant() == 0 ? *hi : *hi - *lo, *step);
       findWgmma(k, o->body, lets, t, depth + 1, warpgroups, site, tiles);
     } else if (auto *o = op.as<ir::IfOp>()) {
-      findWgmma(k, o->thenBody, lets, trips, depth, warpgroups, site, tiles);
-      findWgmma(k, o->elseBody, lets, trips, depth, warpgroups, site, tiles);
+      // An `if` between a persistent tile loop and the reduction loop
+      // hands each tile to one warpgroup (ping-pong consumers): a tile is
+      // one accumulator's work, not the role's.
+      int64_t wgs = tiles && !trips ? 1 : warpgroups;
+      findWgmma(k, o->thenBody, lets, trips, depth, wgs, site, tiles);
+      findWgmma(k, o->elseBody, lets, trips, depth, wgs, site, tiles);
     }
   }
 }
