@@ -97,6 +97,8 @@ def main():
                     help="time the persistent TMA-store kernels (stdlib/*_persistent_bias_*)")
     ap.add_argument("--cluster", action="store_true",
                     help="time the 2x1-cluster multicast kernels (stdlib/*_cluster_bias_*)")
+    ap.add_argument("--kernel", action="append", default=[], metavar="ACT=NAME",
+                    help="time this kernel for relu or gelu (after --family)")
     ap.add_argument("--family", help="time stdlib/gemm_bf16_hopper_FAMILY_bias_{relu,gelu} "
                                      "(e.g. pingpong, pingpong_cluster)")
     ap.add_argument("--timeout", type=int, default=600)
@@ -135,6 +137,9 @@ def main():
     if args.family:
         KERNELS.clear()
         KERNELS.update({act: f"gemm_bf16_hopper_{args.family}_bias_{act}" for act in ("relu", "gelu")})
+    for spec in args.kernel:
+        act, name = spec.split("=", 1)
+        KERNELS[act] = name
     env["kernels"] = dict(KERNELS)
     shapes = SHAPES[:2] if args.quick else SHAPES
     rows = []

@@ -15,17 +15,17 @@ for p in $parts; do
   echo "== $p $(date -u +%H:%M:%S)"
   case $p in
     check) # the new kernels against their references, compute-sanitizer at the small size
-      ONLY='cluster_bias|cluster$|pingpong' OUT=$OUT/check TIMEOUT=120 bash tests/gpu/run.sh "$KINA" \
+      ONLY=${ONLY:-'cluster_bias|cluster$|pingpong'} OUT=$OUT/check TIMEOUT=120 bash tests/gpu/run.sh "$KINA" \
         > "$OUT/check/stdout.txt" 2>&1; tail -5 "$OUT/check/stdout.txt" ;;
     anchors)
       timeout 300 python3 bench/gemm/anchors.py --kina "$KINA" --out "$OUT/anchors" \
         --kernel-bf16 ${KBF16:-gemm_bf16_hopper_pingpong_cluster} --kernel-f16 ${KF16:-gemm_f16_hopper_pingpong_cluster} --b-layout nk \
         > "$OUT/anchors/stdout.txt" 2>&1; tail -20 "$OUT/anchors/stdout.txt" ;;
     fused)
-      for fam in ${FAMILIES:-pingpong_cluster pingpong cluster}; do
-        mkdir -p "$OUT/fused/$fam"
-        timeout 300 python3 bench/gemm/fused.py --kina "$KINA" --out "$OUT/fused/$fam" --quick --family $fam --check \
-          > "$OUT/fused/$fam/stdout.txt" 2>&1; tail -8 "$OUT/fused/$fam/stdout.txt"
+      for fam in ${FAMILIES:-cluster}; do
+        timeout 300 python3 bench/gemm/fused.py --kina "$KINA" --out "$OUT/fused-$fam" --quick --family $fam \
+          ${FUSED_ARGS:---kernel gelu=gemm_bf16_hopper_cluster_bias_gelu_tanh} --check \
+          > "$OUT/fused-$fam-stdout.txt" 2>&1; tail -8 "$OUT/fused-$fam-stdout.txt"
       done ;;
     tiles) # which tile wins where (the shapes below 4096^3 are the open ones)
       timeout 200 python3 bench/gemm/tiles.py --kina "$KINA" --out "$OUT/tiles" --sizes ${TILE_SIZES:-1024,2048} \
