@@ -42,8 +42,8 @@ std::vector<solver::AtomId> factorsOf(solver::SymbolTable &symbols, solver::Atom
 /// (`M mod 1024 = 0` makes `M/128` a multiple of 8): the quotient is then
 /// `(M/128) / 8`, which equals `end / e` as an integer though it does not
 /// multiply back syntactically.
-std::optional<DimExpr> factorOut(solver::SymbolTable &symbols, Prover &prover,
-                                 const DimExpr &end, const DimExpr &e, bool *inexact = nullptr) {
+std::optional<DimExpr> factorOut(solver::SymbolTable &symbols, Prover &prover, const DimExpr &end,
+                                 const DimExpr &e, bool *inexact = nullptr) {
   if (end.terms().size() != 1 || end.constantTerm() != 0 || e.terms().size() != 1 ||
       e.constantTerm() != 0 || e.terms()[0].Coeff < 1)
     return std::nullopt;

@@ -781,7 +781,8 @@ private:
         if (!v && (t.Atom == r ||
                    std::find(info.Symbols.begin(), info.Symbols.end(), r) != info.Symbols.end())) {
           u.unknown = "the start `" + c_.str(start) + "` of dimension " + std::to_string(d + 1) +
-                      " uses `" + name(r) + "`, which the proof reads as its quotient and remainder";
+                      " uses `" + name(r) +
+                      "`, which the proof reads as its quotient and remainder";
           return u;
         }
       if (!mentionsVar)
