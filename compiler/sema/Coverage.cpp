@@ -264,6 +264,25 @@ private:
     std::optional<solver::AtomId> div, mod;
     int64_t n = 0;
     DimExpr operand = DimExpr::atom(v.atom);
+    // A dimension divisor: `v / E` (bounded by H with v < H * E, CheckLoops.cpp)
+    // beside `v mod E` (`r / (N/32)`, `r mod (N/32)`: row-major in a band).
+    for (const Checker::IndexQuotient &q : c_.quotients) {
+      // The bound came from v's own range [0, H * E) (its loop's end or the
+      // remainder's divisor), so the digits cover that range exactly.
+      if (q.mod || !q.bound || !(q.dividend == operand) || depth >= 4 ||
+          v.lo.constantValue() != std::optional<int64_t>(0) ||
+          !c_.prover.proveEqual(c_.symbols.mul(*q.bound, q.divisor), v.hi).proved())
+        continue;
+      for (const Checker::IndexQuotient &m : c_.quotients)
+        if (m.mod && m.dividend == operand && m.divisor == q.divisor) {
+          retired_.push_back(v.atom);
+          pushDigits(Var{q.atom, DimExpr::constant(0), *q.bound, v.kind, v.site, v.endExpr},
+                     depth + 1);
+          pushDigits(Var{m.atom, DimExpr::constant(0), m.divisor, v.kind, v.site, v.endExpr},
+                     depth + 1);
+          return;
+        }
+    }
     for (size_t a = 0; a < c_.symbols.size() && depth < 4; ++a) {
       const solver::AtomInfo &info = c_.symbols.info(static_cast<solver::AtomId>(a));
       if (info.Kind != solver::AtomKind::FloorDiv || !(info.Operand == operand))
