@@ -574,7 +574,10 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
       error(DiagId::DivisorNotConstant, m.expr(e.children[1]).span, "the divisor must be positive");
       return Type::error();
     }
-    return Type::indexValue(f == "floor_div" ? symbols.floorDiv(*a, *n) : symbols.ceilDiv(*a, *n));
+    DimExpr q = f == "floor_div" ? symbols.floorDiv(*a, *n) : symbols.ceilDiv(*a, *n);
+    if (f == "floor_div")
+      boundFloorDiv(*a, *n, q);
+    return Type::indexValue(q);
   }
   if (f == "fill") {
     if (!arity(1))

@@ -21,39 +21,65 @@
 //===----------------------------------------------------------------------===//
 #include "sema/Checker.h"
 
+#include <algorithm>
+
 namespace kina::sema {
 
 namespace {
 
-/// `end / e` when `end` is a product with `e` as one factor (`(M/128) *
-/// (N/256)` over `N/256`), checked by multiplying back.
-std::optional<DimExpr> factorOut(solver::SymbolTable &symbols, const DimExpr &end,
-                                 const DimExpr &e) {
-  auto ea = e.asAtom();
-  if (!ea || end.terms().size() != 1 || end.constantTerm() != 0)
+/// The factors of a monomial's atom (a product's factors, or the atom).
+std::vector<solver::AtomId> factorsOf(solver::SymbolTable &symbols, solver::AtomId a) {
+  const solver::AtomInfo &info = symbols.info(a);
+  if (info.Kind == solver::AtomKind::Product)
+    return info.Factors;
+  return {a};
+}
+
+/// `end / e` when `end` is a product with `e`'s factors among its factors
+/// (`(M/128) * (N/256)` over `N/256`), checked by multiplying back. A
+/// constant coefficient of `e` (`8 * (N/256)`, a grouped rasterization's
+/// band of 8 tile rows) divides the rest when the facts prove it divisible
+/// (`M mod 1024 = 0` makes `M/128` a multiple of 8): the quotient is then
+/// `(M/128) / 8`, which equals `end / e` as an integer though it does not
+/// multiply back syntactically.
+std::optional<DimExpr> factorOut(solver::SymbolTable &symbols, Prover &prover, const DimExpr &end,
+                                 const DimExpr &e, bool *inexact = nullptr) {
+  if (end.terms().size() != 1 || end.constantTerm() != 0 || e.terms().size() != 1 ||
+      e.constantTerm() != 0 || e.terms()[0].Coeff < 1)
     return std::nullopt;
   const solver::Term &t = end.terms()[0];
-  const solver::AtomInfo &info = symbols.info(t.Atom);
-  DimExpr rest = DimExpr::constant(t.Coeff);
-  if (t.Atom == *ea) {
-    // end = c * e
-  } else if (info.Kind == solver::AtomKind::Product) {
-    bool found = false;
-    for (solver::AtomId f : info.Factors) {
-      if (f == *ea && !found) {
-        found = true;
-        continue;
-      }
-      rest = symbols.mul(rest, DimExpr::atom(f));
-    }
-    if (!found)
+  const solver::Term &d = e.terms()[0];
+  std::vector<solver::AtomId> rest = factorsOf(symbols, t.Atom);
+  for (solver::AtomId f : factorsOf(symbols, d.Atom)) {
+    auto it = std::find(rest.begin(), rest.end(), f);
+    if (it == rest.end())
       return std::nullopt;
-  } else {
-    return std::nullopt;
+    rest.erase(it);
   }
-  if (!rest.isValid() || !(symbols.mul(rest, e) == end))
+  DimExpr q = DimExpr::constant(t.Coeff);
+  for (solver::AtomId f : rest)
+    q = symbols.mul(q, DimExpr::atom(f));
+  if (!q.isValid())
     return std::nullopt;
-  return rest;
+  if (d.Coeff == 1 || t.Coeff % d.Coeff == 0) {
+    q = d.Coeff == 1 ? q : symbols.exactDiv(q, d.Coeff);
+    if (!q.isValid() || !(symbols.mul(q, e) == end))
+      return std::nullopt;
+    return q;
+  }
+  if (!prover.proveDivisible(q, d.Coeff).proved()) {
+    // Not provably a multiple: x / e < ceil(q / c) still holds (a fact for
+    // the bounds proofs, whose suggestions then find the divisibility that
+    // makes the band fit), but it is no exact digit range for the coverage.
+    if (inexact)
+      *inexact = true;
+    q = symbols.ceilDiv(q, d.Coeff);
+    return q.isValid() ? std::optional<DimExpr>(q) : std::nullopt;
+  }
+  q = symbols.exactDiv(q, d.Coeff);
+  if (!q.isValid())
+    return std::nullopt;
+  return q;
 }
 
 } // namespace
@@ -289,19 +315,45 @@ std::optional<Type> Checker::indexQuotient(ExprId id, const Expr &e, const DimEx
     return Type::indexValue(v);
   }
   prover.assumeLessEqual(v, a);
-  // x < A * E (x's loop ends there) gives x / E < A.
-  std::optional<DimExpr> bound;
-  if (auto xa = a.asAtom())
+  // x < A * E (x's loop ends there, or x = y mod (A * E)) gives x / E < A;
+  // factorOut's A * E equals the end as an integer.
+  std::optional<DimExpr> bound, end;
+  if (auto xa = a.asAtom()) {
     if (auto r = loopRanges.find(*xa); r != loopRanges.end())
-      bound = factorOut(symbols, r->second.second, b);
-  if (bound) {
-    DimExpr limit = symbols.mul(*bound, b);
-    if (limit.isValid() && prover.proveLess(a, limit).proved()) {
+      end = r->second.second;
+    else if (const IndexQuotient *xq = quotientOf(*xa); xq && xq->mod)
+      end = xq->divisor;
+  }
+  bool inexact = false;
+  if (end)
+    bound = factorOut(symbols, prover, *end, b, &inexact);
+  if (bound && inexact) {
+    if (prover.proveLess(a, *end).proved())
+      prover.assumeLess(v, *bound);
+  } else if (bound) {
+    if (prover.proveLess(a, *end).proved()) {
       prover.assumeLess(v, *bound);
       quotients[found - quotients.data()].bound = bound;
     }
   }
   return Type::indexValue(v);
+}
+
+void Checker::boundFloorDiv(const DimExpr &x, int64_t n, const DimExpr &q) {
+  auto xa = x.asAtom();
+  if (!xa || n <= 1 || !q.isValid())
+    return;
+  std::optional<DimExpr> end;
+  if (auto r = loopRanges.find(*xa); r != loopRanges.end())
+    end = r->second.second;
+  else if (const IndexQuotient *xq = quotientOf(*xa); xq && xq->mod)
+    end = xq->divisor;
+  if (!end || !prover.proveNonNegative(x).proved() || !prover.proveLess(x, *end).proved() ||
+      !prover.proveDivisible(*end, n).proved())
+    return;
+  DimExpr h = symbols.exactDiv(*end, n);
+  if (h.isValid())
+    prover.assumeLess(q, h);
 }
 
 } // namespace kina::sema

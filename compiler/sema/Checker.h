@@ -292,6 +292,10 @@ public:
   /// division: a dimension-expression divisor, or a strided loop variable
   /// divided by its step. nullopt: the constant-divisor rule applies.
   std::optional<Type> indexQuotient(ExprId id, const Expr &e, const DimExpr &a, const DimExpr &b);
+  /// `floor_div x n` with x < E (x's loop range ends at E, or x = y mod E)
+  /// and E provably a multiple of n: assumes q < E / n, the integer rounding
+  /// the solver's linear facts lose (CheckLoops.cpp).
+  void boundFloorDiv(const DimExpr &x, int64_t n, const DimExpr &q);
   /// Proves e >= 1 or reports `id` at `span` with a `requires` fix-it.
   bool requirePositive(const DimExpr &e, Span span, DiagId id, const std::string &what);
 

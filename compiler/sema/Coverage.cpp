@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 #include "sema/Analysis.h"
 
+#include <algorithm>
 #include <map>
 
 namespace kina::sema {
@@ -65,6 +66,7 @@ struct Store {
   std::vector<DimExpr> start;
   std::vector<int64_t> len;
   std::vector<Var> vars;   ///< in scope, outermost first
+  std::vector<solver::AtomId> retired; ///< tile ids standing as their digits
   std::vector<Cond> conds; ///< around the store
   std::vector<solver::AtomId> valueDeps;
   // Filled by narrowing:
@@ -75,7 +77,8 @@ struct Store {
 
 class CoverageChecker {
 public:
-  CoverageChecker(Checker &c, const Item &item) : c_(c), m_(c.m), item_(item) {}
+  CoverageChecker(Checker &c, const Item &item)
+      : c_(c), m_(c.m), item_(item), symbolsAtStart_(c.symbols.size()) {}
 
   void run() {
     resultName_ = item_.resultName.valid() ? item_.resultName.name : "result";
@@ -131,6 +134,12 @@ private:
   /// only restate it.
   std::vector<Span> inputs_;
   std::vector<Var> vars_;
+  /// Tile ids that stand as their digits (pushDigits): a store that still
+  /// mentions one is outside the fragment, not a constant offset.
+  std::vector<solver::AtomId> retired_;
+  /// The symbol table's size when the checker started on this kernel's
+  /// coverage: an atom interned later is used by no index.
+  size_t symbolsAtStart_ = 0;
   std::vector<Cond> conds_;
   /// Register tile symbol -> the symbols its value may depend on.
   std::map<int, std::vector<solver::AtomId>> deps_;
@@ -246,6 +255,62 @@ private:
       collectStmt(id);
   }
 
+  /// Pushes a tile id v over [0, n * H) as its two digits `floor_div v n`
+  /// over [0, H) and `v mod n` over [0, n) when both are in use (a grouped
+  /// rasterization's `r mod 8` and `floor_div r 8`, docs/language.md
+  /// "Grouped rasterization"): v = n * (floor_div v n) + v mod n is a
+  /// bijection, so the pair covers what v would. The digits may split again.
+  void pushDigits(const Var &v, int depth = 0) {
+    std::optional<solver::AtomId> div, mod;
+    int64_t n = 0;
+    DimExpr operand = DimExpr::atom(v.atom);
+    // A dimension divisor: `v / E` (bounded by H with v < H * E, CheckLoops.cpp)
+    // beside `v mod E` (`r / (N/32)`, `r mod (N/32)`: row-major in a band).
+    for (const Checker::IndexQuotient &q : c_.quotients) {
+      // The bound came from v's own range [0, H * E) (its loop's end or the
+      // remainder's divisor), so the digits cover that range exactly.
+      if (q.mod || !q.bound || !(q.dividend == operand) || depth >= 4 ||
+          v.lo.constantValue() != std::optional<int64_t>(0) ||
+          !c_.prover.proveEqual(c_.symbols.mul(*q.bound, q.divisor), v.hi).proved())
+        continue;
+      for (const Checker::IndexQuotient &m : c_.quotients)
+        if (m.mod && m.dividend == operand && m.divisor == q.divisor) {
+          retired_.push_back(v.atom);
+          pushDigits(Var{q.atom, DimExpr::constant(0), *q.bound, v.kind, v.site, v.endExpr},
+                     depth + 1);
+          pushDigits(Var{m.atom, DimExpr::constant(0), m.divisor, v.kind, v.site, v.endExpr},
+                     depth + 1);
+          return;
+        }
+    }
+    for (size_t a = 0; a < c_.symbols.size() && depth < 4; ++a) {
+      const solver::AtomInfo &info = c_.symbols.info(static_cast<solver::AtomId>(a));
+      if (info.Kind != solver::AtomKind::FloorDiv || !(info.Operand == operand))
+        continue;
+      auto m = c_.symbols.mod(operand, info.Divisor).asAtom();
+      if (!m || !used(*m))
+        continue;
+      div = static_cast<solver::AtomId>(a);
+      mod = *m;
+      n = info.Divisor;
+      break;
+    }
+    if (div && v.lo.isConstant() && v.lo.constantValue() == 0 &&
+        c_.prover.proveDivisible(v.hi, n).proved()) {
+      DimExpr h = c_.symbols.exactDiv(v.hi, n);
+      if (h.isValid()) {
+        retired_.push_back(v.atom);
+        pushDigits(Var{*div, DimExpr::constant(0), h, v.kind, v.site, v.endExpr}, depth + 1);
+        pushDigits(Var{*mod, DimExpr::constant(0), DimExpr::constant(n), v.kind, v.site, v.endExpr},
+                   depth + 1);
+        return;
+      }
+    }
+    vars_.push_back(v);
+  }
+  /// Whether the atom was interned before coverage ran (some index uses it).
+  bool used(solver::AtomId a) const { return a < symbolsAtStart_; }
+
   void collectStmt(StmtId id) {
     const Stmt &st = m_.stmt(id);
     switch (st.kind) {
@@ -332,15 +397,19 @@ private:
             continue;
           for (const Checker::IndexQuotient &r : c_.quotients)
             if (r.mod && r.dividend == tile && r.divisor == q.divisor && !split) {
-              vars_.push_back(Var{q.atom, DimExpr::constant(0), *q.bound, VarKind::Block, range});
-              vars_.push_back(Var{r.atom, DimExpr::constant(0), r.divisor, VarKind::Block, range});
+              pushDigits(Var{q.atom, DimExpr::constant(0), *q.bound, VarKind::Block, range});
+              pushDigits(Var{r.atom, DimExpr::constant(0), r.divisor, VarKind::Block, range});
               split = true;
             }
         }
+        size_t retiredBefore = retired_.size();
+        if (split && tAtom)
+          retired_.push_back(*tAtom);
         if (!split && tAtom)
           vars_.push_back(Var{*tAtom, DimExpr::constant(0), tileEnd, VarKind::Block, range});
         collect(st.body);
         vars_ = std::move(saved);
+        retired_.resize(retiredBefore);
         return;
       }
       // A strided loop's variable skips values: it is no variable of the
@@ -424,6 +493,7 @@ private:
       }
       brokenStore_ = false;
       s.vars = vars_;
+      s.retired = retired_;
       s.conds = conds_;
       // The conditions around the store decide whether it runs, not what it
       // stores (a merged if/else adds its condition: mergeComplementary).
@@ -726,6 +796,14 @@ private:
       for (solver::AtomId sym : info.Symbols)
         for (const Var &x : vars)
           mentionsVar = mentionsVar || x.atom == sym;
+      for (solver::AtomId r : s.retired)
+        if (!v && (t.Atom == r ||
+                   std::find(info.Symbols.begin(), info.Symbols.end(), r) != info.Symbols.end())) {
+          u.unknown = "the start `" + c_.str(start) + "` of dimension " + std::to_string(d + 1) +
+                      " uses `" + name(r) +
+                      "`, which the proof reads as its quotient and remainder";
+          return u;
+        }
       if (!mentionsVar)
         continue;
       if (!v) {
