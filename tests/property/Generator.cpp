@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Generator.h"
 #include "GenText.h"
+#include "GenerateBcast.h"
 #include "GenerateHopper.h"
 #include "GenerateMasked.h"
 
@@ -1472,6 +1473,7 @@ GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorO
   ProgramGen gen(mix.next(), options);
   GeneratedProgram p = gen.run();
   appendMaskedKernel(p, mix.next()); // GenerateMasked.cpp (masks and ragged edges)
+  appendBcastKernel(p, mix.next());  // GenerateBcast.cpp (broadcasts, block reductions)
   p.text = "// kina-property seed=" + std::to_string(seed) + " index=" + std::to_string(index) +
            "\n" + p.text;
   return p;
