@@ -6,8 +6,9 @@ Times, on the same shapes and in the same process:
   * copy: y.copy_(x) of the bf16 [M, D] tensor (read + write, the anchor
     the norms are measured against: goal >= 80% of its bandwidth);
   * PyTorch: F.layer_norm (eps 1e-5) and F.rms_norm (eps 1e-6) in bf16;
-  * Kina: stdlib/layernorm.kina layernorm_bf16 and stdlib/rmsnorm.kina
-    rmsnorm_bf16 through `kina run --bench --json --target sm_90a`;
+  * Kina: stdlib/layernorm.kina layernorm_bf16 / layernorm_cp_bf16 and
+    stdlib/rmsnorm.kina rmsnorm_bf16 / rmsnorm_cp_bf16 (register loads /
+    16-byte cp.async staging) through `kina run --bench --json --target sm_90a`;
   * unless --norms-only: gelu(addmm(bias, a, b)) against
     stdlib/gemm_bias_gelu_bf16.kina (both GELU forms) and torch.bmm against
     stdlib/gemm_batched.kina, bf16 in and out.
@@ -123,10 +124,11 @@ def main():
             if key + "_ms" in row:
                 row[key + "_tbs"] = gb / row[key + "_ms"]
         if args.kina:
-            for name, file, kernel, anchor in (("layernorm", "layernorm.kina", "layernorm_bf16",
-                                                "torch_layer_norm"),
-                                               ("rmsnorm", "rmsnorm.kina", "rmsnorm_bf16",
-                                                "torch_rms_norm")):
+            for name, file, kernel, anchor in (
+                    ("layernorm", "layernorm.kina", "layernorm_bf16", "torch_layer_norm"),
+                    ("layernorm_cp", "layernorm.kina", "layernorm_cp_bf16", "torch_layer_norm"),
+                    ("rmsnorm", "rmsnorm.kina", "rmsnorm_bf16", "torch_rms_norm"),
+                    ("rmsnorm_cp", "rmsnorm.kina", "rmsnorm_cp_bf16", "torch_rms_norm")):
                 r = kina_ms(args.kina, file, kernel, f"M={m},D={d}", args.timeout)
                 if "error" in r:
                     row[f"kina_{name}_error"] = r["error"]

@@ -48,7 +48,7 @@ def main():
         return torch.from_numpy(np.ascontiguousarray(t[name])).to(dev).to(torch.bfloat16)
 
     f64 = {k: v.astype(np.float64) for k, v in t.items()}
-    if kernel == "layernorm_bf16":
+    if kernel in ("layernorm_bf16", "layernorm_cp_bf16"):
         x = bf("x")
         ref_t = F.layer_norm(x, (x.shape[-1],), bf("gamma"), bf("beta"), eps=1e-5)
         x64 = f64["x"]
@@ -56,7 +56,7 @@ def main():
         want = (x64 - mu) / np.sqrt(((x64 - mu) ** 2).mean(1, keepdims=True) + 1e-5) \
             * f64["gamma"] + f64["beta"]
         out = "y"
-    elif kernel == "rmsnorm_bf16":
+    elif kernel in ("rmsnorm_bf16", "rmsnorm_cp_bf16"):
         x = bf("x")
         if hasattr(F, "rms_norm"):
             ref_t = F.rms_norm(x, (x.shape[-1],), bf("gamma"), eps=1e-6)

@@ -49,11 +49,20 @@ layernorm.kina layernorm_bf16 M=33,D=512 1
 layernorm.kina layernorm_bf16 M=1000,D=1024 0
 layernorm.kina layernorm_bf16 M=4096,D=4096 0
 layernorm.kina layernorm_bf16 M=333,D=8192 0
+layernorm.kina layernorm_cp_bf16 M=7,D=1024 1
+layernorm.kina layernorm_cp_bf16 M=33,D=1536 1
+layernorm.kina layernorm_cp_bf16 M=1000,D=1024 0
+layernorm.kina layernorm_cp_bf16 M=4096,D=4096 0
+layernorm.kina layernorm_cp_bf16 M=333,D=8192 0
 rmsnorm.kina rmsnorm_bf16 M=7,D=1024 1
 rmsnorm.kina rmsnorm_bf16 M=33,D=512 1
 rmsnorm.kina rmsnorm_bf16 M=1000,D=1024 0
 rmsnorm.kina rmsnorm_bf16 M=4096,D=4096 0
 rmsnorm.kina rmsnorm_bf16 M=333,D=8192 0
+rmsnorm.kina rmsnorm_cp_bf16 M=7,D=1024 1
+rmsnorm.kina rmsnorm_cp_bf16 M=33,D=1536 1
+rmsnorm.kina rmsnorm_cp_bf16 M=4096,D=4096 0
+rmsnorm.kina rmsnorm_cp_bf16 M=333,D=8192 0
 gemm_bias_gelu_bf16.kina gemm_bias_gelu_bf16 M=128,N=128,K=96 1
 gemm_bias_gelu_bf16.kina gemm_bias_gelu_bf16 M=256,N=384,K=160 0
 gemm_bias_gelu_bf16.kina gemm_bias_gelu_bf16 M=1024,N=1024,K=1024 0
@@ -66,6 +75,7 @@ gemm_batched.kina gemm_batched_bf16 B=16,M=512,N=512,K=512 0
 SANITIZE_CASES="
 layernorm.kina layernorm_bf16 M=33,D=512
 rmsnorm.kina rmsnorm_bf16 M=33,D=512
+layernorm.kina layernorm_cp_bf16 M=33,D=1536
 "
 
 record() { # record STATUS NAME [DETAIL]
