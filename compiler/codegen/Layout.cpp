@@ -80,6 +80,8 @@ int64_t registerSlots(const std::vector<int64_t> &shape) {
     return 0;
   if (shape[1] == 1)
     return shape[0] / 8;
+  if (shape[0] == 1)
+    return shape[1] / 4; // a row [1, C]: replicated over the 8 row groups
   return shape[0] * shape[1] / 32;
 }
 

@@ -18,6 +18,8 @@
 //    (fm, fn) and slot s in 0..3, lane L holds row fm*16 + (s/2)*8 + L/4,
 //    column fn*8 + 2*(L%4) + s%2. An [R, 1] tile (row vector) holds R/8
 //    values: slot fm*2 + h is row fm*16 + h*8 + L/4 (replicated over L%4).
+//    A [1, C] tile (column vector of a row) holds C/4 values: slot fn*2 + i
+//    is column fn*8 + 2*(L%4) + i (replicated over L/4).
 //
 // checkLowerable() reports shapes the lowering cannot handle (K1206) and
 // shared memory above the target limit (K1207).

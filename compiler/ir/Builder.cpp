@@ -153,6 +153,10 @@ void KernelBuilder::rowReduce(ReduceKind kind, TileId dst, TileId src, Span span
   append(ReduceOp{kind, dst, src}, span);
 }
 
+void KernelBuilder::colReduce(ReduceKind kind, TileId dst, TileId src, Span span) {
+  append(ReduceOp{kind, dst, src, /*columns=*/true}, span);
+}
+
 void KernelBuilder::transpose(TileId dst, TileId src, Span span) {
   append(TransposeOp{dst, src}, span);
 }

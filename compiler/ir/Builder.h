@@ -68,6 +68,8 @@ public:
   void unary(UnaryKind kind, TileId dst, Operand src, Span span = {});
   void binary(BinaryKind kind, TileId dst, Operand lhs, Operand rhs, Span span = {});
   void rowReduce(ReduceKind kind, TileId dst, TileId src, Span span = {});
+  /// `col_sum` / `col_max`: [R, C] -> [1, C].
+  void colReduce(ReduceKind kind, TileId dst, TileId src, Span span = {});
   void transpose(TileId dst, TileId src, Span span = {});
   // Masks and ragged edges (Masked.cpp).
   void maskedLoad(TileId dst, Access src, ScalarExpr fill, Span span = {});

@@ -216,7 +216,9 @@ public:
          << operand(o.rhs) << "\n";
   }
   void emit(const ReduceOp &o, int, const std::string &) {
-    out_ << tileName(o.dst) << " <- " << reduceKindName(o.kind) << " " << tileName(o.src) << "\n";
+    out_ << tileName(o.dst) << " <- "
+         << (o.columns ? colReduceKindName(o.kind) : reduceKindName(o.kind)) << " "
+         << tileName(o.src) << "\n";
   }
   void emit(const TransposeOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << " <- transpose " << tileName(o.src) << "\n";

@@ -281,7 +281,8 @@ struct UnaryOp {
   Operand src;
 };
 /// `dst <- add x y` etc. An [R, 1] operand broadcasts along the columns of
-/// an [R, C] one; a scalar broadcasts everywhere.
+/// an [R, C] one, a [1, C] operand along its rows; a scalar broadcasts
+/// everywhere.
 struct BinaryOp {
   BinaryKind kind;
   TileId dst;
@@ -289,10 +290,12 @@ struct BinaryOp {
   Operand rhs;
 };
 /// `dst <- row_sum x` / `row_max x`: [R, C] -> [R, 1].
+/// With columns set, `col_sum x` / `col_max x`: [R, C] -> [1, C].
 struct ReduceOp {
   ReduceKind kind;
   TileId dst;
   TileId src;
+  bool columns = false;
 };
 /// `dst <- transpose x`: [R, C] -> [C, R] (register tiles).
 struct TransposeOp {
@@ -478,6 +481,7 @@ struct Kernel {
 std::string_view unaryKindName(UnaryKind k);
 std::string_view binaryKindName(BinaryKind k);
 std::string_view reduceKindName(ReduceKind k);
+std::string_view colReduceKindName(ReduceKind k);
 std::string_view compareKindName(CompareKind k); ///< "lt", "le", ...
 /// Whether the comparison holds for a and b compared as doubles (the
 /// reference interpreter's; integers are exact in a double up to 2^53).

@@ -149,4 +149,8 @@ std::string_view reduceKindName(ReduceKind k) {
   return k == ReduceKind::Sum ? "row_sum" : "row_max";
 }
 
+std::string_view colReduceKindName(ReduceKind k) {
+  return k == ReduceKind::Sum ? "col_sum" : "col_max";
+}
+
 } // namespace kina::ir

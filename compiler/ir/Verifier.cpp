@@ -416,8 +416,9 @@ private:
       const TileDecl *t = registerTile(x.tile, span, role);
       if (!t)
         return std::optional<DType>();
-      bool broadcast = t->shape.size() == 2 && d->shape.size() == 2 && t->shape[0] == d->shape[0] &&
-                       t->shape[1] == 1;
+      bool broadcast = t->shape.size() == 2 && d->shape.size() == 2 &&
+                       ((t->shape[0] == d->shape[0] && t->shape[1] == 1) ||
+                        (t->shape[0] == 1 && t->shape[1] == d->shape[1]));
       if (!broadcast)
         expectShape(t->shape, d->shape, span, std::string("select ") + role + " '" + t->name + "'");
       if (t->scope != RegisterScope::Warp)
@@ -558,9 +559,10 @@ private:
         if (o->masked)
           checkMaskedAccess(o->src, d, scope, sp, "masked load", &o->fill);
         if (d && s) {
-          // A 1-D access [N] is also the row [1, N] of a warpgroup vector.
-          bool wgRow = d->scope == RegisterScope::Warpgroup && s->shape.size() == 1 &&
-                       d->shape.size() == 2 && d->shape[0] == 1 && d->shape[1] == s->shape[0];
+          // A 1-D access [N] is also the row [1, N] of a warpgroup vector
+          // or of a per-warp row (a broadcast operand).
+          bool wgRow = s->shape.size() == 1 && d->shape.size() == 2 && d->shape[0] == 1 &&
+                       d->shape[1] == s->shape[0];
           if (!wgRow)
             expectShape(s->shape, d->shape, sp, "load source");
           if (s->dtype != d->dtype)
@@ -576,7 +578,11 @@ private:
         if (o->masked)
           checkMaskedAccess(o->dst, s, scope, sp, "masked store", nullptr);
         if (d && s) {
-          expectShape(s->shape, d->shape, sp, "store source");
+          // A row [1, N] stores into a 1-D access [N].
+          bool row = d->shape.size() == 1 && s->shape.size() == 2 && s->shape[0] == 1 &&
+                     s->shape[1] == d->shape[0];
+          if (!row)
+            expectShape(s->shape, d->shape, sp, "store source");
           if (s->dtype != d->dtype && !o->convert)
             error(DiagId::TileIRTypeMismatch, sp,
                   "store: storing " + std::string(dtypeName(s->dtype)) + " into " +
@@ -625,8 +631,7 @@ private:
                       std::string(dtypeName(d->dtype)));
           bool broadcast = s->shape.size() == 2 && d->shape.size() == 2 &&
                            ((s->shape[0] == d->shape[0] && s->shape[1] == 1) ||
-                            (s->scope == RegisterScope::Warpgroup && s->shape[0] == 1 &&
-                             s->shape[1] == d->shape[1]));
+                            (s->shape[0] == 1 && s->shape[1] == d->shape[1]));
           if (!broadcast)
             expectShape(s->shape, d->shape, sp,
                         std::string(binaryKindName(o->kind)) + " operand '" + s->name + "'");
@@ -639,7 +644,10 @@ private:
         const TileDecl *d = registerTile(o->dst, sp, "reduction result");
         const TileDecl *s = registerTile(o->src, sp, "reduction operand");
         if (d && s && s->shape.size() == 2) {
-          expectShape(d->shape, {s->shape[0], 1}, sp, std::string(reduceKindName(o->kind)));
+          if (o->columns)
+            expectShape(d->shape, {1, s->shape[1]}, sp, std::string(colReduceKindName(o->kind)));
+          else
+            expectShape(d->shape, {s->shape[0], 1}, sp, std::string(reduceKindName(o->kind)));
           if (s->dtype != d->dtype)
             error(DiagId::TileIRTypeMismatch, sp, "reduction: dtypes differ");
         }

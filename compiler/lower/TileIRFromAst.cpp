@@ -31,6 +31,7 @@
 
 #include "ir/Builder.h"
 
+#include <array>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -781,7 +782,10 @@ private:
             ops[i] = ir::Operand::ofScalar(scalar(e.children[i]));
             continue;
           }
-          auto t = tile(e.children[i], std::nullopt);
+          // A global slice broadcast over a per-warp tile (`add x bias[...]`).
+          auto t = i == 1 && !inWarpgroupGrid_ && isGlobalSlice(e.children[i])
+                       ? broadcastSlice(e.children[i], *dtype)
+                       : tile(e.children[i], std::nullopt);
           if (!t)
             return std::nullopt;
           // A warpgroup epilogue's broadcast slice (`add acc bias[...]` with
@@ -826,8 +830,96 @@ private:
       b_.rowReduce(f == "row_sum" ? ir::ReduceKind::Sum : ir::ReduceKind::Max, out, *src, span);
       return out;
     }
+    if ((f == "col_sum" || f == "col_max") && e.children.size() == 1) {
+      auto src = tile(e.children[0], std::nullopt);
+      if (!src)
+        return std::nullopt;
+      std::vector<int64_t> s = b_.tileDecl(*src).shape;
+      if (s.size() != 2) {
+        fail(span, "`" + f + "` of a tile that is not 2-D");
+        return std::nullopt;
+      }
+      ir::TileId out = destination(dst, *dtype, {1, s[1]}, span);
+      b_.colReduce(f == "col_sum" ? ir::ReduceKind::Sum : ir::ReduceKind::Max, out, *src, span);
+      return out;
+    }
+    if ((f == "block_sum" || f == "block_max") && e.children.size() == 1)
+      return blockReduction(e, f == "block_sum", *dtype, dst);
     fail(span, "`" + f + "` cannot be lowered to tile IR");
     return std::nullopt;
+  }
+
+  // ------------------------------------------- broadcasting and reductions
+
+  bool isGlobalSlice(ExprId id) {
+    const Expr &e = m_.expr(id);
+    if (e.kind == ExprKind::Paren)
+      return isGlobalSlice(e.children[0]);
+    const sema::Type &t = typeOf(id);
+    return (e.kind == ExprKind::Name || e.kind == ExprKind::Index) && t.isTensor() &&
+           t.tensor.space == sema::Space::Global;
+  }
+
+  /// A global slice broadcast over a per-warp tile of element type `want`:
+  /// a 1-D slice [C] is the row [1, C] (NumPy's trailing alignment), a 2-D
+  /// one keeps its shape; a float slice is converted to `want` after loading.
+  std::optional<ir::TileId> broadcastSlice(ExprId id, ir::DType want) {
+    Span span = m_.expr(id).span;
+    auto a = view(id);
+    if (!a)
+      return std::nullopt;
+    std::vector<int64_t> shape = accessShape(*a);
+    if (shape.size() == 1)
+      shape = {1, shape[0]};
+    ir::DType dt = b_.tensorParam(a->id).dtype;
+    ir::TileId t = temporary(dt, shape, span);
+    b_.load(t, *a, span);
+    if (dt == want)
+      return t;
+    ir::TileId c = temporary(want, shape, span);
+    b_.unary(ir::UnaryKind::Convert, c, ir::Operand::ofTile(t), span);
+    return c;
+  }
+
+  /// `block_sum x` / `block_max x`: every warp stores its x into its rows of
+  /// a shared scratch tile [W * R, C], a barrier, each warp combines the W
+  /// copies in warp order (the same order in every warp, so every warp gets
+  /// the same bits), and a barrier before the scratch can be written again.
+  std::optional<ir::TileId> blockReduction(const Expr &e, bool sum, ir::DType dtype,
+                                           std::optional<ir::TileId> dst) {
+    Span span = e.span;
+    auto src = tile(e.children[0], std::nullopt);
+    if (!src)
+      return std::nullopt;
+    std::vector<int64_t> s = b_.tileDecl(*src).shape;
+    if (s.size() != 2) {
+      fail(span, "a block reduction of a tile that is not 2-D");
+      return std::nullopt;
+    }
+    int64_t warps = warpGrid_[0] * warpGrid_[1];
+    ir::TileId scratch = b_.addSharedTile("__block_reduce" + std::to_string(blockReductions_++),
+                                          dtype, {warps * s[0], s[1]}, span);
+    ir::IndexExpr warp = warpGrid_[1] == 1
+                             ? ir::IndexExpr::warpId(0)
+                             : ir::IndexExpr::warpId(0) * warpGrid_[1] + ir::IndexExpr::warpId(1);
+    auto rows = [&](ir::IndexExpr first) {
+      return ir::Access::tile(scratch, {ir::SliceDim::range(std::move(first), s[0]),
+                                        ir::SliceDim::range(ir::IndexExpr::constant(0), s[1])});
+    };
+    b_.store(rows(warp * s[0]), *src, false, span);
+    b_.blockSync(span);
+    ir::TileId out = destination(dst, dtype, s, span);
+    b_.load(out, rows(ir::IndexExpr::constant(0)), span);
+    if (warps > 1) {
+      ir::TileId part = temporary(dtype, s, span);
+      for (int64_t w = 1; w < warps; ++w) {
+        b_.load(part, rows(ir::IndexExpr::constant(w * s[0])), span);
+        b_.binary(sum ? ir::BinaryKind::Add : ir::BinaryKind::Max, out, ir::Operand::ofTile(out),
+                  ir::Operand::ofTile(part), span);
+      }
+    }
+    b_.blockSync(span);
+    return out;
   }
 
   std::optional<ir::TileId> load(const ir::Access &a, ExprId id, std::optional<ir::TileId> dst) {
@@ -1015,6 +1107,7 @@ private:
         return;
       }
       b_.setWarpGrid(w[0], w.size() > 1 ? w[1] : 1);
+      warpGrid_ = {w[0], w.size() > 1 ? w[1] : 1};
       body(s.body);
       return;
     }
@@ -1433,6 +1526,8 @@ private:
   }
 
   bool inGrid_ = false;          ///< inside `block_grid`, where ops may be emitted
+  std::array<int64_t, 2> warpGrid_{1, 1}; ///< the enclosing `warp_grid` (block reductions)
+  int blockReductions_ = 0;               ///< scratch tiles of `block_sum`/`block_max`
   bool inWarpgroupGrid_ = false; ///< register tiles declared here are warpgroup tiles
   bool floorDivision_ = false;   ///< lowering a `wait` round: `/` is floor division
 };

@@ -320,6 +320,19 @@ private:
     }
   };
 
+  /// A 1-D view [N] (read as the column [N, 1]) as the row [1, N] of a
+  /// row tile t (a broadcast operand): the view's N rows become one row.
+  static void asRowOf(View &src, const Tile &t) {
+    if (t.shape.size() == 2 && t.shape[0] == 1 && t.shape[1] > 1 && src.cols == 1 &&
+        src.rows == t.shape[1]) {
+      src.cols = src.rows;
+      src.colStride = src.rowStride;
+      src.rows = 1;
+      src.validCols = src.validRows;
+      src.validRows = 1;
+    }
+  }
+
   View view(const ir::Access &a, int warp) {
     View v;
     std::vector<int64_t> shape;
@@ -476,6 +489,7 @@ private:
         continue;
       Tile &t = reg(load.dst, w);
       View src = view(load.src, w);
+      asRowOf(src, t);
       int64_t cols = t.shape.size() > 1 ? t.shape[1] : 1;
       double fill = scalarAs(t.dtype, load.fill, w);
       for (int64_t r = 0; r < src.rows; ++r)
@@ -497,6 +511,7 @@ private:
         continue;
       Tile &t = reg(store.src, w);
       View dst = view(store.dst, w);
+      asRowOf(dst, t);
       int64_t cols = t.shape.size() > 1 ? t.shape[1] : 1;
       for (int64_t r = 0; r < dst.validRows; ++r)
         for (int64_t c = 0; c < dst.validCols; ++c) {
@@ -612,13 +627,9 @@ private:
           View dst{t.data.data(), t.dtype, t.shape[0], t.shape.size() > 1 ? t.shape[1] : 1,
                    t.shape.size() > 1 ? t.shape[1] : 1, 0, static_cast<int64_t>(t.data.size())};
           View src = view(load->src, w);
-          // A 1-D slice loaded as a row [1, N] (a warpgroup epilogue's
-          // broadcast): the view's N rows of one column become one row.
-          if (dst.rows == 1 && src.cols == 1 && src.rows == dst.cols && dst.cols > 1) {
-            src.cols = src.rows;
-            src.colStride = src.rowStride;
-            src.rows = 1;
-          }
+          // A 1-D slice loaded as a row [1, N] (a broadcast operand): the
+          // view's N rows of one column become one row.
+          asRowOf(src, t);
           copy(dst, src, false);
         }
     } else if (auto *store = op.as<ir::StoreOp>()) {
@@ -627,7 +638,9 @@ private:
           Tile &t = reg(store->src, w);
           View src{t.data.data(), t.dtype, t.shape[0], t.shape.size() > 1 ? t.shape[1] : 1,
                    t.shape.size() > 1 ? t.shape[1] : 1, 0, static_cast<int64_t>(t.data.size())};
-          copy(view(store->dst, w), src, store->convert);
+          View dst = view(store->dst, w);
+          asRowOf(dst, t);
+          copy(dst, src, store->convert);
         }
     } else if (auto *u = op.as<ir::UnaryOp>()) {
       for (int w = 0; w < warps_; ++w) {
@@ -698,6 +711,20 @@ private:
         Tile &src = reg(red->src, w);
         Tile &dst = reg(red->dst, w);
         int64_t rows = src.shape[0], cols = src.shape.size() > 1 ? src.shape[1] : 1;
+        if (red->columns) {
+          // col_sum / col_max: [R, C] -> [1, C].
+          std::vector<double> out(cols);
+          for (int64_t c = 0; c < cols; ++c) {
+            double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;
+            for (int64_t r = 0; r < rows; ++r) {
+              double v = src.data[r * cols + c];
+              acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::max(acc, v);
+            }
+            out[c] = roundTo(dst.dtype, acc);
+          }
+          dst.data = std::move(out);
+          continue;
+        }
         std::vector<double> out(rows);
         for (int64_t r = 0; r < rows; ++r) {
           double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;

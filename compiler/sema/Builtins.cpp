@@ -57,6 +57,11 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"gelu_tanh_approx", P::Device, 1},
     // Masks and ragged edges (CheckMasked.cpp).
     {"select", P::Device, 3},
+    // Broadcasting and reductions (CheckBroadcast.cpp).
+    {"col_sum", P::Device, 1},
+    {"col_max", P::Device, 1},
+    {"block_sum", P::Device, 1},
+    {"block_max", P::Device, 1},
 };
 
 } // namespace

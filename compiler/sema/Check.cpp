@@ -932,7 +932,15 @@ void Checker::checkAssign(const Stmt &s) {
                 "tile, then store that into the shared tile");
     return;
   }
-  if (d.shape != v.shape) {
+  // A 1-D global slice [C] loads into a per-warp row [1, C], and a row stores
+  // into one (CheckBroadcast.cpp).
+  auto isRowOf = [](const TensorType &row, const TensorType &vec) {
+    return row.space == Space::Register && !row.warpgroup && vec.space == Space::Global &&
+           vec.shape.size() == 1 && row.shape.size() == 2 && row.shape[0] == DimExpr::constant(1) &&
+           row.shape[1] == vec.shape[0];
+  };
+  bool rowLoad = isRowOf(d, v) || isRowOf(v, d);
+  if (d.shape != v.shape && !rowLoad) {
     error(DiagId::ShapeMismatch, s.span,
           "cannot store a tile of shape " + printShape(v.shape, symbols) + " into " +
               printShape(d.shape, symbols))

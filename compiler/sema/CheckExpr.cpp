@@ -744,11 +744,15 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
       checkExpr(a);
     return Type::error();
   }
+  if (isBlockReductionName(f))
+    return checkBlockReduction(id, e);
   static const char *unary[] = {"relu", "exp", "neg"};
   static const char *binary[] = {"add", "sub", "mul", "div", "max", "min"};
   bool isUnary = std::find(std::begin(unary), std::end(unary), f) != std::end(unary);
   bool isBinary = std::find(std::begin(binary), std::end(binary), f) != std::end(binary);
-  if (isUnary || isBinary || f == "row_sum" || f == "row_max" || f == "transpose") {
+  bool isColumnReduction = f == "col_sum" || f == "col_max";
+  if (isUnary || isBinary || f == "row_sum" || f == "row_max" || f == "transpose" ||
+      isColumnReduction) {
     if (!arity(isBinary ? 2 : 1))
       return Type::error();
     // Warpgroup tiles may be operands of elementwise ops (the epilogue).
@@ -812,6 +816,8 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
               "`" + f + "` takes a tile or a scalar as second operand, found " + typeStr(y));
         return Type::error();
       }
+      if (inDevice && y.tensor.space == Space::Global)
+        return checkBroadcastSlice(e, f, x, y);
       if (inDevice && y.tensor.space != Space::Register) {
         error(DiagId::OperandPlacement, m.expr(e.children[1]).span,
               "`" + f + "` computes on register tiles, found " + spaceName(y.tensor.space));
@@ -823,9 +829,9 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
                   " and " + dtypeName(y.tensor.dtype) + "; use `convert`");
         return Type::error();
       }
-      bool column = y.tensor.shape.size() == 2 && x.tensor.shape.size() == 2 &&
-                    y.tensor.shape[0] == x.tensor.shape[0] &&
-                    y.tensor.shape[1] == DimExpr::constant(1);
+      // An [R, 1] column or (inside kernels) a [1, C] row of x's shape.
+      bool column = isBroadcastOf(y.tensor.shape, x.tensor.shape) &&
+                    (inDevice || y.tensor.shape[1] == DimExpr::constant(1));
       if (y.tensor.shape != x.tensor.shape && !column) {
         error(DiagId::BroadcastMismatch, e.span,
               "`" + f + "` operand shapes " + printShape(x.tensor.shape, symbols) + " and " +
@@ -833,6 +839,14 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
         return Type::error();
       }
       return r;
+    }
+    if (isColumnReduction) {
+      if (!inDevice) {
+        error(DiagId::InvalidStatementContext, e.span,
+              "`" + f + "` computes on register tiles inside kernels and tile functions");
+        return Type::error();
+      }
+      return checkColumnReduction(e, f, x);
     }
     if (f == "row_sum" || f == "row_max" || f == "transpose") {
       if (x.tensor.shape.size() != 2) {
@@ -1083,9 +1097,7 @@ Type Checker::checkMath(ExprId id, const Expr &e, const MathFunction &mf) {
                 dtypeName(y.tensor.dtype) + "; use `convert`");
       return Type::error();
     }
-    bool column = y.tensor.shape.size() == 2 && x.tensor.shape.size() == 2 &&
-                  y.tensor.shape[0] == x.tensor.shape[0] &&
-                  y.tensor.shape[1] == DimExpr::constant(1);
+    bool column = isBroadcastOf(y.tensor.shape, x.tensor.shape);
     if (y.tensor.shape != x.tensor.shape && !(column && i == 1)) {
       error(DiagId::BroadcastMismatch, e.span,
             "`" + f + "` operand shapes " + printShape(x.tensor.shape, symbols) + " and " +

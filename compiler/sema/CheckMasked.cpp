@@ -251,7 +251,8 @@ Type Checker::checkSelect(ExprId, const Expr &e) {
       if (!ts[i].isTensor() || shapeOf)
         continue;
       const auto &sh = ts[i].tensor.shape;
-      bool column = sh.size() == 2 && sh[1] == DimExpr::constant(1);
+      bool column =
+          sh.size() == 2 && (sh[1] == DimExpr::constant(1) || sh[0] == DimExpr::constant(1));
       if (pass == 1 || !column)
         shapeOf = &ts[i].tensor;
     }
@@ -260,13 +261,13 @@ Type Checker::checkSelect(ExprId, const Expr &e) {
     if (!ts[i].isTensor())
       continue;
     const auto &sh = ts[i].tensor.shape;
-    bool column =
-        sh.size() == 2 && shape.size() == 2 && sh[0] == shape[0] && sh[1] == DimExpr::constant(1);
+    bool column = isBroadcastOf(sh, shape); // an [R, 1] column or a [1, C] row
     if (sh != shape && !column) {
-      error(DiagId::BroadcastMismatch, m.expr(ids[i]).span,
-            "`select` operand `" + syntax::printExpr(m, ids[i]) + "` has shape " +
-                printShape(sh, symbols) + ", the result " + printShape(shape, symbols) +
-                "; operands have the result's shape, are [R, 1] columns, or scalars");
+      error(
+          DiagId::BroadcastMismatch, m.expr(ids[i]).span,
+          "`select` operand `" + syntax::printExpr(m, ids[i]) + "` has shape " +
+              printShape(sh, symbols) + ", the result " + printShape(shape, symbols) +
+              "; operands have the result's shape, are [R, 1] columns or [1, C] rows, or scalars");
       return Type::error();
     }
   }

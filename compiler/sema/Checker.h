@@ -340,6 +340,10 @@ public:
   Type checkMath(ExprId id, const Expr &e, const struct MathFunction &mf);
   /// An elementwise op whose first operand is a warpgroup tile (he).
   Type checkWarpgroupElementwise(const Expr &e, const std::string &f, const Type &x, const Type *y);
+  /// Broadcasting and reductions of per-warp tiles (bcast; CheckBroadcast.cpp).
+  Type checkBroadcastSlice(const Expr &e, const std::string &f, const Type &x, const Type &y);
+  Type checkColumnReduction(const Expr &e, const std::string &f, const Type &x);
+  Type checkBlockReduction(ExprId id, const Expr &e);
   Type checkCall(ExprId id, const Expr &e, int calleeItem);
   /// Whether tile function `from` calls item `to`, directly or through other
   /// tile functions (on the syntax: independent of checking order).
@@ -369,6 +373,13 @@ std::vector<Span> checkFences(Checker &checker, const Item &item);
 void checkSharedInit(Checker &checker, const Item &item, std::vector<Span> skip);
 /// `block_sync` and `cp_async` under warp-dependent control (Divergence.cpp).
 void checkDivergence(Checker &checker, const Item &item);
+/// Broadcasting (CheckBroadcast.cpp): y is an [R, 1] column or a [1, C] row
+/// of the 2-D shape x; `block_sum`/`block_max` and whether an expression or
+/// a statement's value or target evaluates one.
+bool isBroadcastOf(const std::vector<DimExpr> &y, const std::vector<DimExpr> &x);
+bool isBlockReductionName(const std::string &f);
+bool exprHasBlockReduction(const syntax::Module &m, syntax::ExprId id);
+bool stmtHasBlockReduction(const syntax::Module &m, const syntax::Stmt &s);
 /// Reads of register tiles before anything is assigned to them (RegisterInit.cpp).
 void checkRegisterInit(Checker &checker, const Item &item);
 /// 16-byte alignment of cp.async destinations and ldmatrix operands

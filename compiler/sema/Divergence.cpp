@@ -63,15 +63,19 @@ private:
   struct Contents {
     bool sync = false;
     bool copy = false;
+    bool reduction = false; ///< a `block_sum`/`block_max` (CheckBroadcast.cpp)
   };
   static void merge(Contents &a, Contents b) {
     a.sync |= b.sync;
     a.copy |= b.copy;
+    a.reduction |= b.reduction;
   }
   Contents contents(const std::vector<StmtId> &body) const {
     Contents r;
     for (StmtId id : body) {
       const Stmt &s = m_.stmt(id);
+      if (stmtHasBlockReduction(m_, s))
+        r.reduction = true;
       if (s.kind == StmtKind::BlockSync)
         r.sync = true;
       else if (s.kind == StmtKind::CpAsync)
@@ -112,6 +116,13 @@ private:
                    "which every thread of the block must execute: only some warps would copy "
                    "their share of the tile");
           divergent = true;
+        } else if (in.reduction) {
+          c_.error(DiagId::BlockReductionDivergent, at,
+                   "this condition depends on `warp_id`, but the branch evaluates a block "
+                   "reduction (`block_sum`/`block_max`), which waits at barriers for every "
+                   "warp of the block: warps that skip it deadlock the block")
+              .note("reduce in every warp, outside the condition, and use the result inside it");
+          divergent = true;
         }
       }
       walk(st.body, reported || divergent);
@@ -143,6 +154,12 @@ private:
                      "the trip count of this loop depends on `warp_id` (`" + text +
                          "`), but its body contains `cp_async`, which every thread of the "
                          "block must execute the same number of times");
+            divergent = true;
+          } else if (in.reduction) {
+            c_.error(DiagId::BlockReductionDivergent, at,
+                     "the trip count of this loop depends on `warp_id` (`" + text +
+                         "`), but its body evaluates a block reduction (`block_sum`/"
+                         "`block_max`), which every warp must reach the same number of times");
             divergent = true;
           }
         }

@@ -83,9 +83,14 @@ std::optional<std::string> registerTileProblem(const std::vector<int64_t> &shape
   bool colsOk = shape[1] == 1 || (shape[1] > 0 && shape[1] % kRegisterColMultiple == 0);
   if (rowsOk && colsOk)
     return std::nullopt;
+  // A row [1, C] (broadcasting, column reductions): the columns of one
+  // fragment row, replicated over the 8 row groups of the warp.
+  if (shape[0] == 1 && shape[1] > 1 && shape[1] % kRegisterColMultiple == 0)
+    return std::nullopt;
   return "a register tile " + shapeText(shape) + " cannot be spread over a warp: rows must be a " +
          "multiple of " + std::to_string(kRegisterRowMultiple) + " and columns a multiple of " +
-         std::to_string(kRegisterColMultiple) + " (or exactly 1)";
+         std::to_string(kRegisterColMultiple) + " (or exactly 1), or a row [1, C] with C a " +
+         "multiple of " + std::to_string(kRegisterColMultiple);
 }
 
 std::optional<std::string> mmaShapeProblem(int64_t m, int64_t n, int64_t k) {

@@ -61,7 +61,8 @@
   (#any-of? @function.builtin
     "wmma_mma" "fill" "block_id" "warp_id" "convert" "relu" "exp" "exp2" "neg" "abs"
     "sqrt" "rsqrt" "recip" "add" "sub" "mul" "div" "max" "min" "row_sum" "row_max"
-    "transpose" "matmul" "copy_to_device" "copy_to_host" "floor_div" "ceil_div"))
+    "transpose" "matmul" "copy_to_device" "copy_to_host" "floor_div" "ceil_div"
+    "col_sum" "col_max" "block_sum" "block_max"))
 (application function: (identifier) @function.call)
 
 (dim_params dim: (identifier) @constant)

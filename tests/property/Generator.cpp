@@ -14,6 +14,7 @@
 #include "Generator.h"
 #include "GenText.h"
 #include "GenerateGrid.h"
+#include "GenerateBcast.h"
 #include "GenerateHopper.h"
 #include "GenerateMasked.h"
 
@@ -1474,6 +1475,7 @@ GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorO
   GeneratedProgram p = gen.run();
   appendMaskedKernel(p, mix.next()); // GenerateMasked.cpp (masks and ragged edges)
   appendGridKernel(p, mix.next());   // GenerateGrid.cpp (persistent tile walks)
+  appendBcastKernel(p, mix.next());  // GenerateBcast.cpp (broadcasts, block reductions)
   p.text = "// kina-property seed=" + std::to_string(seed) + " index=" + std::to_string(index) +
            "\n" + p.text;
   return p;

@@ -61,7 +61,22 @@ struct View {
   Value stageByteOffset; ///< i32 byte offset of the stage in the arena
   Value row0, col0;
   bool alongRow = false; ///< shared [N] view of one row: (r, 0) is column r
+  /// A global [N] view (one sliced dimension, read as the column [N, 1])
+  /// whose elements are contiguous from an even offset: as a row [1, N]
+  /// (asRow) its pairs may be accessed as one vector.
+  bool vector = false, rowPairAligned = false;
 };
+
+/// A 1-D global view [N] as the row [1, N] of a per-warp or warpgroup row
+/// tile (a broadcast operand): element (0, c) is the view's element c.
+inline void asRow(View &v) {
+  if (!v.global || !v.vector || v.rows == 1)
+    return;
+  v.cols = v.rows;
+  v.rows = 1;
+  v.colStride = v.rowStride;
+  v.pairAligned = v.rowPairAligned;
+}
 
 class Emitter {
 public:
@@ -558,6 +573,8 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
     bool unitCols = !vector && keep[1] == rank - 1;
     v.pairAligned = unitCols && knownMultiple(k_, baseExpr) % 2 == 0 &&
                     knownMultiple(k_, strideExprs[keep[0]]) % 2 == 0;
+    v.vector = vector;
+    v.rowPairAligned = vector && keep[0] == rank - 1 && knownMultiple(k_, baseExpr) % 2 == 0;
     return v;
   }
   const kir::TileDecl &t = k_.tiles[a.id];
@@ -678,6 +695,8 @@ Value Emitter::elemPtr(const View &v, Value r, Value c) {
 }
 
 std::pair<Value, Value> Emitter::slotCoords(const std::vector<int64_t> &shape, int64_t slot) {
+  if (shape[0] == 1 && shape[1] != 1) // a row [1, C] (codegen/Layout.h)
+    return {c32(0), add(laneCol2_, (slot / 2) * 8 + slot % 2)};
   if (shape[1] == 1) {
     int64_t fm = slot / 2, h = slot % 2;
     return {add(laneRow_, fm * 16 + h * 8), c32(0)};
@@ -692,9 +711,11 @@ int64_t Emitter::broadcastSlot(const std::vector<int64_t> &shape,
                                const std::vector<int64_t> &opShape, int64_t slot) {
   if (opShape == shape)
     return slot;
-  // [R, 1] operand of an [R, C] op.
   int64_t fragsN = shape[1] / 8;
   int64_t frag = slot / 4, s = slot % 4;
+  if (opShape[0] == 1 && opShape[1] != 1) // [1, C] operand: the slot's column
+    return (frag % fragsN) * 2 + s % 2;
+  // [R, 1] operand of an [R, C] op.
   int64_t fm = frag / fragsN;
   return fm * 2 + s / 2;
 }
@@ -866,6 +887,8 @@ LogicalResult Emitter::load(const kir::LoadOp &o, std::string &error) {
   if (!src)
     return failure();
   const auto &shape = k_.tiles[o.dst].shape;
+  if (shape[0] == 1)
+    asRow(*src);
   int64_t slots = registerSlots(shape);
   bool pairs = shape[1] != 1 && src->pairAligned;
   unsigned eb = kir::dtypeBytes(src->dtype);
@@ -889,15 +912,19 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
   if (!dst)
     return failure();
   const auto &shape = k_.tiles[o.src].shape;
+  if (shape[0] == 1)
+    asRow(*dst);
   int64_t slots = registerSlots(shape);
   bool pairs = shape[1] != 1 && dst->pairAligned;
   unsigned eb = kir::dtypeBytes(dst->dtype);
   for (int64_t s = 0; s < slots; s += pairs ? 2 : 1) {
     auto [r, c] = slotCoords(shape, s);
-    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes.
+    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes;
+    // a [1, C] row over the 8 row groups: lanes 0..3 write.
     std::optional<OpBuilder::InsertionGuard> guard;
-    if (shape[1] == 1) {
-      Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, laneCol2_, c32(0));
+    if (shape[1] == 1 || shape[0] == 1) {
+      Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                          shape[1] == 1 ? laneCol2_ : laneRow_, c32(0));
       auto ifOp = scf::IfOp::create(b_, loc_, first, /*withElseRegion=*/false);
       guard.emplace(b_);
       b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -959,6 +986,10 @@ LogicalResult Emitter::maskedLoad(const kir::LoadOp &o, std::string &error) {
   }
   const auto &t = k_.tiles[o.dst];
   auto limits = maskLimits(o.src);
+  if (t.shape[0] == 1 && t.shape[1] != 1 && src->vector) {
+    asRow(*src);
+    limits = {c32(1), limits.first};
+  }
   std::map<const void *, Value> memo;
   Value fill = scalar(o.fill, t.dtype, memo);
   unsigned eb = kir::dtypeBytes(src->dtype);
@@ -989,15 +1020,21 @@ LogicalResult Emitter::maskedStore(const kir::StoreOp &o, std::string &error) {
   }
   const auto &shape = k_.tiles[o.src].shape;
   auto limits = maskLimits(o.dst);
+  if (shape[0] == 1 && shape[1] != 1 && dst->vector) {
+    asRow(*dst);
+    limits = {c32(1), limits.first};
+  }
   unsigned eb = kir::dtypeBytes(dst->dtype);
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
     auto [r, c] = slotCoords(shape, s);
     Value inside = insideMask(r, c, limits);
-    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes.
-    if (shape[1] == 1)
-      inside = arith::AndIOp::create(
-          b_, loc_, inside,
-          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, laneCol2_, c32(0)));
+    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes
+    // (a [1, C] row over the 8 row groups: lanes 0..3).
+    if (shape[1] == 1 || shape[0] == 1)
+      inside = arith::AndIOp::create(b_, loc_, inside,
+                                     arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                                           shape[1] == 1 ? laneCol2_ : laneRow_,
+                                                           c32(0)));
     auto ifOp = scf::IfOp::create(b_, loc_, inside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -1130,8 +1167,8 @@ void Emitter::reduce(const kir::ReduceOp &o) {
                                                    : Value(arith::MaxSIOp::create(b_, loc_, a, b));
   };
   int64_t tilesM = shape[0] / 16;
-  if (shape[1] == 1) {
-    for (int64_t s = 0; s < tilesM * 2; ++s)
+  if ((!o.columns && shape[1] == 1) || (o.columns && shape[0] == 1)) {
+    for (int64_t s = 0; s < registerSlots(shape); ++s)
       regStore(o.dst, s, regLoad(o.src, s));
     return;
   }
@@ -1140,6 +1177,25 @@ void Emitter::reduce(const kir::ReduceOp &o) {
   // the order of the adds: a few bf16 ulps over 64 elements).
   bool widen = o.kind == kir::ReduceKind::Sum && fl && et.getIntOrFloatBitWidth() == 16;
   int64_t fragsN = shape[1] / 8;
+  if (o.columns) {
+    // `col_sum`: each lane combines the rows of its fragments (R/8 of them),
+    // then the 8 row groups of a column, which differ in lane bits 2..4.
+    for (int64_t fn = 0; fn < fragsN; ++fn)
+      for (int64_t i = 0; i < 2; ++i) {
+        Value acc;
+        for (int64_t fm = 0; fm < tilesM; ++fm)
+          for (int64_t h = 0; h < 2; ++h) {
+            Value x = regLoad(o.src, (fm * fragsN + fn) * 4 + h * 2 + i);
+            if (widen)
+              x = convert(x, f32());
+            acc = acc ? combine(acc, x) : x;
+          }
+        for (int64_t m : {4, 8, 16})
+          acc = combine(acc, shuffle(acc, c32(m), NVVM::ShflKind::bfly));
+        regStore(o.dst, fn * 2 + i, widen ? convert(acc, et) : acc);
+      }
+    return;
+  }
   for (int64_t fm = 0; fm < tilesM; ++fm)
     for (int64_t h = 0; h < 2; ++h) {
       Value acc;
