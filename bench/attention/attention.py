@@ -19,7 +19,7 @@ is Kina >= 0.8x flash. --check also runs each Kina kernel once at the first
 shape on torch's inputs (`kina run --inputs`) against the math backend.
 
 Run on the GPU machine from the repository root:
-    python3 bench/attention/attention.py --kina ./kina [--quick] [--check]
+    python3 bench/attention/attention.py --kina ./kina [--quick] [--check] [--variants]
 Writes $OUT/attention-results.json and .md ($OUT defaults to bench/results/).
 """
 
@@ -39,6 +39,11 @@ sys.path.insert(0, str(ROOT / "bench" / "gemm"))
 from anchors import find_key  # noqa: E402
 
 SOURCE = ROOT / "stdlib" / "attention_fwd_bf16.kina"
+# --variants: other tilings, timed beside the stdlib kernel of their head
+# dim and mask: (file, kernel, D, causal).
+VARIANTS = [
+    (HERE / "variants" / "attention_fwd_bf16_d64_w32.kina", "attention_fwd_bf16_d64_w32", 64, False),
+]
 SHAPES = [  # (label, B, H, S)
     ("B8 H16 S1024", 8, 16, 1024),
     ("B4 H16 S4096", 4, 16, 4096),
@@ -54,8 +59,8 @@ def flops(b, h, s, d, causal):
     return 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
 
 
-def run_kina_bench(kina, kernel, bh, s, extra, timeout):
-    cmd = [kina, "run", str(SOURCE), "--kernel", kernel, "--dims", f"BH={bh},S={s}",
+def run_kina_bench(kina, kernel, bh, s, extra, timeout, source=SOURCE):
+    cmd = [kina, "run", str(source), "--kernel", kernel, "--dims", f"BH={bh},S={s}",
            "--bench", "--json"] + extra
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -114,6 +119,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the first shape")
     ap.add_argument("--check", action="store_true", help="check Kina against SDPA math at the first shape")
     ap.add_argument("--dims", default="64,128", help="head dims to run (comma separated)")
+    ap.add_argument("--variants", action="store_true",
+                    help="also time bench/attention/variants/*.kina (VARIANTS)")
     ap.add_argument("--timeout", type=int, default=300)
     args = ap.parse_args()
 
@@ -192,6 +199,17 @@ def main():
                     if args.check and si == 0:
                         row["kina_check"] = check_kina(args.kina, kernel, q, k, v, causal,
                                                        args.kina_arg, args.timeout)
+                    for vfile, vkernel, vd, vcausal in VARIANTS if args.variants else []:
+                        if (vd, vcausal) != (d, causal):
+                            continue
+                        res = run_kina_bench(args.kina, vkernel, b * h, s, args.kina_arg,
+                                             args.timeout, source=vfile)
+                        if "error" in res:
+                            row[f"variant_{vkernel}_error"] = res["error"]
+                        else:
+                            row[f"variant_{vkernel}_tflops"] = fl / (res["ms"] * 1e-3) / 1e12
+                            if "flash_ms" in row:
+                                row[f"variant_{vkernel}_vs_flash"] = row["flash_ms"] / res["ms"]
                 rows.append(row)
                 print(format_row(row), flush=True)
             del q, k, v
@@ -217,6 +235,12 @@ def format_row(r):
     for key in ("flash_error", "cudnn_error", "kina_error"):
         if r.get(key):
             s += f"  [{key}: {r[key][:160]}]"
+    for key, value in r.items():
+        if key.startswith("variant_") and key.endswith("_tflops"):
+            name = key[len("variant_"):-len("_tflops")]
+            s += f"  [{name} {value:.1f} TFLOP/s, {fmt(r.get(f'variant_{name}_vs_flash'), '.2f')}x flash]"
+        elif key.startswith("variant_") and key.endswith("_error"):
+            s += f"  [{key}: {str(value)[:160]}]"
     if r.get("kina_check"):
         s += f"  [check: {r['kina_check']}]"
     return s
