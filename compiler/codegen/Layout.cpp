@@ -221,7 +221,7 @@ public:
       } else if (auto *o = op.as<MmaOp>()) {
         auto a = accessShape(k_, o->a), b2 = accessShape(k_, o->b);
         if (a.size() == 2 && b2.size() == 2)
-          if (auto why = target::lowerable::mmaShapeProblem(a[0], b2[1], a[1]))
+          if (auto why = target::lowerable::mmaShapeProblem(a[0], b2[o->transB ? 0 : 1], a[1]))
             error(op.span, *why);
       } else if (auto *o = op.as<TransposeOp>()) {
         if (o->src < k_.tiles.size()) {

@@ -129,8 +129,8 @@ void KernelBuilder::cpAsyncWait(unsigned pending, Span span) {
 
 void KernelBuilder::blockSync(Span span) { append(BlockSyncOp{}, span); }
 
-void KernelBuilder::mma(TileId dst, TileId acc, Access a, Access b, Span span) {
-  append(MmaOp{dst, acc, std::move(a), std::move(b)}, span);
+void KernelBuilder::mma(TileId dst, TileId acc, Access a, Access b, Span span, bool transB) {
+  append(MmaOp{dst, acc, std::move(a), std::move(b), transB}, span);
 }
 
 void KernelBuilder::load(TileId dst, Access src, Span span) {

@@ -188,7 +188,7 @@ public:
   void emit(const BlockSyncOp &, int, const std::string &) { out_ << "block_sync\n"; }
   void emit(const MmaOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << " <- mma " << tileName(o.acc) << ", " << access(o.a) << ", "
-         << access(o.b) << "\n";
+         << (o.transB ? "transpose " : "") << access(o.b) << "\n";
   }
   void emit(const LoadOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << " <- load " << access(o.src);

@@ -239,11 +239,17 @@ struct BlockSyncOp {};
 /// `dst <- wmma_mma acc a b`: per-warp dst[MxN] = acc[MxN] + a[MxK] * b[KxN];
 /// a, b are F16/BF16 slices of shared tiles (row-major), acc and dst F32
 /// register tiles (dst may equal acc).
+/// MMA operands (issue 14 part 4): a may instead be Access::tile of a whole
+/// 16-bit register tile [M, K] (its accumulator-layout fragments are the A
+/// fragments, no shared memory); with transB, b is a shared slice [N, K]
+/// and the B operand is its transpose (`wmma_mma acc q (transpose k_s)`,
+/// ldmatrix without .trans); acc and dst may be F16 with F16 a and b.
 struct MmaOp {
   TileId dst;
   TileId acc;
   Access a;
   Access b;
+  bool transB = false;
 };
 /// `dst <- src[...]`: per-warp load from global or shared into a register
 /// tile. With a warpgroup-scope 16-bit dst [64, K], src is a [64, K] slice

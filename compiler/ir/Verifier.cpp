@@ -524,18 +524,25 @@ private:
         const TileDecl *c = registerTile(o->acc, sp, "mma accumulator");
         auto a = checkAccess(o->a, scope, sp, "mma A");
         auto bb = checkAccess(o->b, scope, sp, "mma B");
+        // F16 accumulators take F16 operands (mma.sync .f16.f16.f16.f16).
+        bool f16Acc = a && a->dtype == DType::F16;
         for (auto *acc : {d, c})
-          if (acc && acc->dtype != DType::F32)
+          if (acc && acc->dtype != DType::F32 && !(f16Acc && acc->dtype == DType::F16))
             error(DiagId::TileIRTypeMismatch, sp,
-                  "mma: accumulator '" + acc->name + "' must be F32, it is " +
-                      std::string(dtypeName(acc->dtype)));
+                  "mma: accumulator '" + acc->name + "' must be F32 (or F16 with F16 operands), " +
+                      "it is " + std::string(dtypeName(acc->dtype)));
+        // Register A: a whole register tile (MMA operands, issue 14 part 4).
+        if (a && a->space == MemSpace::Register && !o->a.slice.empty())
+          error(DiagId::TileIRTypeMismatch, sp, "mma: a register A operand is a whole tile");
         for (auto *x : {&a, &bb}) {
           if (!*x)
             continue;
-          if ((*x)->space != MemSpace::Shared ||
-              ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16))
+          bool placed =
+              (*x)->space == MemSpace::Shared || (x == &a && (*x)->space == MemSpace::Register);
+          if (!placed || ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16))
             error(DiagId::TileIRTypeMismatch, sp,
-                  "mma: operand '" + (*x)->name + "' must be an F16 or BF16 shared tile");
+                  "mma: operand '" + (*x)->name + "' must be an F16 or BF16 shared tile" +
+                      (x == &a ? " or register tile" : ""));
           if ((*x)->shape.size() != 2) {
             error(DiagId::TileIRTypeMismatch, sp,
                   "mma: operand '" + (*x)->name + "' must be a 2-D slice, got " +
@@ -549,7 +556,10 @@ private:
           expectShape(d->shape, c->shape, sp, "mma result");
         if (a && bb && c) {
           expectShape(a->shape, {c->shape[0], a->shape[1]}, sp, "mma A");
-          expectShape(bb->shape, {a->shape[1], c->shape[1]}, sp, "mma B");
+          if (o->transB)
+            expectShape(bb->shape, {c->shape[1], a->shape[1]}, sp, "mma B (transposed)");
+          else
+            expectShape(bb->shape, {a->shape[1], c->shape[1]}, sp, "mma B");
         }
       } else if (auto *o = op.as<LoadOp>()) {
         const TileDecl *d = registerTile(o->dst, sp, "load destination");

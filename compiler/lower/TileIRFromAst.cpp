@@ -726,13 +726,33 @@ private:
     if (!dtype)
       return std::nullopt;
     if (f == "wmma_mma" && e.children.size() == 3) {
+      // MMA operands (issue 14 part 4, sema/CheckMmaOperands.cpp): A may be
+      // any 16-bit register-tile expression, B `transpose s` of a shared
+      // slice s [N, K].
       auto acc = tile(e.children[0], std::nullopt);
-      auto a = view(e.children[1]);
-      auto bb = view(e.children[2]);
+      std::optional<ir::Access> a;
+      const sema::Type &at = typeOf(e.children[1]);
+      if (at.isTensor() && at.tensor.space == sema::Space::Register) {
+        auto t = tile(e.children[1], std::nullopt);
+        if (t)
+          a = ir::Access::tile(*t);
+      } else {
+        a = view(e.children[1]);
+      }
+      ExprId bId = e.children[2];
+      while (m_.expr(bId).kind == ExprKind::Paren)
+        bId = m_.expr(bId).children[0];
+      bool transB = false;
+      if (const Expr &be = m_.expr(bId); be.kind == ExprKind::Application &&
+                                         be.name.name == "transpose" && be.children.size() == 1) {
+        transB = true;
+        bId = be.children[0];
+      }
+      auto bb = view(bId);
       if (!acc || !a || !bb)
         return std::nullopt;
       ir::TileId out = destination(dst, *dtype, b_.tileDecl(*acc).shape, span);
-      b_.mma(out, *acc, *a, *bb, span);
+      b_.mma(out, *acc, *a, *bb, span, transB);
       return out;
     }
     const auto &unary = kUnaryBuiltins;

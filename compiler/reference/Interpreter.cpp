@@ -595,13 +595,14 @@ private:
         View a = view(mma->a, w), bv = view(mma->b, w);
         Tile &acc = reg(mma->acc, w);
         Tile &dst = reg(mma->dst, w);
-        int64_t M = a.rows, K = a.cols, N = bv.cols;
+        // transB: b is [N, K] and the operand is its transpose.
+        int64_t M = a.rows, K = a.cols, N = mma->transB ? bv.rows : bv.cols;
         std::vector<double> out(M * N);
         for (int64_t i = 0; i < M; ++i)
           for (int64_t j = 0; j < N; ++j) {
             double s = acc.data[i * N + j];
             for (int64_t kk = 0; kk < K; ++kk)
-              s += a.at(i, kk) * bv.at(kk, j);
+              s += a.at(i, kk) * (mma->transB ? bv.at(j, kk) : bv.at(kk, j));
             out[i * N + j] = roundTo(dst.dtype, s);
           }
         dst.data = std::move(out);

@@ -84,8 +84,16 @@ private:
       return;
     const Expr &e = m_.expr(id);
     if (e.kind == ExprKind::Application && e.name.name == "wmma_mma" && e.children.size() == 3)
-      for (size_t i = 1; i < 3; ++i)
-        view(e.children[i], /*copy=*/false);
+      for (size_t i = 1; i < 3; ++i) {
+        // A transposed B `transpose s` reads s's rows (CheckMmaOperands.cpp).
+        ExprId op = e.children[i];
+        while (m_.expr(op).kind == ExprKind::Paren)
+          op = m_.expr(op).children[0];
+        if (const Expr &oe = m_.expr(op); oe.kind == ExprKind::Application &&
+                                          oe.name.name == "transpose" && oe.children.size() == 1)
+          op = oe.children[0];
+        view(op, /*copy=*/false);
+      }
     for (ExprId child : e.children)
       exprs(child);
   }

@@ -600,8 +600,9 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     if (!arity(3))
       return Type::error();
     Type c = checkExpr(e.children[0]);
-    Type a = checkExpr(e.children[1]);
-    Type b = checkExpr(e.children[2]);
+    Type a = checkMmaA(e.children[1]);
+    bool transposedB = false;
+    Type b = checkMmaB(e.children[2], transposedB);
     if (c.isError() || a.isError() || b.isError())
       return Type::error();
     const char *roles[] = {"accumulator", "A operand", "B operand"};
@@ -621,14 +622,24 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
                 spaceName(c.tensor.space));
       placed = false;
     }
-    for (int i = 1; i < 3; ++i)
+    for (int i = 1; i < 3; ++i) {
+      // A register A operand (CheckMmaOperands.cpp): a 16-bit register tile.
+      if (i == 1 && a.tensor.space == Space::Register) {
+        // K0770 already says which element type: no K0703 as well.
+        if (!checkMmaRegisterA(e.children[1], a, b))
+          return Type::error();
+        continue;
+      }
       if (ops[i]->tensor.space != Space::Shared) {
-        error(DiagId::OperandPlacement, m.expr(e.children[i]).span,
-              std::string("the ") + roles[i] + " of `wmma_mma` must be on cuda:shared, found " +
-                  spaceName(ops[i]->tensor.space) +
-                  (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first" : ""));
+        error(
+            DiagId::OperandPlacement, m.expr(e.children[i]).span,
+            std::string("the ") + roles[i] + " of `wmma_mma` must be on " +
+                (i == 1 ? "cuda:shared or cuda:register" : "cuda:shared") + ", found " +
+                spaceName(ops[i]->tensor.space) +
+                (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first" : ""));
         placed = false;
       }
+    }
     // Shapes unify symbolically, so a tile function over [TM, TN, TK] checks
     // once with its own dims; constants are the common case.
     const DimExpr &cm = c.tensor.shape[0], &cn = c.tensor.shape[1];

@@ -229,6 +229,13 @@ public:
   Type checkIndexTileName(ExprId id, const Expr &e);
   /// `select (a OP b) x y`.
   Type checkSelect(ExprId id, const Expr &e);
+  /// MMA operands (CheckMmaOperands.cpp): the A operand (K0153 for a
+  /// transposed shared A), the B operand (`transpose s` of a shared slice
+  /// [N, K] types as [K, N] with transposed set), and the element type of
+  /// a register A (K0770, fix-it `convert`).
+  Type checkMmaA(ExprId id);
+  Type checkMmaB(ExprId id, bool &transposed);
+  bool checkMmaRegisterA(ExprId id, const Type &a, const Type &b);
   void checkCapabilities(const Item &item, ItemState &state);
 
   /// What a tile function's body needs of its own dims beyond its `requires`

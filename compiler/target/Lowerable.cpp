@@ -29,10 +29,12 @@ const std::vector<MmaLowering> &mmaRows() {
 #define Ldmatrix CapabilityId::Ldmatrix
 #define MmaM16n8k16F16F16F32 CapabilityId::MmaM16n8k16F16F16F32
 #define MmaM16n8k16Bf16Bf16F32 CapabilityId::MmaM16n8k16Bf16Bf16F32
+#define MmaM16n8k16F16F16F16 CapabilityId::MmaM16n8k16F16F16F16
 #include "target/Lowerable.def"
 #undef Ldmatrix
 #undef MmaM16n8k16F16F16F32
 #undef MmaM16n8k16Bf16Bf16F32
+#undef MmaM16n8k16F16F16F16
 #undef KINA_LOWERABLE_MMA
   };
   return rows;

@@ -17,6 +17,7 @@
 #include "GenerateBcast.h"
 #include "GenerateHopper.h"
 #include "GenerateMasked.h"
+#include "GenerateMma.h"
 
 #include <algorithm>
 #include <functional>
@@ -1476,6 +1477,7 @@ GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorO
   appendMaskedKernel(p, mix.next()); // GenerateMasked.cpp (masks and ragged edges)
   appendGridKernel(p, mix.next());   // GenerateGrid.cpp (persistent tile walks)
   appendBcastKernel(p, mix.next());  // GenerateBcast.cpp (broadcasts, block reductions)
+  appendMmaKernel(p, mix.next());    // GenerateMma.cpp (MMA operands)
   p.text = "// kina-property seed=" + std::to_string(seed) + " index=" + std::to_string(index) +
            "\n" + p.text;
   return p;

@@ -23,6 +23,7 @@
 
 #include "codegen/mlir/ElementwiseLowering.h"
 #include "codegen/mlir/HopperLowering.h"
+#include "codegen/mlir/MmaOperands.h"
 
 #include "ir/DeadOnEntry.h"
 #include "ir/Printer.h"
@@ -797,14 +798,21 @@ LogicalResult Emitter::cpAsync(const kir::CpAsyncOp &o, std::string &error) {
 }
 
 LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
-  auto a = view(o.a, error);
+  // Register A (MmaOperandsToMLIR.cpp): a whole 16-bit register tile.
+  bool registerA = o.a.kind == kir::Access::Kind::Tile && o.a.id < k_.tiles.size() &&
+                   k_.tiles[o.a.id].space == kir::MemSpace::Register;
+  std::optional<View> a;
+  if (!registerA)
+    a = view(o.a, error);
   auto bv = view(o.b, error);
-  if (!a || !bv)
+  if ((!registerA && !a) || !bv)
     return failure();
   const auto &accShape = k_.tiles[o.acc].shape;
-  int64_t M = accShape[0], N = accShape[1], K = a->cols;
+  int64_t M = accShape[0], N = accShape[1];
+  int64_t K = registerA ? k_.tiles[o.a.id].shape[1] : a->cols;
   int64_t tilesM = M / 16, tilesN = N / 8, steps = K / 16;
-  bool bf16 = a->dtype == kir::DType::BF16;
+  bool bf16 = bv->dtype == kir::DType::BF16;
+  bool f16Acc = k_.tiles[o.acc].dtype == kir::DType::F16;
   Type i32t = i32();
   Type opType = bf16 ? i32t : Type(VectorType::get({2}, b_.getF16Type()));
   auto i32x = [&](unsigned n) {
@@ -833,6 +841,11 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
     f.first.resize(tilesM);
     f.second.resize(tilesN);
     for (int64_t tm = 0; tm < tilesM; ++tm) {
+      if (registerA) {
+        f.first[tm] = registerAFragment(
+            b_, loc_, [&](int64_t s) { return regLoad(o.a.id, s); }, K / 8, tm, ks, bf16);
+        continue;
+      }
       Value r = add(lane16, tm * 16);
       Value c = add(mul(laneHi, 8), ks * 16);
       f.first[tm] = ldmatrix(elemPtr(*a, r, c), 4, false);
@@ -841,16 +854,26 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
       bool pair = tn + 1 < tilesN;
       // x4: matrices (k0-7,n0-7) (k8-15,n0-7) (k0-7,n8-15) (k8-15,n8-15).
       Value q = pair ? laneQ : remu(laneQ, 2);
-      Value r = add(add(mul(remu(q, 2), 8), lane8), ks * 16);
-      Value c = add(mul(divu(q, 2), 8), tn * 8);
-      auto regs = ldmatrix(elemPtr(*bv, r, c), pair ? 4 : 2, true);
+      Value kk = add(add(mul(remu(q, 2), 8), lane8), ks * 16);
+      Value nn = add(mul(divu(q, 2), 8), tn * 8);
+      // B [K, N] rows are k: ldmatrix .trans gives the column-major fragment.
+      // Transposed B [N, K] rows are n: the plain ldmatrix of the same
+      // matrices is that fragment (matrix q at rows n, columns k).
+      Value r = kk, c = nn;
+      if (o.transB) {
+        r = add(add(mul(divu(q, 2), 8), lane8), tn * 8);
+        c = add(mul(remu(q, 2), 8), ks * 16);
+      }
+      auto regs = ldmatrix(elemPtr(*bv, r, c), pair ? 4 : 2, !o.transB);
       f.second[tn] = {regs[0], regs[1]};
       if (pair)
         f.second[tn + 1] = {regs[2], regs[3]};
     }
     return f;
   };
-  Type accStruct = LLVM::LLVMStructType::getLiteral(&ctx_, {f32(), f32(), f32(), f32()});
+  Type f16x2 = VectorType::get({2}, b_.getF16Type());
+  Type accStruct = f16Acc ? LLVM::LLVMStructType::getLiteral(&ctx_, {f16x2, f16x2})
+                          : LLVM::LLVMStructType::getLiteral(&ctx_, {f32(), f32(), f32(), f32()});
   std::array<NVVM::MMATypes, 2> ptxTypes =
       bf16 ? std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16}
            : std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::f16, NVVM::MMATypes::f16};
@@ -868,6 +891,19 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
     for (int64_t tm = 0; tm < tilesM; ++tm)
       for (int64_t tn = 0; tn < tilesN; ++tn) {
         auto &c = acc[tm * tilesN + tn];
+        if (f16Acc) {
+          // Two f16x2 registers (MmaOperandsToMLIR.cpp).
+          SmallVector<Value> packed{packMmaPair(b_, loc_, c[0], c[1], false),
+                                    packMmaPair(b_, loc_, c[2], c[3], false)};
+          Value d = NVVM::MmaOp::create(b_, loc_, accStruct, cur.first[tm], cur.second[tn], packed,
+                                        ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                                        ptxTypes, layouts);
+          for (int s = 0; s < 4; ++s) {
+            Value h = LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{s / 2});
+            c[s] = LLVM::ExtractElementOp::create(b_, loc_, h, c32(s % 2));
+          }
+          continue;
+        }
         Value d = NVVM::MmaOp::create(b_, loc_, accStruct, cur.first[tm], cur.second[tn], c,
                                       ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
                                       ptxTypes, layouts);
