@@ -52,6 +52,7 @@ module.exports = grammar({
       'kernel',
       field('name', $.identifier),
       optional(field('dims', $.dim_params)),
+      repeat(field('tune', $.tune_parameter)),
       repeat(field('requires', $.requires_clause)),
       repeat1(field('parameter', $.parameter)),
       ':',
@@ -82,6 +83,20 @@ module.exports = grammar({
     ),
 
     dim_params: $ => seq('[', commaSep1(field('dim', $.identifier)), ']'),
+
+    // A tunable compile-time integer (issue 15, docs/language.md "Tunable
+    // parameters"): `tune BM in {64, 128, 256} = 128`; the kernel is checked
+    // and built per point of the lattice, the default point unless asked.
+    tune_parameter: $ => seq(
+      'tune',
+      field('name', $.identifier),
+      'in',
+      '{',
+      commaSep1(field('value', $.integer)),
+      '}',
+      '=',
+      field('default', $.integer),
+    ),
 
     requires_clause: $ => seq(
       'requires',
@@ -226,7 +241,7 @@ module.exports = grammar({
       field('first', $._expression),
       optional(seq('..', field('last', $._expression))),
       ')',
-      optional(seq('registers', field('registers', $.integer))),
+      optional(seq('registers', field('registers', choice($.integer, $.identifier)))),
       field('body', $.block),
     ),
 
@@ -345,10 +360,10 @@ module.exports = grammar({
     ),
 
     tma_store_commit: _ => 'tma_store_commit',
-    tma_store_wait: $ => seq('tma_store_wait', field('count', $.integer)),
+    tma_store_wait: $ => seq('tma_store_wait', field('count', choice($.integer, $.identifier))),
 
     wgmma_commit: _ => 'wgmma_commit',
-    wgmma_wait: $ => seq('wgmma_wait', field('count', $.integer)),
+    wgmma_wait: $ => seq('wgmma_wait', field('count', choice($.integer, $.identifier))),
     fence_proxy_async: _ => 'fence_proxy_async',
 
     assignment: $ => seq(

@@ -138,6 +138,15 @@ int runBuildCommand(const BuildOptions &options) {
 
   sema::FrontendOptions fe;
   fe.target = options.common.target;
+  fe.tunePoint = options.common.tunePoint;
+  if (fe.tunePoint.empty()) {
+    // The best cached point for --dims (Tune.cpp), else the default.
+    std::string note;
+    fe.tunePoint =
+        cachedTunePoint(options.file, options.kernel, options.dims, options.common.target, note);
+    if (!note.empty())
+      std::cerr << note << "\n";
+  }
   sema::Analysis analysis = sema::analyze(*file, fe);
   diags = analysis.diagnostics;
   bool frontendErrors = false;

@@ -32,6 +32,7 @@ int runCheckCommand(const CheckOptions &options) {
     sema::FrontendOptions fe;
     fe.target = options.common.target;
     fe.diagnosticsOnly = true; // items are checked on every core
+    fe.tunePoint = options.common.tunePoint;
     auto analysis = std::make_unique<sema::Analysis>(sema::analyze(*file, fe));
     for (const Diagnostic &d : analysis->diagnostics)
       anyError |= d.severity() == Severity::Error;

@@ -9,6 +9,7 @@
 
 #include "target/Registry.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,11 +24,16 @@ struct CommonOptions {
   std::string target = std::string(target::defaultTargetName()); ///< --target
   DiagnosticsFormat format = DiagnosticsFormat::Text;
   bool color = false;
+  /// --param BM=128,BN=256: the point of the kernels' tune parameters
+  /// (syntax/TuneParams.h); a parameter not named takes its default.
+  std::vector<std::string> paramSpecs;
+  std::map<std::string, int64_t> tunePoint;
 };
 
 struct CheckOptions {
   CommonOptions common;
   std::vector<std::string> files;
+  bool allPoints = false; ///< --all-points: every point of every lattice
 };
 
 struct BuildOptions {
@@ -37,6 +43,9 @@ struct BuildOptions {
   std::string emit = "cubin"; ///< tile-ir | mlir | llvm | ptx | cubin
   std::string output;         ///< -o; empty: stdout for text, <kernel>.cubin for cubin
   std::string ptxVersion;     ///< optional explicit PTX ISA pin, e.g. "8.0"
+  /// --dims: the problem shape whose tuned point (the tuning cache) a kernel
+  /// with tune parameters is built at; nothing else reads it.
+  std::map<std::string, long long> dims;
 };
 
 struct ReportOptions {
@@ -62,7 +71,35 @@ struct RunOptions {
   std::string save;       ///< --save DIR: inputs and outputs as .npy in DIR/<kernel>/
 };
 
+struct TuneOptions {
+  CommonOptions common;
+  std::string file;
+  std::vector<std::string> kernels;       ///< --kernel (repeatable); empty: every tunable kernel
+  std::map<std::string, long long> shape; ///< --shape M=..,N=..,K=..
+  bool dryRun = false;
+  bool json = false;
+  bool exhaustive = false; ///< measure every legal point once
+  bool show = false;       ///< list the cache
+  bool force = false;      ///< ignore a cached winner
+  bool interpret = false;  ///< candidates on the tile-IR interpreter (pipeline tests)
+  unsigned threads = 0;    ///< --jobs for checking
+  unsigned timeoutS = 60;  ///< per candidate
+  int budget = -1;         ///< -1: 20% of the legal points (at least 3)
+  double tolerance = 0.02; ///< frontier tolerance
+  std::string cache;       ///< empty: defaultCachePath()
+};
+
 int runCheckCommand(const CheckOptions &options);
+int runTuneCommand(const TuneOptions &options);
+/// `kina check --all-points`: every point of every lattice of `file`.
+int checkAllPoints(const CheckOptions &options, const std::string &path);
+/// The best cached point of `kernel` in `file` for `dims` on a device of
+/// compute capability `cc` (`kina build`/`kina run` without --param). Empty
+/// when the kernel has no tune parameters or the cache has no record; `note`
+/// then says which point is used.
+std::map<std::string, int64_t> cachedTunePoint(const std::string &file, const std::string &kernel,
+                                               const std::map<std::string, long long> &dims,
+                                               const std::string &target, std::string &note);
 int runBuildCommand(const BuildOptions &options);
 int runReportCommand(const ReportOptions &options);
 int runRunCommand(const RunOptions &options);

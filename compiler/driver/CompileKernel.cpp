@@ -9,9 +9,11 @@
 
 namespace kina::driver {
 
-OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target) {
+OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target,
+                                          const std::map<std::string, int64_t> &tunePoint) {
   sema::FrontendOptions fe;
   fe.target = target;
+  fe.tunePoint = tunePoint;
   sema::Analysis analysis = sema::analyze(file, fe);
   bool errors = false;
   for (const Diagnostic &d : analysis.diagnostics) {

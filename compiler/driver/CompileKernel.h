@@ -12,6 +12,7 @@
 #include "ir/TileIR.h"
 #include "sema/Frontend.h"
 
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,7 +24,10 @@ template <class T> using OrExit = std::variant<T, int>;
 
 /// Parses and checks `file` for `target`; every diagnostic goes to stderr.
 /// Errors in the file give InputErrors.
-OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target);
+/// Kernels with tune parameters are checked at `tunePoint` (defaults for
+/// the parameters it does not name).
+OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target,
+                                          const std::map<std::string, int64_t> &tunePoint = {});
 
 /// The kernels a subcommand works on: `kernel` alone when given (a usage
 /// error naming the file's kernels when there is none of that name), else

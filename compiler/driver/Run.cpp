@@ -532,7 +532,16 @@ int runRunCommand(const RunOptions &options) {
   if (noDevice && !noDevice->isNoDevice())
     return runtimeFailure(*noDevice, options.kernel.empty() ? options.file : options.kernel);
 
-  auto analysis = checkFileForTarget(*file, targetName);
+  // A kernel with tune parameters runs at --param, else at the best point
+  // the tuning cache has for these dims (Tune.cpp), else at its default.
+  std::map<std::string, int64_t> tunePoint = options.common.tunePoint;
+  if (tunePoint.empty()) {
+    std::string note;
+    tunePoint = cachedTunePoint(options.file, options.kernel, options.dims, targetName, note);
+    if (!note.empty())
+      std::cerr << note << "\n";
+  }
+  auto analysis = checkFileForTarget(*file, targetName, tunePoint);
   if (auto *code = std::get_if<int>(&analysis))
     return *code;
   auto kernels = selectKernels(std::get<sema::Analysis>(analysis), options.kernel, options.file);

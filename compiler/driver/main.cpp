@@ -7,9 +7,11 @@
 #include "diag/Diagnostic.h"
 #include "driver/Commands.h"
 #include "driver/DiagnosticCatalogueDocs.h"
+#include "syntax/TuneParams.h"
 #include "target/Registry.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <unistd.h>
 
@@ -23,6 +25,9 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &common, std::string &format)
                       std::string(kina::target::defaultTargetName()) + ")");
   cmd->add_option("--diagnostics-format", format, "Diagnostics format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--param", common.paramSpecs,
+                  "Point of the kernels' tune parameters, e.g. BM=128,BN=256 (default: each "
+                  "parameter's default)");
 }
 
 bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long long> &dims,
@@ -76,6 +81,8 @@ int main(int argc, char **argv) {
   CLI::App *checkCmd = app.add_subcommand("check", "Parse and type-check kernels");
   checkCmd->add_option("files", check.files, "Kina source files")->required();
   addCommonOptions(checkCmd, check.common, format);
+  checkCmd->add_flag("--all-points", check.allPoints,
+                     "Check every point of each kernel's tune lattice, not only the default");
 
   BuildOptions build;
   CLI::App *buildCmd =
@@ -86,6 +93,10 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin"}));
   buildCmd->add_option("-o,--output", build.output, "Output file");
   buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
+  std::vector<std::string> buildDims;
+  buildCmd->add_option("--dims", buildDims,
+                       "Problem shape whose tuned point (kina tune's cache) a kernel with tune "
+                       "parameters is built at, e.g. M=4096,N=4096,K=4096");
   addCommonOptions(buildCmd, build.common, format);
 
   ReportOptions report;
@@ -132,8 +143,33 @@ int main(int argc, char **argv) {
           "GPU target: auto (the device's; without a device, or with --interpret, the default " +
           std::string(kina::target::defaultTargetName()) + ") or sm_XX");
 
-  CLI::App *tuneCmd = app.add_subcommand("tune", "Autotune a GEMM over the tiling lattice");
-  tuneCmd->allow_extras();
+  TuneOptions tune;
+  std::vector<std::string> tuneShape;
+  CLI::App *tuneCmd =
+      app.add_subcommand("tune", "Check a kernel's tune lattice, rank it, measure the best points");
+  tuneCmd->footer(
+      "The lattice of the kernels with `tune` parameters (every one of the file, or those under\n"
+      "--kernel) is checked point by point; --dry-run prints the legal count and the rejected\n"
+      "count by reason (and, with --shape, the cost model's Pareto frontier) without a GPU.\n"
+      "Otherwise the best points are measured on the GPU in child processes and the winner is\n"
+      "cached ($KINA_TUNE_CACHE or ~/.cache/kina/tune.jsonl); `kina build` and `kina run` use it.");
+  tuneCmd->add_option("file", tune.file, "Kina source file");
+  tuneCmd->add_option("--kernel", tune.kernels, "Kernel to tune (repeatable; default: all)");
+  tuneCmd->add_option("--shape", tuneShape, "Problem shape, e.g. M=4096,N=4096,K=4096");
+  tuneCmd->add_flag("--dry-run", tune.dryRun, "Check and rank the lattice; measure nothing");
+  tuneCmd->add_flag("--json", tune.json, "Machine-readable output");
+  tuneCmd->add_flag("--exhaustive", tune.exhaustive, "Measure every legal point once");
+  tuneCmd->add_flag("--show", tune.show, "List the tuning cache (FILE optional)");
+  tuneCmd->add_flag("--force", tune.force, "Re-tune even when the cache has a winner");
+  tuneCmd->add_flag("--interpret", tune.interpret,
+                    "Run candidates on the tile-IR interpreter (tests the pipeline; no timing)");
+  tuneCmd->add_option("--jobs", tune.threads, "Threads checking the lattice (default: all cores)");
+  tuneCmd->add_option("--timeout", tune.timeoutS, "Seconds per candidate (default 60)");
+  tuneCmd->add_option("--budget", tune.budget,
+                      "Points to measure (default: 20% of the legal points, at least 3)");
+  tuneCmd->add_option("--tolerance", tune.tolerance, "Pareto tolerance (default 0.02)");
+  tuneCmd->add_option("--cache", tune.cache, "Tuning cache file");
+  addCommonOptions(tuneCmd, tune.common, format);
 
   std::string helpTopic;
   CLI::App *helpCmd = app.add_subcommand("help", "Show help for a subcommand or topic");
@@ -159,6 +195,11 @@ int main(int argc, char **argv) {
   auto applyCommon = [&](CommonOptions &common, bool allowAuto = false) {
     common.format = format == "json" ? DiagnosticsFormat::Json : DiagnosticsFormat::Text;
     common.color = color && common.format == DiagnosticsFormat::Text && !getenv("NO_COLOR");
+    std::string paramError;
+    if (!kina::syntax::parsePointSpec(common.paramSpecs, common.tunePoint, paramError)) {
+      std::cerr << "kina: error: " << paramError << "\n";
+      return false;
+    }
     if ((allowAuto && common.target == "auto") || kina::target::lookupTarget(common.target))
       return true;
     std::string shown = common.target.size() > 64 ? common.target.substr(0, 64) + "..."
@@ -170,11 +211,22 @@ int main(int argc, char **argv) {
   if (checkCmd->parsed()) {
     if (!applyCommon(check.common))
       return UsageError;
+    if (check.allPoints) {
+      int worst = runCheckCommand(check);
+      for (const std::string &f : check.files)
+        worst = std::max(worst, checkAllPoints(check, f));
+      return worst;
+    }
     return runCheckCommand(check);
   }
   if (buildCmd->parsed()) {
     if (!applyCommon(build.common))
       return UsageError;
+    std::string error;
+    if (!parseDims(buildDims, build.dims, error)) {
+      std::cerr << "kina: error: " << error << "\n";
+      return UsageError;
+    }
     return runBuildCommand(build);
   }
   if (reportCmd->parsed()) {
@@ -193,9 +245,19 @@ int main(int argc, char **argv) {
     return runRunCommand(run);
   }
   if (tuneCmd->parsed()) {
-    std::cerr << "kina: error: `kina tune` is not available yet (the GEMM autotuner is planned "
-                 "work; see docs/architecture.md)\n";
-    return UsageError;
+    if (!applyCommon(tune.common))
+      return UsageError;
+    std::string error;
+    if (!parseDims(tuneShape, tune.shape, error)) {
+      std::cerr << "kina: error: " << error << "\n";
+      return UsageError;
+    }
+    if (tune.file.empty() && !tune.show) {
+      std::cerr
+          << "kina: error: `kina tune` needs a FILE (only --show lists the cache without one)\n";
+      return UsageError;
+    }
+    return runTuneCommand(tune);
   }
   if (helpCmd->parsed()) {
     if (helpTopic == "diagnostics") {

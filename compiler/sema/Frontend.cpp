@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "sema/Frontend.h"
+#include "syntax/TuneParams.h"
 
 #include <algorithm>
 #include <thread>
@@ -112,8 +113,15 @@ unsigned checkThreads(const syntax::Module &m, const FrontendOptions &options) {
 
 Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   Analysis a;
-  a.parse = syntax::parse(file);
+  syntax::ParseOptions po;
+  po.instantiateTuneDefaults = false; // instantiated below at options.tunePoint
+  a.parse = syntax::parse(file, po);
   a.diagnostics = a.parse.diagnostics;
+  // Kernels with tune parameters are checked as their instance at one point.
+  for (Diagnostic &d : syntax::checkTuneDeclarations(a.parse.module))
+    a.diagnostics.push_back(std::move(d));
+  for (Diagnostic &d : syntax::instantiateTuneParams(a.parse.module, options.tunePoint))
+    a.diagnostics.push_back(std::move(d));
   bool syntaxErrors = false;
   for (const Diagnostic &d : a.diagnostics)
     syntaxErrors |= d.severity() == Severity::Error;

@@ -10,6 +10,7 @@
 #include "syntax/Parser.h"
 #include "target/Registry.h"
 
+#include <map>
 #include <string>
 
 namespace kina::sema {
@@ -24,6 +25,10 @@ struct FrontendOptions {
   /// With diagnosticsOnly: how many threads check items. 0 picks one per
   /// hardware thread (at most 8) for files large enough to gain from it.
   unsigned threads = 0;
+  /// Tunable parameters (syntax/TuneParams.h): every kernel with `tune`
+  /// parameters is checked at this point, a parameter not named here at its
+  /// default (`--param BM=128`).
+  std::map<std::string, int64_t> tunePoint;
 };
 
 struct Analysis {

@@ -125,6 +125,9 @@ struct Stmt {
   ExprId step = kNone; ///< For (`step s`; kNone for a unit step)
   int64_t count = 0;   ///< WaitGroup, WgmmaWait, TmaStoreWait, Role (registers; 0 = none)
   Span countSpan;      ///< WaitGroup, WgmmaWait, TmaStoreWait, Role (the registers integer)
+  /// WgmmaWait, TmaStoreWait, Role: the count written as a tune parameter
+  /// (`registers CREGS`); instantiation sets `count` (syntax/TuneParams.h).
+  Ident countParam;
   /// Arrive, Wait, TmaLoad: the barrier stage `B[s]` (an Index expression, or
   /// a Name when the stage is missing).
   ExprId barrier = kNone;
@@ -177,6 +180,19 @@ struct Param {
   TypeId type = kNone;
 };
 
+/// `tune BM in {64, 128, 256} = 128` in a kernel header (issue 15): a
+/// compile-time integer with its candidate values and its default. The
+/// parsed module keeps the names; syntax/Tune.h instantiates an item at a
+/// point (each use becomes an Integer, constant arithmetic folded).
+struct TuneParam {
+  Span span;
+  Ident name;
+  std::vector<int64_t> values;
+  std::vector<Span> valueSpans;
+  int64_t defaultValue = 0;
+  Span defaultSpan; ///< empty when the parse lost the default
+};
+
 enum class ItemKind : uint8_t { Kernel, TileFunction, HostFunction };
 
 struct Item {
@@ -193,6 +209,7 @@ struct Item {
   Span resultSpan;
   std::vector<StmtId> body;
   Span bodySpan;
+  std::vector<TuneParam> tuneParams; ///< kernels only; empty: no lattice
 };
 
 /// One parsed file. Arenas own every node; ids index into them.
@@ -201,6 +218,8 @@ struct Module {
   std::vector<Expr> exprs;
   std::vector<Stmt> stmts;
   std::vector<TypeRef> types;
+  /// Some statement writes its count as a name (Stmt::countParam).
+  bool anyCountParam = false;
 
   const Expr &expr(ExprId id) const { return exprs[id]; }
   const Stmt &stmt(StmtId id) const { return stmts[id]; }

@@ -145,6 +145,8 @@ private:
           if (df == ids_.f_dim && sym(d) == ids_.identifier)
             item.dims.push_back(ident(d));
         });
+      } else if (f == ids_.f_tune) {
+        item.tuneParams.push_back(lowerTuneParam(c));
       } else if (f == ids_.f_requires) {
         item.requirements.push_back(lowerRequirement(c));
       } else if (f == ids_.f_parameter) {
@@ -163,6 +165,31 @@ private:
       }
     });
     m_.items.push_back(std::move(item));
+  }
+
+  TuneParam lowerTuneParam(Node n) {
+    TuneParam t;
+    t.span = span(n);
+    forEachChild(n, [&](Node c, TSFieldId f) {
+      if (f == ids_.f_name) {
+        t.name = ident(c);
+      } else if (f == ids_.f_value || f == ids_.f_default) {
+        if (isMissing(c))
+          return;
+        std::optional<int64_t> parsed = parseInteger(text(c), span(c));
+        if (!parsed)
+          return;
+        int64_t v = *parsed;
+        if (f == ids_.f_value) {
+          t.values.push_back(v);
+          t.valueSpans.push_back(span(c));
+        } else {
+          t.defaultValue = v;
+          t.defaultSpan = span(c);
+        }
+      }
+    });
+    return t;
   }
 
   Requirement lowerRequirement(Node n) {
@@ -470,7 +497,11 @@ private:
     Node count = field(n, f);
     if (!isNull(count) && !isMissing(count)) {
       s.countSpan = span(count);
-      s.count = parseInteger(text(count), s.countSpan).value_or(0);
+      if (sym(count) == ids_.identifier) {
+        s.countParam = ident(count); // a tune parameter, set per instance
+        m_.anyCountParam = true;
+      } else
+        s.count = parseInteger(text(count), s.countSpan).value_or(0);
     }
   }
 

@@ -7,10 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "syntax/Parser.h"
+#include "diag/Spelling.h"
 #include "syntax/Lower.h"
 #include "syntax/Splice.h"
 #include "syntax/TableParser.h"
-#include "diag/Spelling.h"
+#include "syntax/TuneParams.h"
 
 #include <algorithm>
 #include <set>
@@ -885,7 +886,15 @@ void parseChunk(const SourceFile &file, std::string_view text, Span range,
     cst = cstFromTree(ts_tree_root_node(tree.get()));
   }
 
+  size_t firstItem = into.items.size();
   LowerResult lowered = lowerTree(*cst, file, into, options.maxNesting);
+  if (options.instantiateTuneDefaults)
+    for (size_t i = firstItem; i < into.items.size(); ++i)
+      if (!into.items[i].tuneParams.empty() || into.anyCountParam) {
+        for (Diagnostic &d : checkTuneDeclarations(into, i))
+          diags.push_back(std::move(d));
+        instantiateItem(into, i, defaultPoint(into.items[i]));
+      }
   for (const InvalidLiteral &l : lowered.invalidLiterals) {
     // A literal may be a megabyte long: quote its ends only.
     std::string_view whole = file.slice(l.span);

@@ -34,6 +34,12 @@ struct ParseResult {
 struct ParseOptions {
   /// Deeper nesting than this is reported (K0008) instead of lowered.
   unsigned maxNesting = 256;
+  /// Instantiate every kernel with `tune` parameters at its default point
+  /// (syntax/TuneParams.h) and report its declaration errors, so that every
+  /// consumer of a parse (the language server above all) sees the default
+  /// instance. sema::analyze and `kina tune` parse with false and
+  /// instantiate at the point they were asked for.
+  bool instantiateTuneDefaults = true;
 };
 
 /// Parses and lowers one file. Never crashes on any input bytes.

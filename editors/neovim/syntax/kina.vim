@@ -7,6 +7,7 @@ endif
 
 syn keyword kinaStorage kernel tile fn shared register let mut
 syn keyword kinaRequires requires capability
+syn keyword kinaRequires tune
 syn keyword kinaControl for in if else return
 syn keyword kinaGrid block_grid warp_grid warpgroup_grid role warpgroup registers cluster step
 syn keyword kinaAsync cp_async cp_async_commit cp_async_wait_all cp_async_wait_group block_sync

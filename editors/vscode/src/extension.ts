@@ -4,13 +4,15 @@
 // documents, the target status bar item and the `kina` task type. The
 // extension stays thin: every language feature comes from the server.
 import * as vscode from 'vscode';
-import { ARTIFACTS, ArtifactDocuments, ArtifactKind } from './artifactDocuments';
-import { KinaClient } from './client';
-import { resolveKernel } from './kernelAtCursor';
-import { KernelCommandArgs } from './protocol';
-import { runKernel } from './runKernel';
-import { registerTasks } from './tasks';
-import { TargetStatus, selectTarget } from './target';
+
+import {ArtifactDocuments, ArtifactKind, ARTIFACTS} from './artifactDocuments';
+import {KinaClient} from './client';
+import {resolveKernel} from './kernelAtCursor';
+import {KernelCommandArgs} from './protocol';
+import {runKernel} from './runKernel';
+import {selectTarget, TargetStatus} from './target';
+import {registerTasks} from './tasks';
+import {tuneKernel} from './tuneKernel';
 
 let server: KinaClient | undefined;
 
@@ -35,22 +37,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
   context.subscriptions.push(
-    vscode.commands.registerCommand('kina.runKernel', run),
-    // The code lenses' command names, as docs/lsp-extensions.md gives them.
-    vscode.commands.registerCommand('kina.run', run),
-    vscode.commands.registerCommand('kina.registerReport', showArtifact(ARTIFACTS.report)),
-    vscode.commands.registerCommand('kina.showPtx', showArtifact(ARTIFACTS.ptx)),
-    vscode.commands.registerCommand('kina.showSass', showArtifact(ARTIFACTS.sass)),
-    vscode.commands.registerCommand('kina.showTileIR', showArtifact(ARTIFACTS.tileIR)),
-    vscode.commands.registerCommand('kina.showRegisterReport', showArtifact(ARTIFACTS.report)),
-    vscode.commands.registerCommand('kina.selectTarget', () => selectTarget(kina)),
-    vscode.commands.registerCommand('kina.restartServer', () => kina.restart()),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('kina.serverPath')) {
-        void kina.restart();
-      }
-    }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void kina.restart()),
+      vscode.commands.registerCommand('kina.runKernel', run),
+      // The code lenses' command names, as docs/lsp-extensions.md gives them.
+      vscode.commands.registerCommand('kina.run', run),
+      vscode.commands.registerCommand('kina.registerReport', showArtifact(ARTIFACTS.report)),
+      vscode.commands.registerCommand('kina.showPtx', showArtifact(ARTIFACTS.ptx)),
+      vscode.commands.registerCommand('kina.showSass', showArtifact(ARTIFACTS.sass)),
+      vscode.commands.registerCommand('kina.showTileIR', showArtifact(ARTIFACTS.tileIR)),
+      vscode.commands.registerCommand('kina.showRegisterReport', showArtifact(ARTIFACTS.report)),
+      vscode.commands.registerCommand('kina.selectTarget', () => selectTarget(kina)),
+      vscode.commands.registerCommand('kina.restartServer', () => kina.restart()),
+      vscode.commands.registerCommand('kina.tune',
+                                      async (args?: KernelCommandArgs) => {
+                                        const target = await resolveKernel(args);
+                                        if (target) {
+                                          await tuneKernel(target.document, target.kernel);
+                                        }
+                                      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('kina.serverPath')) {
+          void kina.restart();
+        }
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void kina.restart()),
   );
 
   await kina.ensureStarted();
