@@ -82,8 +82,8 @@ int main(int argc, char **argv) {
       app.add_subcommand("build", "Compile a kernel to tile IR, MLIR, PTX or cubin");
   buildCmd->add_option("file", build.file, "Kina source file")->required();
   buildCmd->add_option("--kernel", build.kernel, "Kernel to compile (default: every kernel)");
-  buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin")
-      ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin"}));
+  buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin | algebraic-ir")
+      ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin", "algebraic-ir"}));
   buildCmd->add_option("-o,--output", build.output, "Output file");
   buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
   addCommonOptions(buildCmd, build.common, format);
@@ -132,6 +132,23 @@ int main(int argc, char **argv) {
           "GPU target: auto (the device's; without a device, or with --interpret, the default " +
           std::string(kina::target::defaultTargetName()) + ") or sm_XX");
 
+  // Host functions (HostFn.cpp).
+  HostOptions host;
+  std::vector<std::string> reportDimSpecs;
+  auto cublasLtOption = [&](CLI::App *cmd) {
+    cmd->add_option("--cublaslt", host.cublasLt,
+                    "Whether pass A may pick cuBLASLt: auto (when it loads), on, off")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+  };
+  buildCmd->add_option("--fn", host.fn, "Host function for --emit=algebraic-ir (default: all)");
+  reportCmd->add_option("--fn", host.fn, "Host function: print pass A's plan");
+  reportCmd->add_option("--dims", reportDimSpecs, "With --fn: dimension values, e.g. M=4096");
+  cublasLtOption(reportCmd);
+  runCmd->add_option("--fn", host.fn, "Host function to run (instead of a kernel)");
+  runCmd->add_option("--output", host.output, "With --fn: write the result as .npy");
+  runCmd->add_option("--repeat", host.repeat, "With --fn: run N times (device memory is reported)");
+  cublasLtOption(runCmd);
+
   CLI::App *tuneCmd = app.add_subcommand("tune", "Autotune a GEMM over the tiling lattice");
   tuneCmd->allow_extras();
 
@@ -175,11 +192,21 @@ int main(int argc, char **argv) {
   if (buildCmd->parsed()) {
     if (!applyCommon(build.common))
       return UsageError;
+    if (build.emit == "algebraic-ir")
+      return runHostBuild(build, host);
     return runBuildCommand(build);
   }
   if (reportCmd->parsed()) {
     if (!applyCommon(report.common))
       return UsageError;
+    if (!host.fn.empty()) {
+      std::string error;
+      if (!parseDims(reportDimSpecs, host.dims, error)) {
+        std::cerr << "kina: error: " << error << "\n";
+        return UsageError;
+      }
+      return runHostReport(report, host);
+    }
     return runReportCommand(report);
   }
   if (runCmd->parsed()) {
@@ -190,6 +217,8 @@ int main(int argc, char **argv) {
       std::cerr << "kina: error: " << error << "\n";
       return UsageError;
     }
+    if (!host.fn.empty())
+      return runHostRun(run, host);
     return runRunCommand(run);
   }
   if (tuneCmd->parsed()) {
