@@ -89,6 +89,19 @@ struct TuneOptions {
   std::string cache;       ///< empty: defaultCachePath()
 };
 
+/// Host functions (HostFn.cpp): `--fn NAME` on build, report and run.
+struct HostOptions {
+  std::string fn;                        ///< --fn
+  std::map<std::string, long long> dims; ///< report --dims
+  std::string output;                    ///< run --output OUT.npy
+  std::string cublasLt = "auto";         ///< --cublaslt auto | on | off
+  unsigned repeat = 1;                   ///< run --repeat N (the leak test)
+};
+
+int runHostBuild(const BuildOptions &options, const HostOptions &host);
+int runHostReport(const ReportOptions &options, const HostOptions &host);
+int runHostRun(const RunOptions &options, const HostOptions &host);
+
 int runCheckCommand(const CheckOptions &options);
 int runTuneCommand(const TuneOptions &options);
 /// `kina check --all-points`: every point of every lattice of `file`.

@@ -89,8 +89,8 @@ int main(int argc, char **argv) {
       app.add_subcommand("build", "Compile a kernel to tile IR, MLIR, PTX or cubin");
   buildCmd->add_option("file", build.file, "Kina source file")->required();
   buildCmd->add_option("--kernel", build.kernel, "Kernel to compile (default: every kernel)");
-  buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin")
-      ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin"}));
+  buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin | algebraic-ir")
+      ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin", "algebraic-ir"}));
   buildCmd->add_option("-o,--output", build.output, "Output file");
   buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
   std::vector<std::string> buildDims;
@@ -170,6 +170,23 @@ int main(int argc, char **argv) {
   tuneCmd->add_option("--tolerance", tune.tolerance, "Pareto tolerance (default 0.02)");
   tuneCmd->add_option("--cache", tune.cache, "Tuning cache file");
   addCommonOptions(tuneCmd, tune.common, format);
+  // Host functions (HostFn.cpp).
+  HostOptions host;
+  std::vector<std::string> reportDimSpecs;
+  auto cublasLtOption = [&](CLI::App *cmd) {
+    cmd->add_option("--cublaslt", host.cublasLt,
+                    "Whether pass A may pick cuBLASLt: auto (when it loads), on, off")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+  };
+  buildCmd->add_option("--fn", host.fn, "Host function for --emit=algebraic-ir (default: all)");
+  reportCmd->add_option("--fn", host.fn, "Host function: print pass A's plan");
+  reportCmd->add_option("--dims", reportDimSpecs, "With --fn: dimension values, e.g. M=4096");
+  cublasLtOption(reportCmd);
+  runCmd->add_option("--fn", host.fn, "Host function to run (instead of a kernel)");
+  runCmd->add_option("--output", host.output, "With --fn: write the result as .npy");
+  runCmd->add_option("--repeat", host.repeat, "With --fn: run N times (device memory is reported)");
+  cublasLtOption(runCmd);
+
 
   std::string helpTopic;
   CLI::App *helpCmd = app.add_subcommand("help", "Show help for a subcommand or topic");
@@ -227,11 +244,21 @@ int main(int argc, char **argv) {
       std::cerr << "kina: error: " << error << "\n";
       return UsageError;
     }
+    if (build.emit == "algebraic-ir")
+      return runHostBuild(build, host);
     return runBuildCommand(build);
   }
   if (reportCmd->parsed()) {
     if (!applyCommon(report.common))
       return UsageError;
+    if (!host.fn.empty()) {
+      std::string error;
+      if (!parseDims(reportDimSpecs, host.dims, error)) {
+        std::cerr << "kina: error: " << error << "\n";
+        return UsageError;
+      }
+      return runHostReport(report, host);
+    }
     return runReportCommand(report);
   }
   if (runCmd->parsed()) {
@@ -242,6 +269,8 @@ int main(int argc, char **argv) {
       std::cerr << "kina: error: " << error << "\n";
       return UsageError;
     }
+    if (!host.fn.empty())
+      return runHostRun(run, host);
     return runRunCommand(run);
   }
   if (tuneCmd->parsed()) {

@@ -189,5 +189,10 @@ using PFN_cuTensorMapEncodeTiled = CUresult (*)(
     CUtensorMap *, CUtensorMapDataType, unsigned, void *, const unsigned long long *,
     const unsigned long long *, const unsigned *, const unsigned *, CUtensorMapInterleave,
     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+// Pinned host memory and asynchronous copies (host: HostStaging.h).
+using PFN_cuMemAllocHost = CUresult (*)(void **, size_t);
+using PFN_cuMemFreeHost = CUresult (*)(void *);
+using PFN_cuMemcpyHtoDAsync = CUresult (*)(CUdeviceptr, const void *, size_t, CUstream);
+using PFN_cuMemcpyDtoHAsync = CUresult (*)(void *, CUdeviceptr, size_t, CUstream);
 
 } // namespace kina::runtime::cuda

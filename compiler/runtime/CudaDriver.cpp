@@ -177,6 +177,10 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::string &libraryP
     need(d->cuEventElapsedTime, "cuEventElapsedTime");
   resolve(handle, d->cuLaunchKernelEx, "cuLaunchKernelEx");
   resolve(handle, d->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  resolve(handle, d->cuMemAllocHost, "cuMemAllocHost_v2");
+  resolve(handle, d->cuMemFreeHost, "cuMemFreeHost");
+  resolve(handle, d->cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  resolve(handle, d->cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
 
   if (!missing.empty())
     return makeError(ErrorKind::DriverTooOld,

@@ -83,6 +83,11 @@ public:
   cuda::PFN_cuLaunchKernel cuLaunchKernel = nullptr;
   cuda::PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr; ///< optional (CUDA >= 11.8)
   cuda::PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr; ///< optional (CUDA >= 12.0)
+  // Pinned staging for host functions' copies (optional; HostStaging.h).
+  cuda::PFN_cuMemAllocHost cuMemAllocHost = nullptr;
+  cuda::PFN_cuMemFreeHost cuMemFreeHost = nullptr;
+  cuda::PFN_cuMemcpyHtoDAsync cuMemcpyHtoDAsync = nullptr;
+  cuda::PFN_cuMemcpyDtoHAsync cuMemcpyDtoHAsync = nullptr;
 
 private:
   CudaDriver() = default;

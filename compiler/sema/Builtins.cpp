@@ -43,9 +43,9 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"tanh", P::Device, 1},
     {"erf", P::Device, 1},
     {"sigmoid", P::Device, 1},
-    {"silu", P::Device, 1},
-    {"gelu", P::Device, 1},
-    {"gelu_tanh", P::Device, 1},
+    {"silu", P::Anywhere, 1},
+    {"gelu", P::Anywhere, 1},
+    {"gelu_tanh", P::Anywhere, 1},
     {"abs", P::Device, 1},
     {"floor", P::Device, 1},
     {"ceil", P::Device, 1},
@@ -62,6 +62,10 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"col_max", P::Device, 1},
     {"block_sum", P::Device, 1},
     {"block_max", P::Device, 1},
+    // Host-level normalisations over the rows (host, CheckHost.cpp).
+    {"softmax", P::Host, 1},
+    {"layernorm", P::Host, 3},
+    {"rmsnorm", P::Host, 2},
 };
 
 } // namespace

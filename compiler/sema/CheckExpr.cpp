@@ -743,6 +743,8 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     r.tensor.dtype = dt.scalar;
     return r;
   }
+  if (std::optional<Type> t = checkHostOp(id, e)) // host functions (CheckHost.cpp)
+    return *t;
   if (const MathFunction *mf = mathFunction(f))
     return checkMath(id, e, *mf);
   if (f == "select") {

@@ -345,6 +345,9 @@ public:
   Type checkApplication(ExprId id, const Expr &e);
   /// The math builtins (he; docs/math.md).
   Type checkMath(ExprId id, const Expr &e, const struct MathFunction &mf);
+  /// Host-level activations, normalisations and row-broadcast binaries
+  /// (host, CheckHost.cpp); nullopt when `e` is none of them.
+  std::optional<Type> checkHostOp(ExprId id, const Expr &e);
   /// An elementwise op whose first operand is a warpgroup tile (he).
   Type checkWarpgroupElementwise(const Expr &e, const std::string &f, const Type &x, const Type *y);
   /// Broadcasting and reductions of per-warp tiles (bcast; CheckBroadcast.cpp).

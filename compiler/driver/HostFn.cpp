@@ -1,0 +1,832 @@
+//===- HostFn.cpp - Host functions: algebraic IR, pass A, execution -------===//
+//
+// `kina build FILE --emit=algebraic-ir [--fn NAME]` prints the algebraic IR;
+// `kina report FILE --fn NAME --dims ...` prints pass A's plan (each step's
+// kernel, what was fused, every candidate and why, the times that decided);
+// `kina run FILE --fn NAME --dims ... [--inputs ...] [--output OUT.npy]`
+// runs it: copies through pinned staging, Kina kernels through the launch
+// guard, cuBLASLt through dlopen, host-placed operations on the CPU. With
+// --interpret the Kina kernels run on the tile-IR interpreter and the
+// cuBLASLt steps on the CPU reference (algebraic/Evaluate.h), no GPU needed.
+//
+//===----------------------------------------------------------------------===//
+#include "algebraic/Build.h"
+#include "algebraic/Evaluate.h"
+#include "algebraic/PassA.h"
+#include "codegen/Codegen.h"
+#include "codegen/LaunchMetadata.h"
+#include "diag/Render.h"
+#include "driver/Commands.h"
+#include "driver/CompileKernel.h"
+#include "driver/SourceLoader.h"
+#include "lower/TileIRFromAst.h"
+#include "reference/Interpreter.h"
+#include "runtime/CublasLt.h"
+#include "runtime/Device.h"
+#include "runtime/EventTimer.h"
+#include "runtime/HostStaging.h"
+#include "runtime/HostTensor.h"
+#include "runtime/Launch.h"
+#include "runtime/LaunchGuard.h"
+#include "runtime/LaunchSpec.h"
+#include "runtime/Npy.h"
+#include "runtime/Random.h"
+#include "runtime/TensorMap.h"
+#include "sema/Frontend.h"
+#include "target/Registry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unistd.h>
+
+namespace kina::driver {
+
+namespace {
+
+namespace alg = kina::algebraic;
+namespace fs = std::filesystem;
+
+int fail(const std::string &message, int code = InputErrors) {
+  std::cerr << "kina: error: " << message << "\n";
+  return code;
+}
+
+int coded(DiagId id, const std::string &message, int code) {
+  std::cerr << "kina: error[" << diagInfo(id).code << "]: " << message << "\n";
+  return code;
+}
+
+/// Where the stdlib is: $KINA_STDLIB, else next to the binary's tree
+/// (build/compiler/driver/kina -> stdlib/), else ./stdlib.
+std::string stdlibDir() {
+  if (const char *p = std::getenv("KINA_STDLIB"); p && *p)
+    return p;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::exists(p / "stdlib" / "gemm_bf16_hopper.kina", ec))
+        return (p / "stdlib").string();
+  return "stdlib";
+}
+
+/// A checked source and its lowered kernels, kept for the whole command.
+struct LoadedSource {
+  std::unique_ptr<SourceFile> file;
+  std::unique_ptr<sema::Analysis> analysis;
+  std::string error; ///< why it cannot be used (empty: usable)
+  std::map<std::string, std::unique_ptr<ir::Kernel>> kernels;
+};
+
+struct Kernels {
+  std::string target;
+  std::map<std::string, LoadedSource> sources; ///< by path (or generated name)
+
+  LoadedSource &load(const std::string &key, const std::string *text) {
+    auto it = sources.find(key);
+    if (it != sources.end())
+      return it->second;
+    LoadedSource &s = sources[key];
+    if (text) {
+      s.file = std::make_unique<SourceFile>(key, *text);
+    } else {
+      std::string err;
+      auto f = loadSource(key, err);
+      if (!f) {
+        s.error = err;
+        return s;
+      }
+      s.file = std::make_unique<SourceFile>(std::move(*f));
+    }
+    sema::FrontendOptions fe;
+    fe.target = target;
+    s.analysis = std::make_unique<sema::Analysis>(sema::analyze(*s.file, fe));
+    for (const Diagnostic &d : s.analysis->diagnostics)
+      if (d.severity() == Severity::Error) {
+        s.error = key + " does not check for " + target + ": error[" +
+                  std::string(diagInfo(d.id).code) + "] " + d.message;
+        break;
+      }
+    return s;
+  }
+
+  /// The lowered kernel, or null with `error` set.
+  const ir::Kernel *kernel(LoadedSource &s, const std::string &name, std::string &error) {
+    if (!s.error.empty()) {
+      error = s.error;
+      return nullptr;
+    }
+    if (auto it = s.kernels.find(name); it != s.kernels.end())
+      return it->second.get();
+    bool found = false;
+    for (const auto &k : s.analysis->program.kernels)
+      found |= k.name == name;
+    if (!found) {
+      error = "no kernel `" + name + "` in " + s.file->path();
+      return nullptr;
+    }
+    auto lowered = lower::lowerKernel(*s.analysis, name);
+    if (!lowered) {
+      error = renderDiagnostic(lower::loweringDiagnostic(lowered.takeError(), Span{}), *s.file);
+      return nullptr;
+    }
+    return (s.kernels[name] = std::make_unique<ir::Kernel>(std::move(*lowered))).get();
+  }
+};
+
+/// The launch guard's answer for `kernel` at `kdims` (dims against `requires`).
+std::optional<std::string> guardRefusal(const ir::Kernel &kernel, const std::string &target,
+                                        const std::map<std::string, int64_t> &kdims) {
+  codegen::LaunchMetadata meta = codegen::makeLaunchMetadata(kernel, target, "", 0, 0);
+  auto spec = runtime::launchSpecFromJson(codegen::toJson(meta));
+  if (!spec)
+    return spec.error().message;
+  runtime::DimValues dims(kdims.begin(), kdims.end());
+  auto plan = runtime::checkDims(*spec, dims);
+  if (!plan)
+    return plan.error().message;
+  return std::nullopt;
+}
+
+std::string upper(std::string s) {
+  for (char &c : s)
+    c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+struct HostSession {
+  const SourceFile &file;
+  const sema::Analysis &analysis;
+  std::string target;
+  Kernels kernels;
+  alg::Catalogue catalogue;
+  std::string stdlib;
+};
+
+void makeCatalogue(HostSession &hs, const HostOptions &host, bool interpret) {
+  hs.kernels.target = hs.target;
+  hs.stdlib = stdlibDir();
+  alg::Catalogue &c = hs.catalogue;
+  c.refusal = [&hs](const std::string &file, const std::string &name,
+                    const std::map<std::string, int64_t> &kdims) -> std::optional<std::string> {
+    LoadedSource &s = hs.kernels.load((fs::path(hs.stdlib) / file).string(), nullptr);
+    std::string err;
+    const ir::Kernel *k = hs.kernels.kernel(s, name, err);
+    if (!k)
+      return err;
+    return guardRefusal(*k, hs.target, kdims);
+  };
+  c.generatedRefusal =
+      [&hs](const std::string &source,
+            const std::map<std::string, int64_t> &kdims) -> std::optional<std::string> {
+    std::string name = source.substr(7, source.find('\n') - 7); // "kernel NAME\n"
+    LoadedSource &s = hs.kernels.load("<generated " + name + ">", &source);
+    std::string err;
+    const ir::Kernel *k = hs.kernels.kernel(s, name, err);
+    if (!k)
+      return err;
+    return guardRefusal(*k, hs.target, kdims);
+  };
+  if (host.cublasLt == "off") {
+    c.cublasLt = false;
+    c.cublasLtWhy = "not used (--cublaslt=off)";
+  } else if (host.cublasLt == "on" || interpret) {
+    c.cublasLt = true; // --interpret: the CPU reference computes its steps
+  } else {
+    std::string err;
+    auto lt = runtime::CublasLt::load(err);
+    c.cublasLt = lt != nullptr;
+    c.cublasLtWhy = "not found on this machine: " + err;
+  }
+  c.tuned = alg::readTuningCache(alg::defaultTuningCachePath(), c.tuningSource);
+}
+
+std::optional<alg::Function> buildAndVerify(const sema::Analysis &analysis, const SourceFile &file,
+                                            const std::string &name) {
+  auto built = alg::buildFunction(analysis, name);
+  if (auto *diags = std::get_if<std::vector<Diagnostic>>(&built)) {
+    for (const Diagnostic &d : *diags)
+      std::cerr << renderDiagnostic(d, file);
+    return std::nullopt;
+  }
+  alg::Function f = std::move(std::get<alg::Function>(built));
+  std::vector<std::string> errors = alg::verify(f);
+  if (!errors.empty()) { // a builder bug: the checker accepted the function
+    for (const std::string &e : errors)
+      std::cerr << "kina: internal error: algebraic IR of `" << name << "`: " << e << "\n";
+    return std::nullopt;
+  }
+  return f;
+}
+
+/// The function's dims from --dims, each bound (a usage error names the missing one).
+std::optional<std::map<std::string, int64_t>>
+functionDims(const alg::Function &f, const std::map<std::string, long long> &given,
+             std::string &error) {
+  std::map<std::string, int64_t> dims;
+  for (const std::string &d : f.dims) {
+    auto it = given.find(d);
+    if (it == given.end()) {
+      error = "fn `" + f.name + "` needs --dims for " + d + " (its dims:";
+      for (const std::string &x : f.dims)
+        error += " " + x;
+      error += ")";
+      return std::nullopt;
+    }
+    dims[d] = it->second;
+  }
+  for (const auto &[n, v] : given)
+    if (!dims.count(n)) {
+      error = "--dims names " + n + ", which is not a dim of fn `" + f.name + "`";
+      return std::nullopt;
+    }
+  for (const std::string &r : f.requirements) {
+    // `requires` of the host function: evaluated as the launch guard would.
+    std::string text = r;
+    auto eq = text.find(" = ");
+    auto mod = text.find(" mod ");
+    if (eq != std::string::npos && mod != std::string::npos && mod < eq) {
+      auto lhs = alg::evalDim(text.substr(0, eq), dims);
+      auto rhs = alg::evalDim(text.substr(eq + 3), dims);
+      if (lhs && rhs && *lhs != *rhs) {
+        error = "fn `" + f.name + "` requires (" + r + "), which fails for these dims";
+        return std::nullopt;
+      }
+    }
+  }
+  return dims;
+}
+
+std::optional<std::vector<int64_t>> concreteShape(const alg::TensorType &t,
+                                                  const std::map<std::string, int64_t> &dims) {
+  std::vector<int64_t> shape;
+  for (const std::string &d : t.shape) {
+    auto v = alg::evalDim(d, dims);
+    if (!v || *v <= 0)
+      return std::nullopt;
+    shape.push_back(*v);
+  }
+  return shape;
+}
+
+runtime::DType runtimeDType(const std::string &dtype) {
+  return runtime::parseDType(lower(dtype)).value_or(runtime::DType::F32);
+}
+
+alg::Value toValue(const runtime::HostTensor &t, const std::string &dtype) {
+  alg::Value v;
+  v.shape = t.shape;
+  v.dtype = dtype;
+  v.data.resize(t.numel());
+  for (size_t i = 0; i < v.data.size(); ++i)
+    v.data[i] = t.get(i);
+  return v;
+}
+
+runtime::HostTensor toTensor(const alg::Value &v) {
+  runtime::HostTensor t(runtimeDType(v.dtype), v.shape);
+  for (size_t i = 0; i < v.data.size(); ++i)
+    t.set(i, v.data[i]);
+  return t;
+}
+
+/// A Kina step's kernel: stdlib, generated, or the host function's file.
+const ir::Kernel *stepKernel(HostSession &hs, const alg::Step &s, std::string &error) {
+  if (!s.source.empty())
+    return hs.kernels.kernel(hs.kernels.load("<generated " + s.kernel + ">", &s.source), s.kernel,
+                             error);
+  if (!s.file.empty())
+    return hs.kernels.kernel(
+        hs.kernels.load((fs::path(hs.stdlib) / fs::path(s.file).filename()).string(), nullptr),
+        s.kernel, error);
+  // The host function's own file: already checked.
+  LoadedSource &own = hs.kernels.sources[hs.file.path() + "#own"];
+  if (!own.analysis) {
+    own.file = std::make_unique<SourceFile>(hs.file.path(), hs.file.text());
+    sema::FrontendOptions fe;
+    fe.target = hs.target;
+    own.analysis = std::make_unique<sema::Analysis>(sema::analyze(*own.file, fe));
+  }
+  return hs.kernels.kernel(own, s.kernel, error);
+}
+
+/// The kernel's dims, bound from its tensor parameters' shapes (a bare dim
+/// on an axis takes the argument's extent there).
+std::map<std::string, int64_t> bindKernelDims(const ir::Kernel &k,
+                                              const std::vector<std::vector<int64_t>> &shapes) {
+  std::map<std::string, int64_t> dims;
+  for (size_t p = 0; p < k.params.size() && p < shapes.size(); ++p)
+    for (size_t a = 0; a < k.params[p].shape.size() && a < shapes[p].size(); ++a) {
+      const ir::IndexExpr &e = k.params[p].shape[a];
+      if (e.kind() == ir::IndexExpr::Kind::Dim && e.index() < k.dims.size())
+        dims.emplace(k.dims[e.index()].name, shapes[p][a]);
+    }
+  return dims;
+}
+
+struct Execution {
+  HostSession &hs;
+  const alg::Function &f;
+  const alg::Plan &plan;
+  const std::map<std::string, int64_t> &dims;
+  bool interpret;
+  runtime::Device *device = nullptr;
+  std::map<int, alg::Value> values;             ///< host values (and interpreted device ones)
+  std::map<int, runtime::DeviceBuffer> buffers; ///< device values (GPU)
+  std::unique_ptr<runtime::PinnedStaging> staging;
+  std::unique_ptr<runtime::CublasLt> lt;
+  runtime::DeviceBuffer workspace;
+  struct Loaded {
+    std::optional<runtime::Module> module;
+    std::optional<runtime::Kernel> kernel;
+    runtime::LaunchSpec spec;
+  };
+  std::map<std::string, Loaded> modules;
+  std::unique_ptr<runtime::TensorMapCache> tensorMaps;
+  unsigned launches = 0;
+  std::vector<std::string> log; ///< one line per kernel step, for the summary
+
+  std::string stepLabel(const alg::Step &s) {
+    return "step %" + std::to_string(s.output) + " (" + s.kernel + ")";
+  }
+
+  /// Runs one step; returns an error message (with its code) or "".
+  std::string run(const alg::Step &s) {
+    const alg::Op &out = f.ops[s.output];
+    switch (s.backend) {
+    case alg::Backend::Host: {
+      if (auto err = alg::evaluateOps(f, s.ops, values, /*roundEach=*/true))
+        return *err;
+      return "";
+    }
+    case alg::Backend::Copy:
+      return copy(s);
+    case alg::Backend::CublasLt:
+      if (interpret) { // the CPU reference stands in for cuBLASLt
+        if (auto err = alg::evaluateOps(f, s.ops, values, /*roundEach=*/false))
+          return *err;
+        ++launches;
+        return "";
+      }
+      return cublasLt(s);
+    case alg::Backend::Kina:
+      return kina(s, out);
+    }
+    return "unknown step";
+  }
+
+  std::string copy(const alg::Step &s) {
+    int in = s.inputs[0];
+    bool toDevice = f.ops[s.output].kind == alg::OpKind::CopyToDevice;
+    if (interpret) {
+      values[s.output] = values.at(in);
+      return "";
+    }
+    if (toDevice) {
+      runtime::HostTensor t = toTensor(values.at(in));
+      auto buf =
+          runtime::DeviceBuffer::alloc(*device, t.byteSize(), "%" + std::to_string(s.output));
+      if (!buf)
+        return buf.error().message;
+      if (auto ok = staging->toDevice(*buf, t.span(), nullptr); !ok)
+        return ok.error().message;
+      buffers[s.output] = buf.take();
+      return "";
+    }
+    const runtime::DeviceBuffer &src = buffers.at(in);
+    auto shape = concreteShape(f.ops[s.output].type, dims);
+    runtime::HostTensor t(runtimeDType(f.ops[s.output].type.dtype), *shape);
+    if (auto ok = staging->toHost(t.span(), src, nullptr); !ok)
+      return ok.error().message;
+    values[s.output] = toValue(t, f.ops[s.output].type.dtype);
+    return "";
+  }
+
+  std::string cublasLt(const alg::Step &s) {
+    if (!lt) {
+      std::string err;
+      lt = runtime::CublasLt::load(err);
+      if (!lt)
+        return std::string("error[") + std::string(diagInfo(DiagId::CublasLtUnavailable).code) +
+               "]: " + err;
+      auto ws = runtime::DeviceBuffer::alloc(*device, size_t(32) << 20, "cuBLASLt workspace");
+      if (!ws)
+        return ws.error().message;
+      workspace = ws.take();
+    }
+    auto shape = concreteShape(f.ops[s.output].type, dims);
+    const std::string &dt = f.ops[s.output].type.dtype;
+    auto buf = runtime::DeviceBuffer::alloc(
+        *device, runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)),
+        "%" + std::to_string(s.output));
+    if (!buf)
+      return buf.error().message;
+    runtime::CublasLtProblem p;
+    p.type = dt == "BF16"  ? runtime::LtType::BF16
+             : dt == "F16" ? runtime::LtType::F16
+                           : runtime::LtType::F32;
+    p.M = s.kdims.at("M");
+    p.N = s.kdims.at("N");
+    p.K = s.kdims.at("K");
+    p.a = buffers.at(s.inputs[0]).devicePtr();
+    p.b = buffers.at(s.inputs[1]).devicePtr();
+    p.bTransposed = s.weightTransposed;
+    if (s.inputs.size() > 2)
+      p.bias = buffers.at(s.inputs[2]).devicePtr();
+    p.d = buf->devicePtr();
+    switch (s.epilogue) {
+    case alg::Epilogue::None:
+      p.epilogue = runtime::LtEpilogue::Default;
+      break;
+    case alg::Epilogue::Bias:
+      p.epilogue = runtime::LtEpilogue::Bias;
+      break;
+    case alg::Epilogue::Relu:
+      p.epilogue = runtime::LtEpilogue::Relu;
+      break;
+    case alg::Epilogue::BiasRelu:
+      p.epilogue = runtime::LtEpilogue::ReluBias;
+      break;
+    case alg::Epilogue::GeluTanh:
+      p.epilogue = runtime::LtEpilogue::Gelu;
+      break;
+    case alg::Epilogue::BiasGeluTanh:
+      p.epilogue = runtime::LtEpilogue::GeluBias;
+      break;
+    }
+    if (std::string err = lt->matmul(p, workspace.devicePtr(), workspace.size(), nullptr);
+        !err.empty())
+      return err;
+    ++launches;
+    buffers[s.output] = buf.take();
+    return "";
+  }
+
+  std::string kina(const alg::Step &s, const alg::Op &out) {
+    std::string err;
+    const ir::Kernel *k = stepKernel(hs, s, err);
+    if (!k)
+      return err;
+    std::vector<int> args = s.inputs;
+    std::vector<std::vector<int64_t>> shapes;
+    for (int v : args)
+      shapes.push_back(*concreteShape(f.ops[v].type, dims));
+    auto outShape = concreteShape(out.type, dims);
+    shapes.push_back(*outShape);
+    std::map<std::string, int64_t> kd = bindKernelDims(*k, shapes);
+    if (k->params.size() != args.size() + 1)
+      return "kernel `" + s.kernel + "` takes " + std::to_string(k->params.size()) +
+             " tensors, the step passes " + std::to_string(args.size() + 1);
+    if (interpret) {
+      std::vector<reference::Buffer> refs;
+      for (size_t i = 0; i < args.size(); ++i) {
+        reference::Buffer b;
+        b.shape = shapes[i];
+        b.dtype = k->params[i].dtype;
+        b.data = values.at(args[i]).data;
+        refs.push_back(std::move(b));
+      }
+      reference::Buffer o;
+      o.shape = *outShape;
+      o.dtype = k->params.back().dtype;
+      o.data.assign(runtime::shapeNumel(*outShape), 0.0);
+      refs.push_back(std::move(o));
+      if (auto r = guardRefusal(*k, hs.target, kd))
+        return "kernel `" + s.kernel + "` refused before launch: " + *r;
+      std::vector<int64_t> dv;
+      for (const ir::Dim &d : k->dims)
+        dv.push_back(kd.at(d.name));
+      unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+      if (auto e = reference::execute(*k, dv, refs, threads))
+        return "the reference interpreter failed on `" + s.kernel + "`: " + *e;
+      alg::Value v;
+      v.shape = *outShape;
+      v.dtype = out.type.dtype;
+      v.data = std::move(refs.back().data);
+      values[s.output] = std::move(v);
+      ++launches;
+      return "";
+    }
+    // The GPU: compile once, the launch guard, then launch.
+    Loaded &L = modules[s.kernel + "@" + s.file + s.source];
+    if (!L.kernel) {
+      DiagnosticSink sink;
+      codegen::CodegenOptions cg;
+      cg.target = hs.target;
+      auto compiled = codegen::compile(*k, cg, codegen::Stage::Cubin, sink);
+      if (!compiled) {
+        std::string m = "kernel `" + s.kernel + "` did not compile";
+        for (const Diagnostic &d : sink.diagnostics())
+          m += "; " + d.message;
+        return m;
+      }
+      auto spec = runtime::launchSpecFromJson(codegen::toJson(compiled->launch));
+      if (!spec)
+        return spec.error().message;
+      L.spec = *spec;
+      auto module = runtime::Module::load(
+          *device,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(compiled->cubin.data()),
+                                   compiled->cubin.size()),
+          s.kernel);
+      if (!module)
+        return module.error().message;
+      L.module.emplace(module.take());
+      auto kernel = L.module->kernel(L.spec.symbol);
+      if (!kernel)
+        return kernel.error().message;
+      L.kernel.emplace(kernel.take());
+    }
+    runtime::DimValues dv(kd.begin(), kd.end());
+    auto lplan = runtime::checkDims(L.spec, dv);
+    if (!lplan)
+      return "kernel `" + s.kernel + "` refused before launch: " + lplan.error().message;
+    if (auto ok = runtime::checkDevice(L.spec, *lplan, device->info()); !ok)
+      return "kernel `" + s.kernel + "` refused before launch: " + ok.error().message;
+    if (lplan->config.dynamicSharedBytes > 0)
+      if (auto ok = L.kernel->setMaxDynamicSharedBytes(
+              static_cast<int>(lplan->config.dynamicSharedBytes));
+          !ok)
+        return ok.error().message;
+    auto buf = runtime::DeviceBuffer::alloc(
+        *device, runtime::shapeNumel(*outShape) * runtime::dtypeSize(runtimeDType(out.type.dtype)),
+        "%" + std::to_string(s.output));
+    if (!buf)
+      return buf.error().message;
+    std::vector<const runtime::DeviceBuffer *> ptrs;
+    for (int v : args)
+      ptrs.push_back(&buffers.at(v));
+    ptrs.push_back(&*buf);
+    if (!tensorMaps)
+      tensorMaps = std::make_unique<runtime::TensorMapCache>(device->api());
+    auto packed = runtime::packArguments(*lplan, ptrs, tensorMaps.get());
+    if (!packed)
+      return packed.error().message;
+    if (auto ok = runtime::launch(*L.kernel, lplan->config, *packed); !ok)
+      return ok.error().message;
+    ++launches;
+    buffers[s.output] = buf.take();
+    return "";
+  }
+
+  /// The whole plan once; frees device values no later step reads.
+  std::string runAll() {
+    std::vector<int> lastUse(f.ops.size(), -1);
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      for (int v : plan.steps[i].inputs)
+        lastUse[v] = int(i);
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      if (std::string err = run(plan.steps[i]); !err.empty())
+        return stepLabel(plan.steps[i]) + ": " + err;
+      const alg::Step &st = plan.steps[i];
+      if (st.backend == alg::Backend::Kina)
+        log.push_back("%" + std::to_string(st.output) + ": Kina kernel " + st.kernel +
+                      (interpret ? " (tile-IR interpreter)" : ""));
+      else if (st.backend == alg::Backend::CublasLt)
+        log.push_back("%" + std::to_string(st.output) + ": cuBLASLt " + st.kernel +
+                      (interpret ? " (CPU reference)" : ""));
+      for (auto it = buffers.begin(); it != buffers.end();)
+        it = lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
+                                                                   : std::next(it);
+    }
+    if (device)
+      if (auto ok = device->synchronize("fn " + f.name); !ok)
+        return ok.error().message;
+    return "";
+  }
+};
+
+} // namespace
+
+int runHostBuild(const BuildOptions &options, const HostOptions &host) {
+  std::string error;
+  auto file = loadSource(options.file, error);
+  if (!file)
+    return fail(error, UsageError);
+  auto analysis = checkFileForTarget(*file, options.common.target);
+  if (auto *code = std::get_if<int>(&analysis))
+    return *code;
+  const sema::Analysis &a = std::get<sema::Analysis>(analysis);
+  std::vector<std::string> names =
+      host.fn.empty() ? alg::hostFunctionNames(a) : std::vector<std::string>{host.fn};
+  if (names.empty())
+    return fail("'" + options.file + "' has no host function (`fn`)", UsageError);
+  std::string text;
+  for (const std::string &n : names) {
+    auto f = buildAndVerify(a, *file, n);
+    if (!f)
+      return InputErrors;
+    text += alg::print(*f);
+  }
+  if (options.output.empty()) {
+    std::cout << text;
+    return Success;
+  }
+  FILE *out = std::fopen(options.output.c_str(), "w");
+  if (!out || std::fwrite(text.data(), 1, text.size(), out) != text.size())
+    return fail("cannot write '" + options.output + "'", ToolFailure);
+  std::fclose(out);
+  return Success;
+}
+
+int runHostReport(const ReportOptions &options, const HostOptions &host) {
+  std::string error;
+  auto file = loadSource(options.file, error);
+  if (!file)
+    return fail(error, UsageError);
+  auto analysis = checkFileForTarget(*file, options.common.target);
+  if (auto *code = std::get_if<int>(&analysis))
+    return *code;
+  const sema::Analysis &a = std::get<sema::Analysis>(analysis);
+  auto f = buildAndVerify(a, *file, host.fn);
+  if (!f)
+    return InputErrors;
+  auto dims = functionDims(*f, host.dims, error);
+  if (!dims)
+    return fail(error, UsageError);
+  HostSession hs{*file, a, options.common.target, {}, {}, {}};
+  makeCatalogue(hs, host, /*interpret=*/false);
+  alg::Plan plan = alg::selectKernels(*f, *dims, hs.catalogue);
+  std::cout << alg::describePlan(*f, plan, hs.catalogue);
+  for (const Diagnostic &d : plan.errors)
+    std::cerr << renderDiagnostic(d, *file);
+  return plan.errors.empty() ? Success : InputErrors;
+}
+
+int runHostRun(const RunOptions &options, const HostOptions &host) {
+  std::string error;
+  auto file = loadSource(options.file, error);
+  if (!file)
+    return fail(error, UsageError);
+  std::optional<runtime::Device> device;
+  std::optional<runtime::RuntimeError> noDevice;
+  std::string target = options.common.target;
+  if (!options.interpret) {
+    auto opened = runtime::Device::open(0);
+    if (opened)
+      device.emplace(opened.take());
+    else
+      noDevice = opened.error();
+  }
+  if (target == "auto") {
+    target = std::string(target::defaultTargetName());
+    if (device)
+      for (target::TargetId id :
+           target::targetsForDevice(device->info().ccMajor, device->info().ccMinor)) {
+        const target::TargetInfo &t = target::targetInfo(id);
+        if (target == target::defaultTargetName() || t.archSpecific)
+          target = std::string(t.name);
+      }
+  }
+  if (noDevice && !noDevice->isNoDevice())
+    return fail(noDevice->message, ToolFailure);
+  auto analysis = checkFileForTarget(*file, target);
+  if (auto *code = std::get_if<int>(&analysis))
+    return *code;
+  const sema::Analysis &a = std::get<sema::Analysis>(analysis);
+  auto f = buildAndVerify(a, *file, host.fn);
+  if (!f)
+    return InputErrors;
+  auto dims = functionDims(*f, options.dims, error);
+  if (!dims)
+    return fail(error, UsageError);
+  HostSession hs{*file, a, target, {}, {}, {}};
+  makeCatalogue(hs, host, options.interpret);
+  alg::Plan plan = alg::selectKernels(*f, *dims, hs.catalogue);
+  if (!plan.errors.empty()) {
+    for (const Diagnostic &d : plan.errors)
+      std::cerr << renderDiagnostic(d, *file);
+    return InputErrors;
+  }
+  bool needsLt = false;
+  for (const alg::Step &s : plan.steps)
+    needsLt |= s.backend == alg::Backend::CublasLt;
+  // cuBLASLt before the device: its absence is a clear error on any machine.
+  std::unique_ptr<runtime::CublasLt> lt;
+  if (needsLt && !options.interpret) {
+    lt = runtime::CublasLt::load(error);
+    if (!lt)
+      return coded(DiagId::CublasLtUnavailable,
+                   "fn `" + f->name + "` runs a GEMM on cuBLASLt (see `kina report --fn " +
+                       f->name + "`), and " + error +
+                       "; set KINA_CUBLASLT, or pass --cublaslt=off to use Kina kernels only",
+                   ToolFailure);
+  }
+  if (!options.interpret && !device) {
+    std::cout << "SKIP: no CUDA device (" << noDevice->message << ")\n";
+    return Skipped;
+  }
+
+  // Inputs: one per parameter, `random` (seeded) or a .npy file.
+  if (options.inputs.size() > f->params.size())
+    return coded(DiagId::HostInputMismatch,
+                 "--inputs gives " + std::to_string(options.inputs.size()) + " entries, fn `" +
+                     f->name + "` has " + std::to_string(f->params.size()) + " parameters",
+                 UsageError);
+  std::map<int, alg::Value> inputs;
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    const alg::Op &p = f->ops[f->params[i]];
+    auto shape = concreteShape(p.type, *dims);
+    if (!shape)
+      return fail("parameter `" + p.name + "`: a shape extent is not positive for these dims",
+                  UsageError);
+    runtime::DType dt = runtimeDType(p.type.dtype);
+    runtime::HostTensor t(dt, *shape);
+    if (i < options.inputs.size() && options.inputs[i] != "random") {
+      auto loaded = runtime::readNpyFor(options.inputs[i], p.name, dt, *shape);
+      if (!loaded)
+        return coded(DiagId::HostInputMismatch, loaded.error().message, InputErrors);
+      t = loaded.take();
+    } else {
+      runtime::fillRandom(t, options.seed, i);
+    }
+    inputs[f->params[i]] = toValue(t, p.type.dtype);
+  }
+
+  std::optional<std::pair<size_t, size_t>> memBefore;
+  if (device)
+    if (auto m = device->memoryInfo())
+      memBefore = *m;
+  unsigned repeat = std::max(1u, host.repeat);
+  alg::Value result;
+  unsigned launches = 0;
+  double lastMs = 0;
+  std::vector<double> times;
+  std::vector<std::string> stepLog;
+  for (unsigned r = 0; r < repeat; ++r) {
+    Execution ex{hs, *f, plan, *dims, options.interpret, device ? &*device : nullptr};
+    ex.values = inputs;
+    if (device)
+      ex.staging = std::make_unique<runtime::PinnedStaging>(*device);
+    ex.lt = r == 0 ? std::move(lt) : nullptr;
+    auto t0 = std::chrono::steady_clock::now();
+    if (std::string err = ex.runAll(); !err.empty()) {
+      std::cerr << "kina: error: fn `" << f->name << "`: " << err << "\n";
+      return ToolFailure;
+    }
+    lastMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    times.push_back(lastMs);
+    launches = ex.launches;
+    if (r == 0)
+      stepLog = ex.log;
+    const alg::Op &res = f->ops[f->result];
+    if (res.type.on == alg::Placement::Host)
+      result = ex.values.at(f->result);
+    else if (options.interpret)
+      result = ex.values.at(f->result);
+    else {
+      auto shape = concreteShape(res.type, *dims);
+      runtime::HostTensor t(runtimeDType(res.type.dtype), *shape);
+      if (auto ok = ex.buffers.at(f->result).copyToHost(t.span()); !ok)
+        return fail(ok.error().message, ToolFailure);
+      result = toValue(t, res.type.dtype);
+    }
+    if (r == 0)
+      lt = std::move(ex.lt); // keep the handle for the next runs
+  }
+  std::optional<std::pair<size_t, size_t>> memAfter;
+  if (device)
+    if (auto m = device->memoryInfo())
+      memAfter = *m;
+
+  std::cout << (options.interpret ? "interpreted" : "ran") << " fn " << f->name << " ("
+            << plan.steps.size() << " steps, " << launches << " kernel launch(es)"
+            << (options.interpret ? ", tile-IR interpreter and CPU reference, no GPU"
+                                  : ", " + device->info().name)
+            << ")\n";
+  for (const std::string &line : stepLog)
+    std::cout << "  " << line << "\n";
+  if (repeat > 1) {
+    std::sort(times.begin(), times.end());
+    std::cout << "repeat: " << repeat << " runs, median " << times[times.size() / 2]
+              << " ms wall\n";
+  }
+  if (memBefore && memAfter) {
+    long long leaked = (long long)memBefore->first - (long long)memAfter->first;
+    std::cout << "device memory: free before " << memBefore->first << ", after " << memAfter->first
+              << " bytes (difference " << leaked << ")\n";
+  }
+  if (!host.output.empty()) {
+    if (auto ok = runtime::writeNpy(host.output, toTensor(result)); !ok)
+      return fail(ok.error().message, ToolFailure);
+    std::cout << "wrote " << host.output << " (" << result.dtype << ", "
+              << runtime::shapeString(result.shape) << ")\n";
+  }
+  (void)lastMs;
+  return Success;
+}
+
+} // namespace kina::driver
