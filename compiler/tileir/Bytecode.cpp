@@ -415,12 +415,14 @@ ValueId BytecodeWriter::exp(TypeId type, ValueId x) {
   return op();
 }
 
-ValueId BytecodeWriter::mmaF(TypeId type, ValueId a, ValueId bb, ValueId acc) {
+ValueId BytecodeWriter::mmaF(TypeId type, ValueId a, ValueId bb, ValueId acc, bool fastAcc) {
+  if (fastAcc && !need(Feature::MmafFastAcc, "mmaf with fast accumulation"))
+    return ValueId{};
   Bytes &b = out();
   appendVarint(b, kOpMmaF);
   appendVarint(b, type.id);
   if (version_ >= Version{13, 3})
-    appendVarint(b, 0); // flags: no fast_acc (the bit 13.3 added)
+    appendVarint(b, fastAcc ? 1 : 0); // flags: fast_acc (the bit 13.3 added)
   appendVarint(b, a.id);
   appendVarint(b, bb.id);
   appendVarint(b, acc.id);

@@ -109,7 +109,8 @@ public:
   ValueId binaryF(FBin op, TypeId type, ValueId lhs, ValueId rhs);
   ValueId maxF(TypeId type, ValueId lhs, ValueId rhs);
   ValueId exp(TypeId type, ValueId x);
-  ValueId mmaF(TypeId type, ValueId a, ValueId b, ValueId acc);
+  /// fastAcc (`mmaf.fast_acc`, fp8 inputs) needs Tile IR 13.3.
+  ValueId mmaF(TypeId type, ValueId a, ValueId b, ValueId acc, bool fastAcc = false);
   ValueId ftof(TypeId toType, ValueId x);
   ValueId broadcast(TypeId type, ValueId x);
   ValueId reshape(TypeId type, ValueId x);

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace kina;
 using namespace kina::tileir;
 
@@ -63,6 +65,27 @@ TEST(TileIrBytecode, EachOpRecordsItsFeatureAndTheVersionGatesIt) {
   auto m = checkRequirements(w.requirements(), w.version(), Target::Sm80);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].kind, Missing::Kind::TargetLacks);
+}
+
+TEST(TileIrBytecode, AnOpNeedingANewerVersionIsAnErrorNamingBothVersions) {
+  BytecodeWriter w(Version{13, 2});
+  TypeId f16 = w.scalar(Scalar::F16), f32 = w.scalar(Scalar::F32);
+  TypeId a = w.tile(f16, {16, 16}), c = w.tile(f32, {16, 16});
+  auto args = w.beginEntry("k", {a, a, c});
+  w.mmaF(c, args[0], args[1], args[2], /*fastAcc=*/true);
+  EXPECT_EQ(w.error(), "mmaf with fast accumulation (`mmaf.fast_acc`) needs Tile IR 13.3; the "
+                       "writer is emitting 13.2");
+  const auto &fs = w.requirements().features;
+  EXPECT_NE(std::find(fs.begin(), fs.end(), Feature::MmafFastAcc), fs.end());
+  w.ret();
+  w.endEntry();
+  EXPECT_TRUE(w.finish().empty()); // never written without the feature
+  BytecodeWriter v(Version{13, 3});
+  args = v.beginEntry("k", {v.tile(v.scalar(Scalar::F16), {16, 16}),
+                            v.tile(v.scalar(Scalar::F16), {16, 16}),
+                            v.tile(v.scalar(Scalar::F32), {16, 16})});
+  v.mmaF(v.tile(v.scalar(Scalar::F32), {16, 16}), args[0], args[1], args[2], true);
+  EXPECT_TRUE(v.error().empty()) << v.error();
 }
 
 TEST(TileIrBytecode, BuilderMisuseIsAnErrorNotACrash) {
