@@ -55,7 +55,15 @@ CUDA_WHEELS=(
   "nvdisasm:nvidia-cuda-nvdisasm==13.2.51"
   "cuobjdump:nvidia-cuda-cuobjdump==13.2.51"
   "tileiras:nvidia-cuda-tileiras==13.3.36"
+  "tileiras:nvidia-nvvm==13.3.33"
+  "tileiras:nvidia-cuda-nvcc==13.3.33"
 )
+# tileiras finishes a cubin with the libnvvm (<bin>/../lib/libnvvm.so.4) and
+# the ptxas beside it, of its own release: 13.0's ptxas rejects its PTX and
+# without libnvvm every assembly fails ("failed to compile Tile IR program").
+# So these three go into their own prefix, $CUDA_DIR/tileiras (found by the
+# .deps/cuda/**/bin search after the 13.0 tools, which keep the PTX path).
+TILEIRAS_WHEELS=("nvidia-cuda-tileiras==13.3.36" "nvidia-nvvm==13.3.33" "nvidia-cuda-nvcc==13.3.33")
 CUDA_DIR="$KINA_DEPS/cuda"
 CUDA_WHEEL_BIN="$CUDA_DIR/nvidia/cu13/bin"
 
@@ -216,7 +224,9 @@ if ((unpack_wheels)); then
     ver=${req#*==}
     whl=$(ls "$wheel_cache/${name//-/_}-$ver-"*.whl 2>/dev/null | head -1)
     [ -n "$whl" ] || die "wheel for $req not found in $wheel_cache"
-    unzip -qo "$whl" -d "$CUDA_DIR" || die "cannot unpack $whl"
+    dest="$CUDA_DIR"
+    for t in "${TILEIRAS_WHEELS[@]}"; do [ "$t" = "$req" ] && dest="$CUDA_DIR/tileiras"; done
+    unzip -qo "$whl" -d "$dest" || die "cannot unpack $whl"
   done
   echo "$want_stamp" >"$stamp"
   log "NVIDIA wheels unpacked in $(elapsed "$T") s"
@@ -270,6 +280,7 @@ _kina_cuda_tool() {
     if [ -n "\${CUDA_HOME:-}" ] && [ -x "\$CUDA_HOME/bin/\$2" ]; then _kina_t="\$CUDA_HOME/bin/\$2"
     elif _kina_t=\$(command -v "\$2" 2>/dev/null); then :
     elif [ -x "$CUDA_WHEEL_BIN/\$2" ]; then _kina_t="$CUDA_WHEEL_BIN/\$2"
+    elif [ -x "$CUDA_DIR/tileiras/nvidia/cu13/bin/\$2" ]; then _kina_t="$CUDA_DIR/tileiras/nvidia/cu13/bin/\$2"
     fi
   fi
   if [ -n "\$_kina_t" ]; then export "\$1=\$_kina_t"; fi

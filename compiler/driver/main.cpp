@@ -9,6 +9,7 @@
 #include "driver/DiagnosticCatalogueDocs.h"
 #include "syntax/TuneParams.h"
 #include "target/Registry.h"
+#include "tileir/Requirements.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -190,7 +191,8 @@ int main(int argc, char **argv) {
 
   std::string helpTopic;
   CLI::App *helpCmd = app.add_subcommand("help", "Show help for a subcommand or topic");
-  helpCmd->add_option("topic", helpTopic, "check | build | run | report | tune | diagnostics");
+  helpCmd->add_option("topic", helpTopic,
+                      "check | build | run | report | tune | diagnostics | tile-ir");
   bool helpMarkdown = false;
   helpCmd->add_flag("--markdown", helpMarkdown, "Print the topic as Markdown");
 
@@ -294,6 +296,10 @@ int main(int argc, char **argv) {
                                  : renderDiagnosticCatalogueText());
       return Success;
     }
+    if (helpTopic == "tile-ir") { // docs/tile-ir.md (the Tile IR requirements registry)
+      std::cout << kina::tileir::renderTileIrMarkdown();
+      return Success;
+    }
     for (CLI::App *sub : {checkCmd, buildCmd, reportCmd, runCmd, tuneCmd})
       if (sub->get_name() == helpTopic) {
         std::cout << sub->help();
@@ -301,7 +307,7 @@ int main(int argc, char **argv) {
       }
     if (!helpTopic.empty()) {
       std::cerr << "kina: error: no help topic `" << helpTopic
-                << "`; topics: check, build, run, report, tune, diagnostics\n";
+                << "`; topics: check, build, run, report, tune, diagnostics, tile-ir\n";
       return UsageError;
     }
     std::cout << app.help();
