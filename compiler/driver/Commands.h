@@ -37,6 +37,7 @@ struct BuildOptions {
   std::string emit = "cubin"; ///< tile-ir | mlir | llvm | ptx | cubin
   std::string output;         ///< -o; empty: stdout for text, <kernel>.cubin for cubin
   std::string ptxVersion;     ///< optional explicit PTX ISA pin, e.g. "8.0"
+  bool lineInfo = false;      ///< --line-info: `.loc` per Kina line in PTX, a cubin line table
 };
 
 struct ReportOptions {
