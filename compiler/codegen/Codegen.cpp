@@ -250,6 +250,7 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
   req.features = "+ptx" + std::to_string(ptx->llvmFeatureNumber());
   req.optLevel = options.optLevel;
   req.until = until == Stage::Cubin ? Stage::PTX : until;
+  req.lineInfo = options.lineInfo;
   std::string error;
   if (!detail::runMLIRStages(req, result, error)) {
     sink.report(DiagId::CodegenFailed, kernel.span, error);
@@ -265,6 +266,8 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
   popts.verbose = true;
   popts.search = search;
   popts.inputName = kernel.name + ".ptx";
+  if (options.lineInfo)
+    popts.extraArgs.push_back("-lineinfo"); // the cubin's line table (SASS per source line)
   auto assembled = target::runPtxas(result.ptx, tgt->id, popts);
   if (!assembled) {
     reportTargetError(assembled.takeError(), kernel.span, sink);

@@ -50,6 +50,12 @@ struct CodegenOptions {
   std::string ptxasPath;
   /// Run the IR verifier first (the frontend may have done it already).
   bool verifyIR = true;
+  /// Line info (`--line-info`, editor requests): the .kina file the kernel's
+  /// spans point into. Set, MLIR ops carry its positions, the PTX gets
+  /// `.file`/`.loc` directives (debug directives only: no DWARF sections, no
+  /// `.target ..., debug`) and ptxas runs with -lineinfo so the cubin has a
+  /// line table. Null: none of that (the PTX as before).
+  const SourceFile *lineInfo = nullptr;
 };
 
 /// Wall-clock milliseconds per stage.

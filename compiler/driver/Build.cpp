@@ -27,6 +27,9 @@
 #include "ir/TileIR.h"
 #include "lower/TileIRFromAst.h"
 #include "sema/Frontend.h"
+#include "target/LineMap.h"
+#include "target/Sass.h"
+#include "target/TargetError.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -45,9 +48,17 @@ lowerKernelToTileIR(const sema::Analysis &analysis, std::string_view kernel);
 
 namespace {
 
+/// `--emit=ptx-lines` / `sass-lines`: the instructions with their Kina lines
+/// (target/LineMap.h) instead of the listing.
+enum class LineTable { None, Ptx, Sass };
+
 struct Emit {
   bool tileIR = false;
   codegen::Stage stage = codegen::Stage::Cubin;
+  LineTable lines = LineTable::None;
+  bool writesCubin() const {
+    return stage == codegen::Stage::Cubin && !tileIR && lines == LineTable::None;
+  }
 };
 
 std::optional<Emit> parseEmit(const std::string &s) {
@@ -63,6 +74,10 @@ std::optional<Emit> parseEmit(const std::string &s) {
     return Emit{false, codegen::Stage::PTX};
   if (s == "cubin")
     return Emit{false, codegen::Stage::Cubin};
+  if (s == "ptx-lines")
+    return Emit{false, codegen::Stage::PTX, LineTable::Ptx};
+  if (s == "sass-lines")
+    return Emit{false, codegen::Stage::Cubin, LineTable::Sass};
   return std::nullopt;
 }
 
@@ -114,7 +129,7 @@ int runBuildCommand(const BuildOptions &options) {
   auto emit = parseEmit(options.emit);
   if (!emit) {
     std::cerr << "kina: error: unknown --emit value '" << options.emit
-              << "' (expected tile-ir, mlir, llvm, ptx or cubin)\n";
+              << "' (expected tile-ir, mlir, llvm, ptx, cubin, ptx-lines or sass-lines)\n";
     return UsageError;
   }
   std::string error;
@@ -176,8 +191,7 @@ int runBuildCommand(const BuildOptions &options) {
     }
     return UsageError;
   }
-  if (emit->stage == codegen::Stage::Cubin && !emit->tileIR && kernels.size() > 1 &&
-      !options.output.empty()) {
+  if (emit->writesCubin() && kernels.size() > 1 && !options.output.empty()) {
     std::cerr << "kina: error: -o names one cubin but '" << options.file << "' has "
               << kernels.size() << " kernels; pick one with --kernel\n";
     return UsageError;
@@ -204,12 +218,31 @@ int runBuildCommand(const BuildOptions &options) {
     codegen::CodegenOptions co;
     co.target = options.common.target;
     co.ptxVersion = options.ptxVersion;
+    if (options.lineInfo || emit->lines != LineTable::None)
+      co.lineInfo = &*file;
     DiagnosticSink sink;
     auto result = codegen::compile(*kernel, co, emit->stage, sink);
     for (const Diagnostic &d : sink.diagnostics())
       diags.push_back(d);
     if (!result)
       return flush();
+    if (emit->lines == LineTable::Ptx) {
+      text += target::renderLineTable(target::mapPtxLines(result->ptx));
+      continue;
+    }
+    if (emit->lines == LineTable::Sass) {
+      auto listing = target::disassembleCubin(
+          {reinterpret_cast<const uint8_t *>(result->cubin.data()), result->cubin.size()}, {},
+          /*lineInfo=*/true);
+      if (!listing) {
+        flush();
+        std::cerr << "kina: error: " << target::takeTargetFailure(listing.takeError()).message
+                  << "\n";
+        return ToolFailure;
+      }
+      text += target::renderLineTable(target::mapSassLines(listing->text));
+      continue;
+    }
     switch (emit->stage) {
     case codegen::Stage::MLIR: text += result->mlir; break;
     case codegen::Stage::LoweredMLIR: text += result->loweredMlir; break;
@@ -229,7 +262,7 @@ int runBuildCommand(const BuildOptions &options) {
     }
   }
   int code = flush();
-  if (emit->stage == codegen::Stage::Cubin && !emit->tileIR)
+  if (emit->writesCubin())
     return code;
   if (options.output.empty() || options.output == "-") {
     std::cout << text;

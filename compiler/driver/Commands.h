@@ -46,6 +46,7 @@ struct BuildOptions {
   /// --dims: the problem shape whose tuned point (the tuning cache) a kernel
   /// with tune parameters is built at; nothing else reads it.
   std::map<std::string, long long> dims;
+  bool lineInfo = false;      ///< --line-info: `.loc` per Kina line in PTX, a cubin line table
 };
 
 struct ReportOptions {

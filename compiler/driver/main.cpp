@@ -90,14 +90,19 @@ int main(int argc, char **argv) {
       app.add_subcommand("build", "Compile a kernel to tile IR, MLIR, PTX or cubin");
   buildCmd->add_option("file", build.file, "Kina source file")->required();
   buildCmd->add_option("--kernel", build.kernel, "Kernel to compile (default: every kernel)");
-  buildCmd->add_option("--emit", build.emit, "tile-ir | mlir | llvm | ptx | cubin | algebraic-ir")
-      ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin", "algebraic-ir"}));
+  buildCmd
+      ->add_option("--emit", build.emit,
+                   "tile-ir | mlir | llvm | ptx | cubin | algebraic-ir | ptx-lines | sass-lines")
+      ->check(CLI::IsMember(
+          {"tile-ir", "mlir", "llvm", "ptx", "cubin", "algebraic-ir", "ptx-lines", "sass-lines"}));
   buildCmd->add_option("-o,--output", build.output, "Output file");
   buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
   std::vector<std::string> buildDims;
   buildCmd->add_option("--dims", buildDims,
                        "Problem shape whose tuned point (kina tune's cache) a kernel with tune "
                        "parameters is built at, e.g. M=4096,N=4096,K=4096");
+  buildCmd->add_flag("--line-info", build.lineInfo,
+                     "Map instructions to Kina lines (.loc in PTX, the cubin's line table)");
   addCommonOptions(buildCmd, build.common, format);
 
   ReportOptions report;

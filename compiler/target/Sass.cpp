@@ -147,7 +147,7 @@ SassListing parseSass(std::string_view output) {
 }
 
 llvm::Expected<SassListing> disassembleCubin(std::span<const std::uint8_t> cubin,
-                                             const ToolSearchOptions &search) {
+                                             const ToolSearchOptions &search, bool lineInfo) {
   auto tool = findTool(Tool::Nvdisasm, search);
   if (!tool)
     return tool.takeError();
@@ -160,7 +160,10 @@ llvm::Expected<SassListing> disassembleCubin(std::span<const std::uint8_t> cubin
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os.write(reinterpret_cast<const char *>(cubin.data()), cubin.size());
   }
-  auto run = runProcess(tool->path, {"-c", path.str().str()});
+  std::vector<std::string> args{"-c", path.str().str()};
+  if (lineInfo)
+    args.insert(args.begin(), "--print-line-info");
+  auto run = runProcess(tool->path, args);
   if (!run)
     return run.takeError();
   if (run->exitCode != 0)

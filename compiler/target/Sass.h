@@ -63,9 +63,12 @@ struct SassListing {
 /// Parses the output of `nvdisasm -c`.
 SassListing parseSass(std::string_view nvdisasmOutput);
 
-/// Writes the cubin to a temporary file and runs `nvdisasm -c` on it.
+/// Writes the cubin to a temporary file and runs `nvdisasm -c` on it; with
+/// lineInfo also `--print-line-info` (the `//## File "...", line N` comments
+/// that target::mapSassLines reads; the cubin needs ptxas -lineinfo).
 /// Errors: ToolNotFound, ToolFailed.
 llvm::Expected<SassListing> disassembleCubin(std::span<const std::uint8_t> cubin,
-                                             const ToolSearchOptions &search = {});
+                                             const ToolSearchOptions &search = {},
+                                             bool lineInfo = false);
 
 } // namespace kina::target

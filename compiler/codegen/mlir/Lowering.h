@@ -27,9 +27,10 @@ inline constexpr const char *kSharedArenaName = "__kina_smem";
 /// Builds `module { gpu.module @kina_kernels { gpu.func @<kernel> kernel } }`.
 /// With dynamicShared the arena is an external zero-sized array (size given
 /// at launch); otherwise a static array of layout.sharedBytes. Returns null
-/// and sets `error` for IR the lowering does not handle.
+/// and sets `error` for IR the lowering does not handle. With `source`
+/// (line info), ops carry FileLineColLocs of their tile-IR op's span in it.
 mlir::OwningOpRef<mlir::ModuleOp> buildModule(mlir::MLIRContext &ctx, const ir::Kernel &kernel,
                                               const KernelLayout &layout, bool dynamicShared,
-                                              std::string &error);
+                                              const SourceFile *source, std::string &error);
 
 } // namespace kina::codegen::detail

@@ -20,6 +20,7 @@ struct MLIRStageRequest {
   std::string features; ///< "+ptx80" (already validated)
   unsigned optLevel = 3;
   Stage until = Stage::PTX; ///< at most Stage::PTX
+  const SourceFile *lineInfo = nullptr; ///< CodegenOptions::lineInfo
 };
 
 /// Fills out.mlir, out.loweredMlir, out.llvmIR, out.ptx (as far as

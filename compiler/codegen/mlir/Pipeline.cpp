@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -126,7 +127,7 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
 
   std::string buildError;
   OwningOpRef<ModuleOp> module =
-      buildModule(ctx, *req.kernel, *req.layout, req.dynamicShared, buildError);
+      buildModule(ctx, *req.kernel, *req.layout, req.dynamicShared, req.lineInfo, buildError);
   if (!module)
     return fail("lowering kernel '" + req.kernel->name + "' to MLIR failed: " + buildError);
   if (failed(mlir::verify(*module)))
@@ -162,6 +163,15 @@ bool runMLIRStages(const MLIRStageRequest &req, CodegenResult &out, std::string 
     gpm.addPass(createCSEPass());
   }
   gpm.addPass(createReconcileUnrealizedCastsPass());
+  if (req.lineInfo) {
+    // A DICompileUnit + DISubprogram per llvm.func, so that translation keeps
+    // the ops' FileLineColLocs as debug locations and NVPTX prints `.loc`.
+    // Debug directives only: LineTablesOnly would make NVPTX write DWARF
+    // sections and `.target sm_XX, debug`, which changes what ptxas does.
+    LLVM::DIScopeForLLVMFuncOpPassOptions di;
+    di.emissionKind = LLVM::DIEmissionKind::DebugDirectivesOnly;
+    pm.addPass(LLVM::createDIScopeForLLVMFuncOpPass(di));
+  }
   if (failed(pm.run(*module)))
     return fail("the MLIR pass pipeline failed for kernel '" + req.kernel->name + "'");
   // Tensor-map parameters (after the tensors, scalars and dims, see

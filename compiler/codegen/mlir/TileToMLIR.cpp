@@ -24,6 +24,7 @@
 #include "codegen/mlir/ElementwiseLowering.h"
 #include "codegen/mlir/HopperLowering.h"
 #include "codegen/mlir/MmaOperands.h"
+#include "codegen/mlir/SpanLocations.h"
 
 #include "ir/DeadOnEntry.h"
 #include "ir/Printer.h"
@@ -81,8 +82,10 @@ inline void asRow(View &v) {
 
 class Emitter {
 public:
-  Emitter(MLIRContext &ctx, const kir::Kernel &k, const KernelLayout &layout)
-      : ctx_(ctx), b_(&ctx), k_(k), layout_(layout), loc_(UnknownLoc::get(&ctx)) {}
+  Emitter(MLIRContext &ctx, const kir::Kernel &k, const KernelLayout &layout,
+          const SourceFile *source)
+      : ctx_(ctx), b_(&ctx), k_(k), layout_(layout), loc_(UnknownLoc::get(&ctx)),
+        spans_(ctx, source) {}
 
   OwningOpRef<ModuleOp> run(bool dynamicShared, std::string &error);
 
@@ -357,6 +360,7 @@ private:
   Location loc_;
   // One element of the elementwise ops (ElementwiseToMLIR.cpp).
   ElementMath em_{b_, loc_};
+  SpanLocations spans_; ///< line info: the source position of the op being lowered
 
   std::vector<Value> dims_, params_, scalars_;
   Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
@@ -1534,6 +1538,7 @@ std::function<void(int64_t)> Emitter::warpgroupVectorSlots(const kir::LoadOp &o,
 }
 
 LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
+  SpanLocations::Scope at(spans_, op.span); // line info: every MLIR op built below
   // The elementwise ops of a warpgroup epilogue, and its broadcast loads.
   // The convert into a 16-bit [64, K] tile is the register-A operand's
   // packed form (HopperToMLIR), not an epilogue op.
@@ -1630,6 +1635,7 @@ LogicalResult Emitter::block(const kir::Block &blk, std::string &error) {
   for (size_t i = 0; i < blk.ops.size();) {
     size_t run = hopper_ ? fusibleWarpgroupRun(blk, i) : 0;
     if (run >= 2) {
+      SpanLocations::Scope at(spans_, blk.ops[i].span); // a fused run: its first op's line
       if (failed(warpgroupRun(blk, i, run, error)))
         return failure();
       i += run;
@@ -1643,6 +1649,8 @@ LogicalResult Emitter::block(const kir::Block &blk, std::string &error) {
 }
 
 OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
+  spans_.attach(b_);
+  SpanLocations::Scope at(spans_, k_.span); // the function and its prologue: the kernel's line
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc_);
   (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b_.getUnitAttr());
   b_.setInsertionPointToStart(module->getBody());
@@ -1782,10 +1790,10 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
 
 OwningOpRef<ModuleOp> buildModule(MLIRContext &ctx, const kir::Kernel &kernel,
                                   const KernelLayout &layout, bool dynamicShared,
-                                  std::string &error) {
+                                  const SourceFile *source, std::string &error) {
   ctx.loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
                   scf::SCFDialect>();
-  Emitter e(ctx, kernel, layout);
+  Emitter e(ctx, kernel, layout, source);
   return e.run(dynamicShared, error);
 }
 
