@@ -57,6 +57,10 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"gelu_tanh_approx", P::Device, 1},
     // Masks and ragged edges (CheckMasked.cpp).
     {"select", P::Device, 3},
+    // Atomics (CheckAtomics.cpp): only as the whole value of a store.
+    {"atomic_add", P::Device, 1},
+    {"atomic_max", P::Device, 1},
+    {"atomic_min", P::Device, 1},
 };
 
 } // namespace
