@@ -228,12 +228,19 @@ private:
         changed = changed || cur.size() != before;
         break;
       }
+      case StmtKind::CpAsync:
+      case StmtKind::TmaLoad:
       case StmtKind::Assign: {
         ExprId base = st.target;
         while (m_.expr(base).kind == ExprKind::Index || m_.expr(base).kind == ExprKind::Paren)
           base = m_.expr(base).children[0];
         int sym = m_.expr(base).kind == ExprKind::Name ? c_.program.exprSymbol[base] : -1;
-        if (sym < 0 || c_.program.symbolInfos[sym].kind != SymbolKind::Register)
+        // Shared tiles carry what was stored or copied into them (cp_async,
+        // tma_load), so a value read back from one (an MMA operand) depends
+        // on the block ids of the slice it came from: four split-K blocks
+        // storing their partial products into one tile are K0907.
+        if (sym < 0 || (c_.program.symbolInfos[sym].kind != SymbolKind::Register &&
+                        c_.program.symbolInfos[sym].kind != SymbolKind::Shared))
           break;
         std::vector<solver::AtomId> d = control;
         valueDeps(st.value, d);
