@@ -269,6 +269,7 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
       lp.shape.push_back(ir::printIndex(kernel, s));
     lp.writable = p.writable;
     lp.result = p.isResult;
+    lp.zeroInit = p.zeroInit;
     lp.abi = "ptr";
     m.params.push_back(std::move(lp));
   }
@@ -389,6 +390,8 @@ json toJson(const LaunchMetadata &m) {
       jp["shape"] = p.shape;
       jp["writable"] = p.writable;
       jp["result"] = p.result;
+      if (p.zeroInit)
+        jp["init"] = "zero"; // a result updated with atomics (ir/Atomics.cpp)
     }
     j["params"].push_back(std::move(jp));
   }

@@ -37,6 +37,7 @@ struct LaunchParam {
   std::vector<std::string> shape; ///< tensors: formulas as text
   bool writable = false;
   bool result = false;
+  bool zeroInit = false; ///< atomics: the caller zero-fills it before the launch ("init": "zero")
   std::string abi; ///< "ptr" (8 bytes, global), "i32" (dims), "tensormap", or a scalarAbi()
   // Tensor maps.
   std::string tensor;       ///< name of the tensor parameter it describes

@@ -142,6 +142,16 @@ struct Session {
   nlohmann::json reports = nlohmann::json::array();
 };
 
+/// Whether plan parameter i is a result updated with atomics, which starts
+/// at zero (ir/Atomics.cpp; the metadata's `"init": "zero"`).
+bool zeroInitParam(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, size_t i) {
+  size_t t = 0;
+  for (size_t j = 0; j < i && j < plan.params.size(); ++j)
+    t += plan.params[j].kind == runtime::ParamKind::Tensor;
+  return i < plan.params.size() && plan.params[i].kind == runtime::ParamKind::Tensor &&
+         t < tileIR.params.size() && tileIR.params[t].zeroInit;
+}
+
 /// Runs the tile-IR interpreter on the tensors of `hosts` (plan order). The
 /// outputs start as `hosts` has them, or as zeros with `zeroOutputs`; on
 /// success the outputs of `hosts`-shaped tensors are returned in plan order
@@ -302,7 +312,9 @@ int runKernel(Session &s, const std::string &kernelName) {
       }
       ++inputIndex;
     } else {
-      std::fill(t.bytes.begin(), t.bytes.end(), uint8_t{0xFF});
+      // A result updated with atomics starts at zero; others as NaN.
+      std::fill(t.bytes.begin(), t.bytes.end(),
+                uint8_t{zeroInitParam(tileIR, *plan, i) ? uint8_t{0} : uint8_t{0xFF}});
     }
     hosts.push_back(std::move(t));
   }
@@ -390,7 +402,8 @@ int runKernel(Session &s, const std::string &kernelName) {
     if (p.role != runtime::ParamRole::Output) {
       if (auto ok = buffers.back().copyFromHost(hosts[i].span()); !ok)
         return runtimeFailure(ok.error(), kernelName);
-    } else if (auto ok = buffers.back().fill(0xFF); !ok) { // NaN: unwritten elements show
+    } else if (auto ok = buffers.back().fill(zeroInitParam(tileIR, *plan, i) ? 0 : 0xFF); !ok) {
+      // NaN: unwritten elements show (zero: a result updated with atomics)
       return runtimeFailure(ok.error(), kernelName);
     }
   }

@@ -78,6 +78,8 @@ public:
   void indexTile(TileId dst, unsigned axis, Span span = {});
   void select(TileId dst, CompareKind cmp, Operand lhs, Operand rhs, Operand onTrue,
               Operand onFalse, Span span = {});
+  // Atomics (Atomics.cpp): `dst <- atomic_add src`, possibly masked.
+  void atomicStore(Access dst, TileId src, AtomicKind kind, bool masked, Span span = {});
 
   // ---- Hopper: barriers, TMA, wgmma ----
   /// `arrive b[stage]`, or with expectTxBytes > 0 `arrive b[stage] expect_tx E`.

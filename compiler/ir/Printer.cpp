@@ -198,7 +198,12 @@ public:
   }
   void emit(const StoreOp &o, int, const std::string &) {
     out_ << "store " << access(o.dst) << (o.masked ? " masked" : "") << " <- "
-         << (o.convert ? "convert " : "") << tileName(o.src) << "\n";
+         << (o.convert ? "convert " : "")
+         << (o.atomic == AtomicKind::Add   ? "atomic_add "
+             : o.atomic == AtomicKind::Max ? "atomic_max "
+             : o.atomic == AtomicKind::Min ? "atomic_min "
+                                           : "")
+         << tileName(o.src) << "\n";
   }
   void emit(const IndexTileOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << " <- " << (o.axis == 0 ? "row_index" : "col_index") << "\n";

@@ -47,6 +47,9 @@ struct TensorParam {
   bool writable = false;
   bool isResult = false;
   Span span;
+  /// Atomics (Atomics.cpp): a result updated by atomic stores starts at zero
+  /// (the launch metadata's `"init": "zero"`; the caller zero-fills it).
+  bool zeroInit = false;
 };
 
 /// A scalar kernel parameter `(eps : F32)`, passed by value after the
@@ -264,6 +267,8 @@ struct LoadOp {
   bool masked = false;
   ScalarExpr fill = ScalarExpr(0.0);
 };
+/// `out[...] <- atomic_add v` (atomic_max, atomic_min): F32 or I32 elements.
+enum class AtomicKind : uint8_t { None, Add, Max, Min };
 /// `dst[...] <- src`: per-warp store of a register tile to global or shared.
 /// With convert set, elements are converted to the destination dtype
 /// (`convert F16 c_reg`); otherwise the dtypes must match. A warpgroup-scope
@@ -277,6 +282,9 @@ struct StoreOp {
   /// Masks and ragged edges: dst is a slice of a global tensor that may end
   /// past its extents; only the elements inside are written.
   bool masked = false;
+  /// Atomics (Atomics.cpp): dst is a global tensor slice; each element is
+  /// combined into it with one relaxed atomic read-modify-write.
+  AtomicKind atomic = AtomicKind::None;
 };
 /// `dst <- relu x` etc. (register tiles; Convert changes dtype). Warpgroup
 /// tiles take part when every tile operand is a warpgroup tile of the same

@@ -1398,7 +1398,31 @@ private:
     return tile(convert ? e.children[1] : value, std::nullopt);
   }
 
+  /// `atomic_add v` (max, min) as the whole value of a store, or None.
+  ir::AtomicKind atomicOf(ExprId value) const {
+    const Expr &e = m_.expr(value);
+    if (e.kind != ExprKind::Application || e.children.size() != 1 || lookup(e.name.name))
+      return ir::AtomicKind::None;
+    return e.name.name == "atomic_add"   ? ir::AtomicKind::Add
+           : e.name.name == "atomic_max" ? ir::AtomicKind::Max
+           : e.name.name == "atomic_min" ? ir::AtomicKind::Min
+                                         : ir::AtomicKind::None;
+  }
+
+  /// `out[...] <- atomic_add v`, `masked out[...] <- atomic_max v`.
+  void atomicAssign(const Stmt &s, ir::AtomicKind kind) {
+    auto dst = view(s.target);
+    if (!dst)
+      return;
+    auto t = tile(m_.expr(s.value).children[0], std::nullopt);
+    if (!t)
+      return;
+    b_.atomicStore(*dst, *t, kind, s.targetMasked, s.span);
+  }
+
   void assign(const Stmt &s) {
+    if (auto kind = atomicOf(s.value); kind != ir::AtomicKind::None)
+      return atomicAssign(s, kind);
     if (s.valueMasked || s.targetMasked || isIndexTile(s.value))
       return maskedAssign(s);
     if (auto t = registerName(s.target)) {

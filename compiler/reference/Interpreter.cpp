@@ -523,6 +523,32 @@ private:
     }
   }
 
+  /// `out[...] <- atomic_add v` (max, min): each element of the box inside
+  /// the tensor is combined with the tile's, warp after warp (the GPU's
+  /// order differs; F32 sums then round differently, within tolerance).
+  void atomicStore(const ir::StoreOp &store, const std::vector<bool> &active) {
+    for (int w = 0; w < warps_; ++w) {
+      if (!active[w])
+        continue;
+      Tile &t = reg(store.src, w);
+      View dst = view(store.dst, w);
+      int64_t cols = t.shape.size() > 1 ? t.shape[1] : 1;
+      int64_t rows = store.masked ? dst.validRows : dst.rows;
+      int64_t ncols = store.masked ? dst.validCols : dst.cols;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < ncols; ++c) {
+          if (!dst.inBounds(r, c))
+            return fail("out-of-bounds access in the reference execution");
+          double v = t.data[r * cols + c];
+          double &old = dst.at(r, c);
+          double y = store.atomic == ir::AtomicKind::Add   ? old + v
+                     : store.atomic == ir::AtomicKind::Max ? std::fmax(old, v)
+                                                           : std::fmin(old, v);
+          old = roundTo(dst.dtype, y);
+        }
+    }
+  }
+
   void select(const ir::SelectOp &sel, const std::vector<bool> &active) {
     for (int w = 0; w < warps_; ++w) {
       if (!active[w])
@@ -609,6 +635,8 @@ private:
       }
     } else if (auto *load = op.as<ir::LoadOp>(); load && load->masked) {
       maskedLoad(*load, active);
+    } else if (auto *store = op.as<ir::StoreOp>(); store && store->atomic != ir::AtomicKind::None) {
+      atomicStore(*store, active); // atomics: combine, masked or not
     } else if (auto *store = op.as<ir::StoreOp>(); store && store->masked) {
       maskedStore(*store, active);
     } else if (auto *it = op.as<ir::IndexTileOp>()) {

@@ -66,6 +66,10 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"softmax", P::Host, 1},
     {"layernorm", P::Host, 3},
     {"rmsnorm", P::Host, 2},
+    // Atomics (CheckAtomics.cpp): only as the whole value of a store.
+    {"atomic_add", P::Device, 1},
+    {"atomic_max", P::Device, 1},
+    {"atomic_min", P::Device, 1},
 };
 
 } // namespace

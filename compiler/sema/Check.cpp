@@ -821,6 +821,8 @@ void Checker::checkCpAsync(const Stmt &s) {
 }
 
 void Checker::checkAssign(const Stmt &s) {
+  if (checkAtomicAssign(s)) // CheckAtomics.cpp
+    return;
   if (checkMaskedAssign(s)) // CheckMasked.cpp
     return;
   if (checkWarpgroupMove(s)) // CheckPersistent.cpp

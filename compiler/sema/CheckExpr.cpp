@@ -747,6 +747,13 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     return *t;
   if (const MathFunction *mf = mathFunction(f))
     return checkMath(id, e, *mf);
+  if (f == "atomic_add" || f == "atomic_max" || f == "atomic_min") {
+    // Checker::checkAtomicAssign takes the store form before expressions.
+    error(DiagId::AtomicPlace, e.span,
+          "`" + f + "` is the whole value of a store into a global tensor slice (`out[...] <- " +
+              f + " v`), not an expression");
+    return Type::error();
+  }
   if (f == "select") {
     if (inDevice)
       return checkSelect(id, e);

@@ -220,6 +220,8 @@ public:
   /// The masked side of an assignment, the index tiles and select: true when
   /// the statement was handled (checkAssign returns).
   bool checkMaskedAssign(const Stmt &s);
+  /// `out[...] <- atomic_add v` (CheckAtomics.cpp); false when s is no atomic.
+  bool checkAtomicAssign(const Stmt &s);
   /// After checkAssign's rules: the placements and the fill of `masked`.
   /// False when an error was reported (checkAssign stops).
   bool checkMaskedSides(const Stmt &s, const Type &dst, const Type &value);

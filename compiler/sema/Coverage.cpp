@@ -67,6 +67,7 @@ struct Store {
   std::vector<int64_t> len;
   std::vector<Var> vars;   ///< in scope, outermost first
   std::vector<solver::AtomId> retired; ///< tile ids standing as their digits
+  bool atomic = false;     ///< `<- atomic_add v` (CheckAtomics.cpp): combines, never duplicates
   std::vector<Cond> conds; ///< around the store
   std::vector<solver::AtomId> valueDeps;
   // Filled by narrowing:
@@ -227,12 +228,19 @@ private:
         changed = changed || cur.size() != before;
         break;
       }
+      case StmtKind::CpAsync:
+      case StmtKind::TmaLoad:
       case StmtKind::Assign: {
         ExprId base = st.target;
         while (m_.expr(base).kind == ExprKind::Index || m_.expr(base).kind == ExprKind::Paren)
           base = m_.expr(base).children[0];
         int sym = m_.expr(base).kind == ExprKind::Name ? c_.program.exprSymbol[base] : -1;
-        if (sym < 0 || c_.program.symbolInfos[sym].kind != SymbolKind::Register)
+        // Shared tiles carry what was stored or copied into them (cp_async,
+        // tma_load), so a value read back from one (an MMA operand) depends
+        // on the block ids of the slice it came from: four split-K blocks
+        // storing their partial products into one tile are K0907.
+        if (sym < 0 || (c_.program.symbolInfos[sym].kind != SymbolKind::Register &&
+                        c_.program.symbolInfos[sym].kind != SymbolKind::Shared))
           break;
         std::vector<solver::AtomId> d = control;
         valueDeps(st.value, d);
@@ -458,6 +466,12 @@ private:
       Store s;
       s.stmt = id;
       s.span = st.span;
+      if (st.kind == StmtKind::Assign) {
+        const Expr &v = m_.expr(st.value);
+        s.atomic = v.kind == ExprKind::Application &&
+                   (v.name.name == "atomic_add" || v.name.name == "atomic_max" ||
+                    v.name.name == "atomic_min");
+      }
       size_t rank = resultType_.tensor.shape.size();
       if (errorWithin(c_, st.span)) {
         brokenStore_ = true;
@@ -744,8 +758,20 @@ private:
   }
 
   void duplicates() {
+    // Atomics combine the values of every block and warp into an element;
+    // a plain store into the same result would race with them (K0670).
+    const Store *atomic = nullptr, *plain = nullptr;
+    for (const Store &s : stores_)
+      (s.atomic ? atomic : plain) = &s;
+    if (atomic && plain) {
+      c_.error(DiagId::AtomicMixedStores, plain->span,
+               "`" + resultName_ + "` is updated with atomics and also written by this store")
+          .label(atomic->span, "an atomic update of `" + resultName_ + "`")
+          .note("a result updated with atomics starts at zero; write it with atomics only");
+      return;
+    }
     for (Store &s : stores_) {
-      if (s.never)
+      if (s.never || s.atomic)
         continue;
       for (const Var &v : s.vars) {
         if (v.kind == VarKind::Loop || inStart(s, v.atom) || pinned(v) || !dependsOn(s, v.atom))
@@ -1062,7 +1088,7 @@ private:
       Verdict v = coverOne(s);
       if (v.covered) {
         for (solver::AtomId a : v.overlaps)
-          if (dependsOn(s, a)) {
+          if (!s.atomic && dependsOn(s, a)) {
             bool warp = false;
             for (const Var &x : s.vars)
               warp = warp || (x.atom == a && x.kind == VarKind::Warp);

@@ -92,6 +92,49 @@ struct GridGen {
     int cols = r.pick(std::vector<int>{1, 2, 3, 7});
     p.launches.push_back({name, "M=" + n(tm * g * bands) + ",N=" + n(tn * cols)});
   }
+
+  /// Atomics: every block folds its rows into a [16, N] result with
+  /// atomic_add / atomic_max / atomic_min (F32 or I32), over a grid of
+  /// M/16 or, masked, ceil_div M 16 row blocks.
+  void atomicKernel(unsigned id) {
+    std::string name = "fold" + n(id);
+    bool fl = r.percent(60);
+    std::string dt = fl ? "F32" : "I32";
+    std::string op =
+        r.pick(std::vector<std::string>{"atomic_add", "atomic_add", "atomic_max", "atomic_min"});
+    int tn = r.pick(std::vector<int>{8, 16, 32, 64});
+    bool masked = r.percent(40);
+    feature("atomic");
+    feature(op + (fl ? "-f32" : "-i32"));
+    if (masked)
+      feature("atomic-masked");
+    line(0, "kernel " + name);
+    line(0, "    [M, N]");
+    if (!masked)
+      line(0, "    requires (M mod 16 = 0)");
+    line(0, "    requires (N mod " + n(tn) + " = 0)");
+    line(0, "    requires capability(sm_80)");
+    line(0, "    (x : Tensor[" + dt + ", [M, N], on=cuda:global])");
+    line(0, "    : (out : Tensor[" + dt + ", [16, N], on=cuda:global]) {");
+    line(1, std::string("block_grid [") + (masked ? "ceil_div M 16" : "M/16") + ", N/" + n(tn) +
+                "] {");
+    line(2, "warp_grid [1] {");
+    line(3, "register xr : Tile[" + dt + ", [16, " + n(tn) + "], on=cuda:register]");
+    std::string box = "[block_id 0 * 16 ..+ 16, block_id 1 * " + n(tn) + " ..+ " + n(tn) + "]";
+    line(3, std::string("xr <- ") +
+                (masked ? "masked x" + box + " fill 0" + (fl ? ".0" : "") : "x" + box));
+    std::string v = r.pick(std::vector<std::string>{"xr", fl ? "mul xr 0.5" : "add xr 1"});
+    if (v != "xr") {
+      line(3, "xr <- " + v);
+    }
+    line(3, std::string(masked ? "masked " : "") + "out[0 ..+ 16, block_id 1 * " + n(tn) + " ..+ " +
+                n(tn) + "] <- " + op + " xr");
+    line(2, "}");
+    line(1, "}");
+    line(0, "}");
+    int m = masked ? r.pick(std::vector<int>{1, 7, 33, 100}) : 16 * r.pick(std::vector<int>{1, 3});
+    p.launches.push_back({name, "M=" + n(m) + ",N=" + n(tn * r.pick(std::vector<int>{1, 2, 5}))});
+  }
 };
 
 } // namespace
@@ -100,7 +143,10 @@ void appendGridKernel(GeneratedProgram &p, uint64_t seed) {
   GridGen g{GridRng(seed), p, ""};
   if (!g.r.percent(20))
     return;
-  g.kernel(static_cast<unsigned>(g.r.below(1000)));
+  if (g.r.percent(35))
+    g.atomicKernel(static_cast<unsigned>(g.r.below(1000)));
+  else
+    g.kernel(static_cast<unsigned>(g.r.below(1000)));
   p.text += "\n" + g.text;
 }
 

@@ -343,6 +343,8 @@ private:
   Value insideMask(Value r, Value c, std::pair<Value, Value> limits);
   LogicalResult maskedLoad(const kir::LoadOp &o, std::string &error);
   LogicalResult maskedStore(const kir::StoreOp &o, std::string &error);
+  /// `out[...] <- atomic_add v` (max, min), masked or not.
+  LogicalResult atomicStore(const kir::StoreOp &o, std::string &error);
   void indexTile(const kir::IndexTileOp &o);
   void select(const kir::SelectOp &o);
   /// Element conversion; integers are signed unless the flag says unsigned
@@ -1084,6 +1086,55 @@ LogicalResult Emitter::maskedStore(const kir::StoreOp &o, std::string &error) {
   return success();
 }
 
+// ---- atomics ----
+// Each element is one relaxed atomicrmw at device scope on its global
+// address (red/atom.global: add.f32, add/max/min.s32 on every target; LLVM
+// expands an f32 max/min the target lacks into a compare-and-swap loop).
+// Elements go one by one; a masked one is predicated like a masked store,
+// and a row vector's 4 replicated lanes write once (lane % 4 == 0), so
+// each element is combined exactly once per warp.
+
+LogicalResult Emitter::atomicStore(const kir::StoreOp &o, std::string &error) {
+  auto dst = view(o.dst, error);
+  if (!dst)
+    return failure();
+  const auto &t = k_.tiles[o.src];
+  if (!dst->global || t.dtype != dst->dtype ||
+      (t.dtype != kir::DType::F32 && t.dtype != kir::DType::I32)) {
+    error = "an atomic store takes an F32 or I32 register tile into a global tensor of its type";
+    return failure();
+  }
+  bool fl = t.dtype == kir::DType::F32;
+  LLVM::AtomicBinOp bin =
+      o.atomic == kir::AtomicKind::Add   ? (fl ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add)
+      : o.atomic == kir::AtomicKind::Max ? (fl ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max)
+                                         : (fl ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min);
+  std::optional<std::pair<Value, Value>> limits;
+  if (o.masked)
+    limits = maskLimits(o.dst);
+  unsigned eb = kir::dtypeBytes(dst->dtype);
+  for (int64_t s = 0; s < registerSlots(t.shape); ++s) {
+    auto [r, c] = slotCoords(t.shape, s);
+    Value cond;
+    if (limits)
+      cond = insideMask(r, c, *limits);
+    if (t.shape[1] == 1) {
+      Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, laneCol2_, c32(0));
+      cond = cond ? Value(arith::AndIOp::create(b_, loc_, cond, first)) : first;
+    }
+    std::optional<OpBuilder::InsertionGuard> guard;
+    if (cond) {
+      auto ifOp = scf::IfOp::create(b_, loc_, cond, /*withElseRegion=*/false);
+      guard.emplace(b_);
+      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    LLVM::AtomicRMWOp::create(b_, loc_, bin, elemPtr(*dst, r, c), regLoad(o.src, s),
+                              LLVM::AtomicOrdering::monotonic, b_.getStringAttr("device"),
+                              b_.getI64IntegerAttr(eb), false, nullptr, nullptr, nullptr, nullptr);
+  }
+  return success();
+}
+
 void Emitter::indexTile(const kir::IndexTileOp &o) {
   const auto &shape = k_.tiles[o.dst].shape;
   for (int64_t s = 0; s < registerSlots(shape); ++s) {
@@ -1587,6 +1638,8 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
   } else if (auto *o = op.as<kir::LoadOp>()) {
     return o->masked ? maskedLoad(*o, error) : load(*o, error);
   } else if (auto *o = op.as<kir::StoreOp>()) {
+    if (o->atomic != kir::AtomicKind::None)
+      return atomicStore(*o, error);
     return o->masked ? maskedStore(*o, error) : store(*o, error);
   } else if (auto *o = op.as<kir::IndexTileOp>()) {
     indexTile(*o);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/grid/run.sh: grids and scalars on the GPU (issue 14 part 5), for
+# tests/gpu/grid/run.sh: grids and atomics on the GPU (issue 14 parts 5, 6), for
 # the lead to run on the H200 with the carried static kina:
 #
 #   tests/gpu/grid/run.sh [PATH/TO/kina]     (or KINA=...; OUT=dir, default /tmp/kina-out)
@@ -10,7 +10,9 @@
 # compute-sanitizer memcheck and racecheck at one size per kernel. The
 # grouped-raster GEMM needs M a multiple of 1024 and N of 256 (its requires),
 # so its sizes are not ragged; a size its launch guard must refuse is run too
-# (expects K1304). Each line is PASS, FAIL or SKIP; SKIP is never a pass.
+# (expects K1304). The split-K GEMM (stdlib/gemm_splitk_f16.kina) adds four
+# K slices into its zero-filled result with atomic_add; its F32 sums round in
+# the blocks' order, within the comparison's tolerance. Each line is PASS, FAIL or SKIP; SKIP is never a pass.
 #
 # Without a GPU: KINA_GPU_INTERPRET=1 runs every case with `--interpret` in
 # place of `--check` (the reference interpreter against NumPy) and skips the
@@ -48,9 +50,13 @@ gemm_bf16_hopper_persistent_raster.kina gemm_bf16_hopper_persistent_raster M=102
 gemm_bf16_hopper_persistent_raster.kina gemm_bf16_hopper_persistent_raster M=2048,N=2304,K=128 1
 gemm_bf16_hopper_persistent_raster.kina gemm_bf16_hopper_persistent_raster M=3072,N=1280,K=320 0
 gemm_bf16_hopper_persistent_raster.kina gemm_bf16_hopper_persistent_raster M=4096,N=4096,K=512 0
+gemm_splitk_f16.kina gemm_splitk_f16 M=128,N=128,K=256 1
+gemm_splitk_f16.kina gemm_splitk_f16 M=256,N=384,K=1024 1
+gemm_splitk_f16.kina gemm_splitk_f16 M=512,N=256,K=4096 0
 "
 SANITIZE_CASES="
 gemm_bf16_hopper_persistent_raster.kina gemm_bf16_hopper_persistent_raster M=2048,N=2304,K=128
+gemm_splitk_f16.kina gemm_splitk_f16 M=256,N=384,K=1024
 "
 # file kernel dims: sizes the launch guard refuses (K1304), before any launch
 REFUSE_CASES="
