@@ -46,6 +46,8 @@ say() { echo "$*" | tee -a "$LOG"; }
 CASES="
 layernorm.kina layernorm_bf16 M=7,D=1024 1
 layernorm.kina layernorm_bf16 M=33,D=512 1
+layernorm.kina layernorm_bf16 M=5,D=1000 1
+layernorm.kina layernorm_bf16 M=1000,D=4099 0
 layernorm.kina layernorm_bf16 M=1000,D=1024 0
 layernorm.kina layernorm_bf16 M=4096,D=4096 0
 layernorm.kina layernorm_bf16 M=333,D=8192 0
@@ -56,6 +58,8 @@ layernorm.kina layernorm_cp_bf16 M=4096,D=4096 0
 layernorm.kina layernorm_cp_bf16 M=333,D=8192 0
 rmsnorm.kina rmsnorm_bf16 M=7,D=1024 1
 rmsnorm.kina rmsnorm_bf16 M=33,D=512 1
+rmsnorm.kina rmsnorm_bf16 M=5,D=1000 1
+rmsnorm.kina rmsnorm_bf16 M=1000,D=4099 0
 rmsnorm.kina rmsnorm_bf16 M=1000,D=1024 0
 rmsnorm.kina rmsnorm_bf16 M=4096,D=4096 0
 rmsnorm.kina rmsnorm_bf16 M=333,D=8192 0
@@ -73,7 +77,7 @@ gemm_batched.kina gemm_batched_bf16 B=3,M=256,N=128,K=128 0
 gemm_batched.kina gemm_batched_bf16 B=16,M=512,N=512,K=512 0
 "
 SANITIZE_CASES="
-layernorm.kina layernorm_bf16 M=33,D=512
+layernorm.kina layernorm_bf16 M=5,D=1000
 rmsnorm.kina rmsnorm_bf16 M=33,D=512
 layernorm.kina layernorm_cp_bf16 M=33,D=1536
 "

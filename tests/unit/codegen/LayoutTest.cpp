@@ -92,6 +92,9 @@ TEST(RegisterLayout, SlotCounts) {
   EXPECT_EQ(registerSlots({16, 8}), 4);
   EXPECT_EQ(registerSlots({16, 1}), 2);
   EXPECT_EQ(registerSlots({64, 1}), 8);
+  // A row [1, C]: the columns of one fragment row (C/4 per lane).
+  EXPECT_EQ(registerSlots({1, 64}), 16);
+  EXPECT_EQ(registerSlots({1, 8}), 2);
 }
 
 TEST(KnownMultiple, UsesRequiresFacts) {
