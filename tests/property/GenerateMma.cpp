@@ -72,7 +72,12 @@ struct MmaGen {
     if (chain)
       line(2, "(w : " + tensor(dt, str(nn), n2) + ")");
     int outCols = chain ? n2 : nn;
-    line(2, ": (c : " + tensor(acc, "M", outCols) + ") {");
+    // A chain rounds its first product to 16 bits; the GPU and the
+    // interpreter may round an element differently (their F32 sums differ in
+    // order), so its result is stored in 16 bits too, compared at that
+    // precision (a GPU batch of the property compares them).
+    std::string outT = chain ? dt : acc;
+    line(2, ": (c : " + tensor(outT, "M", outCols) + ") {");
     line(1, "block_grid [M/" + str(bm) + "] {");
     line(2, "shared b_s : " + tile(dt, br, bc, "shared"));
     if (chain)
@@ -130,6 +135,8 @@ struct MmaGen {
       line(3, "o <- wmma_mma o " + p + " w_s[0 ..+ " + str(nn) + ", 0 ..+ " + str(n2) + "]");
       result = "o";
     }
+    if (outT != acc)
+      result = "convert " + outT + " " + result;
     line(3, "c[r ..+ 16, 0 ..+ " + str(outCols) + "] <- " + result);
     line(2, "}");
     line(1, "}");

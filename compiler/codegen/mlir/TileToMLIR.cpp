@@ -860,16 +860,13 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
       bool pair = tn + 1 < tilesN;
       // x4: matrices (k0-7,n0-7) (k8-15,n0-7) (k0-7,n8-15) (k8-15,n8-15).
       Value q = pair ? laneQ : remu(laneQ, 2);
-      Value kk = add(add(mul(remu(q, 2), 8), lane8), ks * 16);
-      Value nn = add(mul(divu(q, 2), 8), tn * 8);
-      // B [K, N] rows are k: ldmatrix .trans gives the column-major fragment.
-      // Transposed B [N, K] rows are n: the plain ldmatrix of the same
-      // matrices is that fragment (matrix q at rows n, columns k).
-      Value r = kk, c = nn;
-      if (o.transB) {
-        r = add(add(mul(divu(q, 2), 8), lane8), tn * 8);
-        c = add(mul(remu(q, 2), 8), ks * 16);
-      }
+      // Matrix q covers k half q % 2 and n block q / 2. B [K, N] rows are
+      // k: ldmatrix .trans gives the column-major fragment. Transposed B
+      // [N, K] rows are n: the plain ldmatrix of the same matrices is that
+      // fragment.
+      Value kHalf = mul(remu(q, 2), 8), nHalf = mul(divu(q, 2), 8);
+      Value r = o.transB ? add(add(nHalf, lane8), tn * 8) : add(add(kHalf, lane8), ks * 16);
+      Value c = o.transB ? add(kHalf, ks * 16) : add(nHalf, tn * 8);
       auto regs = ldmatrix(elemPtr(*bv, r, c), pair ? 4 : 2, !o.transB);
       f.second[tn] = {regs[0], regs[1]};
       if (pair)

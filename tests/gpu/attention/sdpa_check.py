@@ -3,11 +3,12 @@
 (stdlib/attention_fwd_bf16.kina) with PyTorch's scaled_dot_product_attention
 math backend on the same inputs, computed in float32 from the BF16 inputs.
 
-    sdpa_check.py RUN_DIR [--tol 2e-2]
+    sdpa_check.py RUN_DIR... [--tol 2e-2]
 
-RUN_DIR is DIR/<kernel>/ (run.json, q.npy, k.npy, v.npy, out.npy; BF16 as
-raw <u2 patterns). Passes when max |out - ref| <= tol * max |ref| and no
-element is NaN. Prints one line; exit 0 pass, 1 fail, 77 no PyTorch.
+Each RUN_DIR is DIR/<kernel>/ (run.json, q.npy, k.npy, v.npy, out.npy; BF16
+as raw <u2 patterns). One passes when max |out - ref| <= tol * max |ref|
+and no element is NaN. Prints one PASS/FAIL line per directory (PyTorch is
+imported once for all of them); exit 0 all pass, 1 a failure, 77 no PyTorch.
 """
 import argparse
 import json
@@ -23,7 +24,7 @@ def load_bf16(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("run_dir")
+    ap.add_argument("run_dirs", nargs="+")
     ap.add_argument("--tol", type=float, default=2e-2)
     args = ap.parse_args()
     try:
@@ -32,11 +33,18 @@ def main():
     except ImportError:
         print("SKIP: no PyTorch (the NumPy reference, compare_ref.py, still ran)")
         return 77
-    with open(os.path.join(args.run_dir, "run.json")) as f:
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    failed = 0
+    for run_dir in args.run_dirs:
+        failed += not check(torch, SDPBackend, sdpa_kernel, dev, run_dir, args.tol)
+    return 1 if failed else 0
+
+
+def check(torch, SDPBackend, sdpa_kernel, dev, run_dir, tol):
+    with open(os.path.join(run_dir, "run.json")) as f:
         run = json.load(f)
     kernel = run["kernel"]
-    t = {n: load_bf16(os.path.join(args.run_dir, n + ".npy")) for n in ("q", "k", "v", "out")}
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    t = {n: load_bf16(os.path.join(run_dir, n + ".npy")) for n in ("q", "k", "v", "out")}
     # [B*H, S, D] as [1, B*H, S, D]: SDPA's batch x heads.
     q, k, v = (torch.from_numpy(t[n]).to(dev)[None] for n in ("q", "k", "v"))
     with sdpa_kernel(SDPBackend.MATH):
@@ -46,12 +54,11 @@ def main():
     nan = int(np.isnan(got).sum())
     err = float(np.abs(got - ref).max())
     scale = float(np.abs(ref).max())
-    ok = nan == 0 and err <= args.tol * max(scale, 1e-30)
+    ok = nan == 0 and err <= tol * max(scale, 1e-30)
     print(f"{'PASS' if ok else 'FAIL'} {kernel} {list(got.shape)} vs SDPA math: max abs error "
-          f"{err:.3g} (max |ref| {scale:.3g}, tolerance {args.tol:g} x that), mean abs error "
-          f"{float(np.abs(got - ref).mean()):.3g}, {nan} NaN")
-    return 0 if ok else 1
-
+          f"{err:.3g} (max |ref| {scale:.3g}, tolerance {tol:g} x that), mean abs error "
+          f"{float(np.abs(got - ref).mean()):.3g}, {nan} NaN", flush=True)
+    return ok
 
 if __name__ == "__main__":
     sys.exit(main())

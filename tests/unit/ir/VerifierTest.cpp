@@ -94,6 +94,31 @@ TEST(TileIRVerifier, MmaOperandTypes) {
   EXPECT_TRUE(hasDiag(d, "K1202", "mma B: shape [16, 64] does not match [16, 32]"));
 }
 
+// MMA operands (issue 14 part 4): a whole 16-bit register tile as A, a
+// transposed shared B [N, K], an F16 accumulator with F16 operands.
+TEST(TileIRVerifier, MmaOperandForms) {
+  KernelBuilder b("k");
+  TileId ar = b.addRegisterTile("ar", DType::F16, {16, 32});
+  TileId bt = b.addSharedTile("bt", DType::F16, {64, 32}); // [N, K]
+  TileId c16 = b.addRegisterTile("c16", DType::F16, {16, 64});
+  b.mma(c16, c16, Access::tile(ar), Access::tile(bt), {}, /*transB=*/true);
+  EXPECT_EQ(check(build(b)), std::vector<std::string>{});
+
+  KernelBuilder bad("k");
+  TileId ar2 = bad.addRegisterTile("ar", DType::F16, {16, 32});
+  TileId bt2 = bad.addSharedTile("bt", DType::F16, {32, 64});
+  TileId c = bad.addRegisterTile("c", DType::F32, {16, 64});
+  // Not transposed, [32, 64] is fine; transposed it must be [64, 32].
+  bad.mma(c, c, Access::tile(ar2), Access::tile(bt2), {}, /*transB=*/true);
+  bad.mma(c, c,
+          Access::tile(ar2, {SliceDim::range(IndexExpr::constant(0), 16),
+                             SliceDim::range(IndexExpr::constant(0), 32)}),
+          Access::tile(bt2));
+  auto d = check(build(bad));
+  EXPECT_TRUE(hasDiag(d, "K1202", "mma B (transposed): shape [32, 64] does not match [64, 32]"));
+  EXPECT_TRUE(hasDiag(d, "K1202", "a register A operand is a whole tile"));
+}
+
 TEST(TileIRVerifier, IndexExpressionRules) {
   KernelBuilder b("k");
   DimId M = b.addDim("M");
