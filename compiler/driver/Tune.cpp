@@ -619,6 +619,13 @@ int runTuneCommand(const TuneOptions &o) {
   refPoint.kernel = refItem.name.name;
   refPoint.point = syntax::defaultPoint(refItem);
   refPoint.pointText = syntax::formatPoint(refItem, refPoint.point);
+  // The default point may not divide this shape: then the model's first
+  // legal point is the reference.
+  bool defaultLegal = false;
+  for (const tune::PointResult &p : lat.points)
+    defaultLegal |= p.item == refPoint.item && p.pointText == refPoint.pointText && p.legal();
+  if (!defaultLegal)
+    refPoint = lat.points[cands[order.front()].point];
   Candidate ref;
   bool smallShape = true;
   {
@@ -857,8 +864,8 @@ std::map<std::string, int64_t> cachedTunePoint(const std::string &path, const st
   note.clear();
   std::string error;
   auto file = loadSource(path, error);
-  if (!file)
-    return {};
+  if (!file || file->text().find("tune") == std::string::npos)
+    return {}; // no parameters: no second parse
   syntax::ParseResult parse = syntax::parse(*file);
   for (const syntax::Item &item : parse.module.items) {
     if (item.tuneParams.empty() || (!kernel.empty() && item.name.name != kernel))

@@ -15,6 +15,7 @@
 #include "GenText.h"
 #include "GenerateHopper.h"
 #include "GenerateMasked.h"
+#include "GenerateTune.h"
 
 #include <algorithm>
 #include <functional>
@@ -1472,6 +1473,7 @@ GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorO
   ProgramGen gen(mix.next(), options);
   GeneratedProgram p = gen.run();
   appendMaskedKernel(p, mix.next()); // GenerateMasked.cpp (masks and ragged edges)
+  appendTunedKernel(p, mix.next());  // GenerateTune.cpp (tune parameters)
   p.text = "// kina-property seed=" + std::to_string(seed) + " index=" + std::to_string(index) +
            "\n" + p.text;
   return p;
