@@ -610,8 +610,13 @@ int runTuneCommand(const TuneOptions &o) {
   std::string resultName = refItem.resultName.valid() ? refItem.resultName.name : "result";
   std::string resultDtype = dtypes.substr(dtypes.find("->") + 2);
   int64_t kLen = shape.count("K") ? shape.at("K") : 1;
-  fs::path work = fs::temp_directory_path() /
-                  ("kina-tune-" + std::to_string(getpid()) + "-" + family.hash.substr(0, 8));
+  // Candidates' inputs and outputs (hundreds of MB at LLM shapes) go to
+  // /dev/shm when there is one: a tmpfs, no disk writes in the loop.
+  std::error_code shmError;
+  fs::path base = fs::is_directory("/dev/shm", shmError) && access("/dev/shm", W_OK) == 0
+                      ? fs::path("/dev/shm")
+                      : fs::temp_directory_path();
+  fs::path work = base / ("kina-tune-" + std::to_string(getpid()) + "-" + family.hash.substr(0, 8));
   std::error_code ec;
   fs::create_directories(work, ec);
   tune::PointResult refPoint;
