@@ -397,6 +397,9 @@ int runTuneCommand(const TuneOptions &o) {
   for (int i : family.items)
     familyText +=
         module.items[i].name.name + "\n" + std::string(file->slice(module.items[i].span)) + "\n";
+  // Pinned parameters (--param) are a different search: part of the key.
+  for (const auto &[name, value] : o.common.tunePoint)
+    familyText += "pin " + name + "=" + std::to_string(value) + "\n";
   family.hash = tune::hashText(familyText);
   const syntax::Item &first = module.items[family.items.front()];
   std::string dtypes = dtypesOf(module, first);
@@ -476,6 +479,7 @@ int runTuneCommand(const TuneOptions &o) {
     lo.kernels.push_back(module.items[i].name.name);
   lo.shape = shape;
   lo.threads = o.threads;
+  lo.pinned = o.common.tunePoint; // --param holds parameters fixed
   tune::LatticeResult lat = tune::checkLattice(*file, module, lo);
   bool declErrors = false;
   for (const Diagnostic &d : lat.declarationErrors) {

@@ -170,6 +170,8 @@ int main(int argc, char **argv) {
   tuneCmd->add_option("--tolerance", tune.tolerance, "Pareto tolerance (default 0.02)");
   tuneCmd->add_option("--cache", tune.cache, "Tuning cache file");
   addCommonOptions(tuneCmd, tune.common, format);
+  tuneCmd->get_option("--param")->description(
+      "Hold these parameters at one value, e.g. STAGES=4 (the rest are searched)");
 
   std::string helpTopic;
   CLI::App *helpCmd = app.add_subcommand("help", "Show help for a subcommand or topic");
