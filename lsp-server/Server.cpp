@@ -6,6 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Server.h"
+#ifdef KINA_LSP_TUNE
+#include "TuneHover.h"
+#endif
 
 #include "query/Cancellation.h"
 
@@ -642,6 +645,10 @@ json Server::hover(const json &params, RequestContext &ctx) {
   auto p = parseParams<TextDocumentPositionParams>(params);
   auto snap = analysis_.snapshot(ctx.token);
   auto f = openFile(*snap, p.textDocument.uri);
+#ifdef KINA_LSP_TUNE
+  if (auto t = tuneHover(f->text(), toOffset(*f, p.position)))
+    return toJSON(Hover{t->markdown, toRange(*f, t->span)});
+#endif
   auto h = snap->hover(p.textDocument.uri, toOffset(*f, p.position));
   if (!h)
     return nullptr;
@@ -849,6 +856,10 @@ json Server::codeLenses(const json &params, RequestContext &ctx) {
     out.push_back(toJSON(CodeLens{r, Command{"Run", "kina.run", args}}));
     out.push_back(toJSON(CodeLens{r, Command{"Show PTX", "kina.showPtx", args}}));
     out.push_back(toJSON(CodeLens{r, Command{"Register report", "kina.registerReport", args}}));
+#ifdef KINA_LSP_TUNE
+    if (kernelIsTunable(f->text(), k.nameSpan.begin))
+      out.push_back(toJSON(CodeLens{r, Command{"Tune", "kina.tune", args}}));
+#endif
   }
   return out;
 }

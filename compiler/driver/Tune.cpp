@@ -397,6 +397,9 @@ int runTuneCommand(const TuneOptions &o) {
   for (int i : family.items)
     familyText +=
         module.items[i].name.name + "\n" + std::string(file->slice(module.items[i].span)) + "\n";
+  // Pinned parameters (--param) are a different search: part of the key.
+  for (const auto &[name, value] : o.common.tunePoint)
+    familyText += "pin " + name + "=" + std::to_string(value) + "\n";
   family.hash = tune::hashText(familyText);
   const syntax::Item &first = module.items[family.items.front()];
   std::string dtypes = dtypesOf(module, first);
@@ -476,6 +479,7 @@ int runTuneCommand(const TuneOptions &o) {
     lo.kernels.push_back(module.items[i].name.name);
   lo.shape = shape;
   lo.threads = o.threads;
+  lo.pinned = o.common.tunePoint; // --param holds parameters fixed
   tune::LatticeResult lat = tune::checkLattice(*file, module, lo);
   bool declErrors = false;
   for (const Diagnostic &d : lat.declarationErrors) {
@@ -610,8 +614,13 @@ int runTuneCommand(const TuneOptions &o) {
   std::string resultName = refItem.resultName.valid() ? refItem.resultName.name : "result";
   std::string resultDtype = dtypes.substr(dtypes.find("->") + 2);
   int64_t kLen = shape.count("K") ? shape.at("K") : 1;
-  fs::path work = fs::temp_directory_path() /
-                  ("kina-tune-" + std::to_string(getpid()) + "-" + family.hash.substr(0, 8));
+  // Candidates' inputs and outputs (hundreds of MB at LLM shapes) go to
+  // /dev/shm when there is one: a tmpfs, no disk writes in the loop.
+  std::error_code shmError;
+  fs::path base = fs::is_directory("/dev/shm", shmError) && access("/dev/shm", W_OK) == 0
+                      ? fs::path("/dev/shm")
+                      : fs::temp_directory_path();
+  fs::path work = base / ("kina-tune-" + std::to_string(getpid()) + "-" + family.hash.substr(0, 8));
   std::error_code ec;
   fs::create_directories(work, ec);
   tune::PointResult refPoint;
@@ -619,6 +628,13 @@ int runTuneCommand(const TuneOptions &o) {
   refPoint.kernel = refItem.name.name;
   refPoint.point = syntax::defaultPoint(refItem);
   refPoint.pointText = syntax::formatPoint(refItem, refPoint.point);
+  // The default point may not divide this shape: then the model's first
+  // legal point is the reference.
+  bool defaultLegal = false;
+  for (const tune::PointResult &p : lat.points)
+    defaultLegal |= p.item == refPoint.item && p.pointText == refPoint.pointText && p.legal();
+  if (!defaultLegal)
+    refPoint = lat.points[cands[order.front()].point];
   Candidate ref;
   bool smallShape = true;
   {
@@ -857,8 +873,8 @@ std::map<std::string, int64_t> cachedTunePoint(const std::string &path, const st
   note.clear();
   std::string error;
   auto file = loadSource(path, error);
-  if (!file)
-    return {};
+  if (!file || file->text().find("tune") == std::string::npos)
+    return {}; // no parameters: no second parse
   syntax::ParseResult parse = syntax::parse(*file);
   for (const syntax::Item &item : parse.module.items) {
     if (item.tuneParams.empty() || (!kernel.empty() && item.name.name != kernel))

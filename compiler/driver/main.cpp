@@ -193,6 +193,8 @@ int main(int argc, char **argv) {
   runCmd->add_option("--repeat", host.repeat, "With --fn: run N times (device memory is reported)");
   cublasLtOption(runCmd);
 
+  tuneCmd->get_option("--param")->description(
+      "Hold these parameters at one value, e.g. STAGES=4 (the rest are searched)");
 
   std::string helpTopic;
   CLI::App *helpCmd = app.add_subcommand("help", "Show help for a subcommand or topic");

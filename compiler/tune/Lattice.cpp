@@ -241,6 +241,12 @@ LatticeResult checkLattice(const SourceFile &file, const syntax::Module &module,
       r.kernel = item.name.name;
       r.index = p;
       r.point = syntax::latticePoint(item, p);
+      bool off = false;
+      for (const auto &[name, value] : options.pinned)
+        if (auto it = r.point.find(name); it != r.point.end() && it->second != value)
+          off = true;
+      if (off)
+        continue;
       r.pointText = syntax::formatPoint(item, r.point);
       out.points.push_back(std::move(r));
     }

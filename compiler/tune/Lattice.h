@@ -65,6 +65,9 @@ struct LatticeOptions {
   std::vector<std::string> kernels;     ///< empty: every kernel with parameters
   std::map<std::string, int64_t> shape; ///< M=..,N=..,K=..; empty: symbolic
   unsigned threads = 0;                 ///< 0: one per hardware thread (at most 16)
+  /// Parameters held at one value (`kina tune --param STAGES=4`): points
+  /// with another value of a pinned parameter are not enumerated.
+  std::map<std::string, int64_t> pinned;
 };
 
 struct LatticeResult {

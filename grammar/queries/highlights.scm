@@ -11,6 +11,9 @@
   "requires" "capability" "let" "in" "shared" "register"
 ] @keyword
 
+[ "tune" ] @keyword
+(tune_parameter name: (identifier) @constant)
+
 [ "for" ] @keyword.repeat
 [ "if" "else" ] @keyword.conditional
 [ "return" ] @keyword.return

@@ -18,6 +18,7 @@
 #include "GenerateHopper.h"
 #include "GenerateMasked.h"
 #include "GenerateMma.h"
+#include "GenerateTune.h"
 
 #include <algorithm>
 #include <functional>
@@ -1478,6 +1479,7 @@ GeneratedProgram generateProgram(uint64_t seed, uint64_t index, const GeneratorO
   appendGridKernel(p, mix.next());   // GenerateGrid.cpp (persistent tile walks)
   appendBcastKernel(p, mix.next());  // GenerateBcast.cpp (broadcasts, block reductions)
   appendMmaKernel(p, mix.next());    // GenerateMma.cpp (MMA operands)
+  appendTunedKernel(p, mix.next());  // GenerateTune.cpp (tune parameters)
   p.text = "// kina-property seed=" + std::to_string(seed) + " index=" + std::to_string(index) +
            "\n" + p.text;
   return p;
