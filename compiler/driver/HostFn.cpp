@@ -358,6 +358,18 @@ struct Execution {
   unsigned launches = 0;
   std::vector<std::string> log; ///< one line per kernel step, for the summary
 
+  /// The device buffer for value `v` of `bytes`: reused when a previous run
+  /// of the step left one (--bench times the steps without allocating).
+  runtime::Result<runtime::DeviceBuffer *> outputBuffer(int v, size_t bytes) {
+    if (auto it = buffers.find(v); it != buffers.end() && it->second.size() == bytes)
+      return &it->second;
+    auto buf = runtime::DeviceBuffer::alloc(*device, bytes, "%" + std::to_string(v));
+    if (!buf)
+      return buf.error();
+    buffers[v] = buf.take();
+    return &buffers[v];
+  }
+
   std::string stepLabel(const alg::Step &s) {
     return "step %" + std::to_string(s.output) + " (" + s.kernel + ")";
   }
@@ -428,9 +440,8 @@ struct Execution {
     }
     auto shape = concreteShape(f.ops[s.output].type, dims);
     const std::string &dt = f.ops[s.output].type.dtype;
-    auto buf = runtime::DeviceBuffer::alloc(
-        *device, runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)),
-        "%" + std::to_string(s.output));
+    auto buf =
+        outputBuffer(s.output, runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)));
     if (!buf)
       return buf.error().message;
     runtime::CublasLtProblem p;
@@ -445,7 +456,7 @@ struct Execution {
     p.bTransposed = s.weightTransposed;
     if (s.inputs.size() > 2)
       p.bias = buffers.at(s.inputs[2]).devicePtr();
-    p.d = buf->devicePtr();
+    p.d = (*buf)->devicePtr();
     switch (s.epilogue) {
     case alg::Epilogue::None:
       p.epilogue = runtime::LtEpilogue::Default;
@@ -470,7 +481,6 @@ struct Execution {
         !err.empty())
       return err;
     ++launches;
-    buffers[s.output] = buf.take();
     return "";
   }
 
@@ -560,15 +570,14 @@ struct Execution {
               static_cast<int>(lplan->config.dynamicSharedBytes));
           !ok)
         return ok.error().message;
-    auto buf = runtime::DeviceBuffer::alloc(
-        *device, runtime::shapeNumel(*outShape) * runtime::dtypeSize(runtimeDType(out.type.dtype)),
-        "%" + std::to_string(s.output));
+    auto buf = outputBuffer(s.output, runtime::shapeNumel(*outShape) *
+                                          runtime::dtypeSize(runtimeDType(out.type.dtype)));
     if (!buf)
       return buf.error().message;
     std::vector<const runtime::DeviceBuffer *> ptrs;
     for (int v : args)
       ptrs.push_back(&buffers.at(v));
-    ptrs.push_back(&*buf);
+    ptrs.push_back(*buf);
     if (!tensorMaps)
       tensorMaps = std::make_unique<runtime::TensorMapCache>(device->api());
     auto packed = runtime::packArguments(*lplan, ptrs, tensorMaps.get());
@@ -577,11 +586,12 @@ struct Execution {
     if (auto ok = runtime::launch(*L.kernel, lplan->config, *packed); !ok)
       return ok.error().message;
     ++launches;
-    buffers[s.output] = buf.take();
     return "";
   }
 
   /// The whole plan once; frees device values no later step reads.
+  bool keepAll = false; ///< --bench: keep every device value for the timed reruns
+
   std::string runAll() {
     std::vector<int> lastUse(f.ops.size(), -1);
     for (size_t i = 0; i < plan.steps.size(); ++i)
@@ -598,8 +608,8 @@ struct Execution {
         log.push_back("%" + std::to_string(st.output) + ": cuBLASLt " + st.kernel +
                       (interpret ? " (CPU reference)" : ""));
       for (auto it = buffers.begin(); it != buffers.end();)
-        it = lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
-                                                                   : std::next(it);
+        it = !keepAll && lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
+                                                                               : std::next(it);
     }
     if (device)
       if (auto ok = device->synchronize("fn " + f.name); !ok)
@@ -797,6 +807,36 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     if (r == 0)
       lt = std::move(ex.lt); // keep the handle for the next runs
   }
+  // --bench: the device-resident part (every kernel step, inputs already on
+  // the device, outputs reused), median of CUDA-event timings.
+  std::optional<runtime::TimingStats> bench;
+  if (options.bench && device) {
+    Execution ex{hs, *f, plan, *dims, false, &*device};
+    ex.values = inputs;
+    ex.keepAll = true;
+    ex.staging = std::make_unique<runtime::PinnedStaging>(*device);
+    ex.lt = std::move(lt);
+    if (std::string err = ex.runAll(); !err.empty())
+      return fail("fn `" + f->name + "` (bench): " + err, ToolFailure);
+    auto timer = runtime::EventTimer::create(*device);
+    if (!timer)
+      return fail(timer.error().message, ToolFailure);
+    std::function<runtime::Status()> once = [&]() -> runtime::Status {
+      for (const alg::Step &st : plan.steps)
+        if (st.backend == alg::Backend::Kina || st.backend == alg::Backend::CublasLt)
+          if (std::string err = ex.run(st); !err.empty())
+            return runtime::makeError(runtime::ErrorKind::LaunchFailed, err);
+      return {};
+    };
+    runtime::EventTimer::Options topts;
+    topts.warmup = 5;
+    topts.iterations = 20;
+    auto stats = timer->measure(once, topts, "fn " + f->name);
+    if (!stats)
+      return fail("fn `" + f->name + "` (bench): " + stats.error().message, ToolFailure);
+    bench = *stats;
+    lt = std::move(ex.lt);
+  }
   std::optional<std::pair<size_t, size_t>> memAfter;
   if (device)
     if (auto m = device->memoryInfo())
@@ -814,6 +854,10 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     std::cout << "repeat: " << repeat << " runs, median " << times[times.size() / 2]
               << " ms wall\n";
   }
+  if (bench)
+    std::cout << "bench: device steps (" << launches << " kernel launch(es)) median "
+              << bench->medianMs * 1e3 << " us, min " << bench->minMs * 1e3 << " us over "
+              << bench->samplesMs.size() << " runs (CUDA events, L2 flushed)\n";
   if (memBefore && memAfter) {
     long long leaked = (long long)memBefore->first - (long long)memAfter->first;
     std::cout << "device memory: free before " << memBefore->first << ", after " << memAfter->first
