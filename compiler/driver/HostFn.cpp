@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -253,17 +254,37 @@ functionDims(const alg::Function &f, const std::map<std::string, long long> &giv
       return std::nullopt;
     }
   for (const std::string &r : f.requirements) {
-    // `requires` of the host function: evaluated as the launch guard would.
-    std::string text = r;
-    auto eq = text.find(" = ");
-    auto mod = text.find(" mod ");
-    if (eq != std::string::npos && mod != std::string::npos && mod < eq) {
-      auto lhs = alg::evalDim(text.substr(0, eq), dims);
-      auto rhs = alg::evalDim(text.substr(eq + 3), dims);
-      if (lhs && rhs && *lhs != *rhs) {
-        error = "fn `" + f.name + "` requires (" + r + "), which fails for these dims";
-        return std::nullopt;
-      }
+    // `requires` of the host function, for these dims: LHS op RHS, each side
+    // a dimension expression (`M mod 128 = 0`, `K >= 64`, `(A and B)` is
+    // not split: a form evalDim cannot read is refused, never skipped).
+    static const char *ops[] = {" >= ", " <= ", " != ", " = ", " < ", " > "};
+    std::optional<bool> holds;
+    for (const char *op : ops) {
+      size_t at = r.find(op);
+      if (at == std::string::npos)
+        continue;
+      auto lhs = alg::evalDim(r.substr(0, at), dims);
+      auto rhs = alg::evalDim(r.substr(at + std::strlen(op)), dims);
+      if (!lhs || !rhs)
+        break;
+      std::string o = op;
+      holds = o == " >= "   ? *lhs >= *rhs
+              : o == " <= " ? *lhs <= *rhs
+              : o == " != " ? *lhs != *rhs
+              : o == " = "  ? *lhs == *rhs
+              : o == " < "  ? *lhs < *rhs
+                            : *lhs > *rhs;
+      break;
+    }
+    if (!holds) {
+      error = "fn `" + f.name + "`: cannot evaluate requires (" + r +
+              ") for --dims in this version (host functions take comparisons of dimension "
+              "expressions)";
+      return std::nullopt;
+    }
+    if (!*holds) {
+      error = "fn `" + f.name + "` requires (" + r + "), which fails for these dims";
+      return std::nullopt;
     }
   }
   return dims;
