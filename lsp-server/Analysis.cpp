@@ -693,8 +693,8 @@ namespace {
 std::map<std::string, int64_t> defaultDims(const syntax::Module &m, const std::string &kernel) {
   std::map<std::string, int64_t> out;
   for (const syntax::Item &item : m.items) {
-    if (item.name.name != kernel || item.kind != syntax::ItemKind::Kernel)
-      continue;
+    if (item.name.name != kernel || item.kind == syntax::ItemKind::TileFunction)
+      continue; // kernels and host functions (host)
     for (const syntax::Ident &d : item.dims) {
       int64_t l = 1;
       for (const syntax::Requirement &req : item.requirements) {
@@ -747,8 +747,13 @@ RunResult AnalysisSnapshot::run(const std::string &uri, const std::string &kerne
     return r;
   }
   auto ks = kernels(uri);
-  if (std::none_of(ks.begin(), ks.end(), [&](const KernelInfo &k) { return k.name == kernel; })) {
-    r.error = "no kernel named `" + kernel + "` in this file";
+  // A host function runs too (`kina run --fn`, host).
+  bool host = false;
+  for (const SymbolInfo &s : documentSymbols(uri))
+    host |= s.category == SymbolCategory::HostFunction && s.name == kernel;
+  if (!host &&
+      std::none_of(ks.begin(), ks.end(), [&](const KernelInfo &k) { return k.name == kernel; })) {
+    r.error = "no kernel or host function named `" + kernel + "` in this file";
     return r;
   }
   progress("checking `" + kernel + "`");
@@ -784,10 +789,12 @@ RunResult AnalysisSnapshot::run(const std::string &uri, const std::string &kerne
   req.sourceText = f->text();
   req.fileName = baseName(uri);
   req.kernel = kernel;
+  req.hostFunction = host;
   req.target = target.empty() ? "auto" : target;
   for (const auto &[d, v] : r.dims)
     req.dims[d] = v;
-  progress("running `" + kernel + "` (kina run --check, target " + req.target + ")");
+  progress("running `" + kernel + "` (kina run " + (host ? "--fn" : "--check") + ", target " +
+           req.target + ")");
   // From here on only the request's own cancellation stops the run: the
   // child works on a copy of the text, so edits do not matter.
   KinaRunOutcome o = runKina(req, state_->token, progress);

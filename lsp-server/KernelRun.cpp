@@ -122,6 +122,14 @@ KinaRunOutcome runKina(const KinaRunRequest &request, const query::CancellationT
   std::vector<std::string> args = {request.kinaPath, "run", path, "--kernel", request.kernel,
                                    "--target", request.target.empty() ? "auto" : request.target,
                                    "--check", "--json"};
+  if (request.hostFunction) // a host function: its plan runs, no --check / --json
+    args = {request.kinaPath,
+            "run",
+            path,
+            "--fn",
+            request.kernel,
+            "--target",
+            request.target.empty() ? "auto" : request.target};
   if (!request.dims.empty()) {
     std::string dims;
     for (const auto &[d, v] : request.dims)

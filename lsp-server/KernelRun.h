@@ -37,6 +37,7 @@ struct KinaRunRequest {
   std::string sourceText;
   std::string fileName = "buffer.kina"; ///< name of the temporary copy
   std::string kernel;
+  bool hostFunction = false; ///< `kernel` names a host function: `kina run --fn` (host)
   std::string target = "auto";
   std::map<std::string, long long> dims;
 };

@@ -481,6 +481,7 @@ bool fromJSON(const json &v, KernelRequestParams &p, std::string &error) {
   ObjectReader r(v, error);
   if (!r.req("textDocument", p.textDocument)
            .opt("kernel", p.kernel)
+           .opt("fn", p.kernel) // kina/run of a host function (host)
            .opt("position", p.position)
            .opt("target", p.target)
            .opt("dims", p.dims))

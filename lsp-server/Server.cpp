@@ -861,6 +861,12 @@ json Server::codeLenses(const json &params, RequestContext &ctx) {
       out.push_back(toJSON(CodeLens{r, Command{"Tune", "kina.tune", args}}));
 #endif
   }
+  // Host functions: Run (`kina run --fn`; host).
+  for (const SymbolInfo &s : snap->documentSymbols(doc.uri))
+    if (s.category == SymbolCategory::HostFunction) {
+      json args = json::array({{{"uri", doc.uri}, {"kernel", s.name}}});
+      out.push_back(toJSON(CodeLens{toRange(*f, s.selection), Command{"Run", "kina.run", args}}));
+    }
   return out;
 }
 

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -253,17 +254,37 @@ functionDims(const alg::Function &f, const std::map<std::string, long long> &giv
       return std::nullopt;
     }
   for (const std::string &r : f.requirements) {
-    // `requires` of the host function: evaluated as the launch guard would.
-    std::string text = r;
-    auto eq = text.find(" = ");
-    auto mod = text.find(" mod ");
-    if (eq != std::string::npos && mod != std::string::npos && mod < eq) {
-      auto lhs = alg::evalDim(text.substr(0, eq), dims);
-      auto rhs = alg::evalDim(text.substr(eq + 3), dims);
-      if (lhs && rhs && *lhs != *rhs) {
-        error = "fn `" + f.name + "` requires (" + r + "), which fails for these dims";
-        return std::nullopt;
-      }
+    // `requires` of the host function, for these dims: LHS op RHS, each side
+    // a dimension expression (`M mod 128 = 0`, `K >= 64`, `(A and B)` is
+    // not split: a form evalDim cannot read is refused, never skipped).
+    static const char *ops[] = {" >= ", " <= ", " != ", " = ", " < ", " > "};
+    std::optional<bool> holds;
+    for (const char *op : ops) {
+      size_t at = r.find(op);
+      if (at == std::string::npos)
+        continue;
+      auto lhs = alg::evalDim(r.substr(0, at), dims);
+      auto rhs = alg::evalDim(r.substr(at + std::strlen(op)), dims);
+      if (!lhs || !rhs)
+        break;
+      std::string o = op;
+      holds = o == " >= "   ? *lhs >= *rhs
+              : o == " <= " ? *lhs <= *rhs
+              : o == " != " ? *lhs != *rhs
+              : o == " = "  ? *lhs == *rhs
+              : o == " < "  ? *lhs < *rhs
+                            : *lhs > *rhs;
+      break;
+    }
+    if (!holds) {
+      error = "fn `" + f.name + "`: cannot evaluate requires (" + r +
+              ") for --dims in this version (host functions take comparisons of dimension "
+              "expressions)";
+      return std::nullopt;
+    }
+    if (!*holds) {
+      error = "fn `" + f.name + "` requires (" + r + "), which fails for these dims";
+      return std::nullopt;
     }
   }
   return dims;
@@ -358,6 +379,18 @@ struct Execution {
   unsigned launches = 0;
   std::vector<std::string> log; ///< one line per kernel step, for the summary
 
+  /// The device buffer for value `v` of `bytes`: reused when a previous run
+  /// of the step left one (--bench times the steps without allocating).
+  runtime::Result<runtime::DeviceBuffer *> outputBuffer(int v, size_t bytes) {
+    if (auto it = buffers.find(v); it != buffers.end() && it->second.size() == bytes)
+      return &it->second;
+    auto buf = runtime::DeviceBuffer::alloc(*device, bytes, "%" + std::to_string(v));
+    if (!buf)
+      return buf.error();
+    buffers[v] = buf.take();
+    return &buffers[v];
+  }
+
   std::string stepLabel(const alg::Step &s) {
     return "step %" + std::to_string(s.output) + " (" + s.kernel + ")";
   }
@@ -421,6 +454,8 @@ struct Execution {
       if (!lt)
         return std::string("error[") + std::string(diagInfo(DiagId::CublasLtUnavailable).code) +
                "]: " + err;
+    }
+    if (workspace.size() == 0) { // cuBLASLt's heuristics pick faster kernels with room
       auto ws = runtime::DeviceBuffer::alloc(*device, size_t(32) << 20, "cuBLASLt workspace");
       if (!ws)
         return ws.error().message;
@@ -428,9 +463,8 @@ struct Execution {
     }
     auto shape = concreteShape(f.ops[s.output].type, dims);
     const std::string &dt = f.ops[s.output].type.dtype;
-    auto buf = runtime::DeviceBuffer::alloc(
-        *device, runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)),
-        "%" + std::to_string(s.output));
+    auto buf =
+        outputBuffer(s.output, runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)));
     if (!buf)
       return buf.error().message;
     runtime::CublasLtProblem p;
@@ -445,7 +479,7 @@ struct Execution {
     p.bTransposed = s.weightTransposed;
     if (s.inputs.size() > 2)
       p.bias = buffers.at(s.inputs[2]).devicePtr();
-    p.d = buf->devicePtr();
+    p.d = (*buf)->devicePtr();
     switch (s.epilogue) {
     case alg::Epilogue::None:
       p.epilogue = runtime::LtEpilogue::Default;
@@ -470,7 +504,6 @@ struct Execution {
         !err.empty())
       return err;
     ++launches;
-    buffers[s.output] = buf.take();
     return "";
   }
 
@@ -560,15 +593,14 @@ struct Execution {
               static_cast<int>(lplan->config.dynamicSharedBytes));
           !ok)
         return ok.error().message;
-    auto buf = runtime::DeviceBuffer::alloc(
-        *device, runtime::shapeNumel(*outShape) * runtime::dtypeSize(runtimeDType(out.type.dtype)),
-        "%" + std::to_string(s.output));
+    auto buf = outputBuffer(s.output, runtime::shapeNumel(*outShape) *
+                                          runtime::dtypeSize(runtimeDType(out.type.dtype)));
     if (!buf)
       return buf.error().message;
     std::vector<const runtime::DeviceBuffer *> ptrs;
     for (int v : args)
       ptrs.push_back(&buffers.at(v));
-    ptrs.push_back(&*buf);
+    ptrs.push_back(*buf);
     if (!tensorMaps)
       tensorMaps = std::make_unique<runtime::TensorMapCache>(device->api());
     auto packed = runtime::packArguments(*lplan, ptrs, tensorMaps.get());
@@ -577,11 +609,12 @@ struct Execution {
     if (auto ok = runtime::launch(*L.kernel, lplan->config, *packed); !ok)
       return ok.error().message;
     ++launches;
-    buffers[s.output] = buf.take();
     return "";
   }
 
   /// The whole plan once; frees device values no later step reads.
+  bool keepAll = false; ///< --bench: keep every device value for the timed reruns
+
   std::string runAll() {
     std::vector<int> lastUse(f.ops.size(), -1);
     for (size_t i = 0; i < plan.steps.size(); ++i)
@@ -598,8 +631,8 @@ struct Execution {
         log.push_back("%" + std::to_string(st.output) + ": cuBLASLt " + st.kernel +
                       (interpret ? " (CPU reference)" : ""));
       for (auto it = buffers.begin(); it != buffers.end();)
-        it = lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
-                                                                   : std::next(it);
+        it = !keepAll && lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
+                                                                               : std::next(it);
     }
     if (device)
       if (auto ok = device->synchronize("fn " + f.name); !ok)
@@ -755,10 +788,7 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     inputs[f->params[i]] = toValue(t, p.type.dtype);
   }
 
-  std::optional<std::pair<size_t, size_t>> memBefore;
-  if (device)
-    if (auto m = device->memoryInfo())
-      memBefore = *m;
+  std::optional<std::pair<size_t, size_t>> memBefore, memAfter;
   unsigned repeat = std::max(1u, host.repeat);
   alg::Value result;
   unsigned launches = 0;
@@ -770,7 +800,7 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     ex.values = inputs;
     if (device)
       ex.staging = std::make_unique<runtime::PinnedStaging>(*device);
-    ex.lt = r == 0 ? std::move(lt) : nullptr;
+    ex.lt = std::move(lt); // one handle for every run
     auto t0 = std::chrono::steady_clock::now();
     if (std::string err = ex.runAll(); !err.empty()) {
       std::cerr << "kina: error: fn `" << f->name << "`: " << err << "\n";
@@ -794,13 +824,44 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
         return fail(ok.error().message, ToolFailure);
       result = toValue(t, res.type.dtype);
     }
-    if (r == 0)
-      lt = std::move(ex.lt); // keep the handle for the next runs
+    lt = std::move(ex.lt);
+    // The free device memory after the first run (lazy module loading and
+    // cuBLASLt's first use settle there) and after the last: a leak shows
+    // as a difference that grows with --repeat.
+    if (device && (r == 0 || r + 1 == repeat))
+      if (auto m = device->memoryInfo())
+        (r == 0 ? memBefore : memAfter) = *m;
   }
-  std::optional<std::pair<size_t, size_t>> memAfter;
-  if (device)
-    if (auto m = device->memoryInfo())
-      memAfter = *m;
+  // --bench: the device-resident part (every kernel step, inputs already on
+  // the device, outputs reused), median of CUDA-event timings.
+  std::optional<runtime::TimingStats> bench;
+  if (options.bench && device) {
+    Execution ex{hs, *f, plan, *dims, false, &*device};
+    ex.values = inputs;
+    ex.keepAll = true;
+    ex.staging = std::make_unique<runtime::PinnedStaging>(*device);
+    ex.lt = std::move(lt);
+    if (std::string err = ex.runAll(); !err.empty())
+      return fail("fn `" + f->name + "` (bench): " + err, ToolFailure);
+    auto timer = runtime::EventTimer::create(*device);
+    if (!timer)
+      return fail(timer.error().message, ToolFailure);
+    std::function<runtime::Status()> once = [&]() -> runtime::Status {
+      for (const alg::Step &st : plan.steps)
+        if (st.backend == alg::Backend::Kina || st.backend == alg::Backend::CublasLt)
+          if (std::string err = ex.run(st); !err.empty())
+            return runtime::makeError(runtime::ErrorKind::LaunchFailed, err);
+      return {};
+    };
+    runtime::EventTimer::Options topts;
+    topts.warmup = 5;
+    topts.iterations = 20;
+    auto stats = timer->measure(once, topts, "fn " + f->name);
+    if (!stats)
+      return fail("fn `" + f->name + "` (bench): " + stats.error().message, ToolFailure);
+    bench = *stats;
+    lt = std::move(ex.lt);
+  }
 
   std::cout << (options.interpret ? "interpreted" : "ran") << " fn " << f->name << " ("
             << plan.steps.size() << " steps, " << launches << " kernel launch(es)"
@@ -814,10 +875,14 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     std::cout << "repeat: " << repeat << " runs, median " << times[times.size() / 2]
               << " ms wall\n";
   }
-  if (memBefore && memAfter) {
+  if (bench)
+    std::cout << "bench: device steps (" << launches << " kernel launch(es)) median "
+              << bench->medianMs * 1e3 << " us, min " << bench->minMs * 1e3 << " us over "
+              << bench->samplesMs.size() << " runs (CUDA events, L2 flushed)\n";
+  if (memBefore && memAfter && repeat > 1) {
     long long leaked = (long long)memBefore->first - (long long)memAfter->first;
-    std::cout << "device memory: free before " << memBefore->first << ", after " << memAfter->first
-              << " bytes (difference " << leaked << ")\n";
+    std::cout << "device memory: free after run 1 " << memBefore->first << ", after run " << repeat
+              << " " << memAfter->first << " bytes (difference " << leaked << ")\n";
   }
   if (!host.output.empty()) {
     if (auto ok = runtime::writeNpy(host.output, toTensor(result)); !ok)

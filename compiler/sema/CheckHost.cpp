@@ -27,7 +27,50 @@ bool isHostBinary(const std::string &f) {
   return f == "add" || f == "sub" || f == "mul" || f == "div" || f == "max" || f == "min";
 }
 
+/// What pass A does with a host-level operation (hover; the exact kernel
+/// depends on the dims: `kina report --fn`).
+std::string passANote(const std::string &f, const Type &r, const std::string &fn) {
+  std::string report =
+      "\n\n`kina report --fn " + fn + " --dims ...` shows the kernel chosen for your shapes.";
+  if (r.tensor.space == Space::Host)
+    return "On `host` tensors: computed on the CPU." + report;
+  if (f == "softmax")
+    return "Pass A: stdlib `softmax_f32` (F32; M mod 64, N mod 128), launched through the launch "
+           "guard." +
+           report;
+  if (f == "layernorm" || f == "rmsnorm")
+    return "Pass A: no stdlib kernel computes it on `cuda:global` in this version (K1281 at run "
+           "time); "
+           "call a kernel of your own, or compute it on the host." +
+           report;
+  std::string epi =
+      f == "add" ? "the bias of the GEMM it follows (cuBLASLt BIAS)"
+      : f == "relu"
+          ? "the GEMM epilogue (cuBLASLt RELU_BIAS, stdlib `gemm_bf16_hopper_persistent_bias_relu`)"
+      : f == "gelu_tanh"
+          ? "the GEMM epilogue (cuBLASLt GELU_BIAS, stdlib `gemm_bf16_hopper_persistent_bias_gelu`)"
+          : "";
+  return "Pass A: " +
+         (epi.empty() ? std::string()
+                      : "fused into " + epi + " when it follows a `matmul`; otherwise ") +
+         "one generated Kina kernel for the elementwise chain it belongs to" +
+         (f == "gelu" ? " (cuBLASLt's GELU is the tanh form, so `gelu` never fuses there)" : "") +
+         "." + report;
+}
+
 } // namespace
+
+void Checker::annotateHostOp(const Expr &e, const Type &r) {
+  if (r.isError() || !r.isTensor() || !options.ideTables)
+    return;
+  TypeAnnotation a;
+  a.span = e.name.span;
+  a.type = typeStr(r);
+  a.shape = printShape(r.tensor.shape, symbols);
+  a.markdown = "`" + e.name.name + "` : `" + a.type + "`\n\n" +
+               passANote(e.name.name, r, current ? current->item->name.name : "NAME");
+  program.annotations.push_back(std::move(a));
+}
 
 std::optional<Type> Checker::checkHostOp(ExprId id, const Expr &e) {
   (void)id;
@@ -46,6 +89,13 @@ std::optional<Type> Checker::checkHostOp(ExprId id, const Expr &e) {
   }
   if (!isHostActivation(f) && !isHostOnlyOp(f) && !isHostBinary(f))
     return std::nullopt;
+  Type r = checkHostOpTyped(e);
+  annotateHostOp(e, r);
+  return r;
+}
+
+Type Checker::checkHostOpTyped(const Expr &e) {
+  const std::string &f = e.name.name;
   size_t want = f == "layernorm" ? 3 : f == "rmsnorm" || isHostBinary(f) ? 2 : 1;
   if (e.children.size() != want) {
     error(DiagId::WrongArgumentCount, e.span,

@@ -350,6 +350,9 @@ public:
   /// Host-level activations, normalisations and row-broadcast binaries
   /// (host, CheckHost.cpp); nullopt when `e` is none of them.
   std::optional<Type> checkHostOp(ExprId id, const Expr &e);
+  Type checkHostOpTyped(const Expr &e);
+  /// Hover: the op's type and what pass A runs it on (CheckHost.cpp).
+  void annotateHostOp(const Expr &e, const Type &r);
   /// An elementwise op whose first operand is a warpgroup tile (he).
   Type checkWarpgroupElementwise(const Expr &e, const std::string &f, const Type &x, const Type *y);
   /// Broadcasting and reductions of per-warp tiles (bcast; CheckBroadcast.cpp).
