@@ -329,13 +329,22 @@ std::vector<ValueId> BytecodeWriter::tileBlockId() {
 }
 
 ValueId BytecodeWriter::makeTensorView(TypeId tvType, ValueId base) {
+  return makeTensorView(tvType, base, {}, {});
+}
+
+ValueId BytecodeWriter::makeTensorView(TypeId tvType, ValueId base,
+                                       const std::vector<ValueId> &dynShape,
+                                       const std::vector<ValueId> &dynStrides) {
   Bytes &b = out();
   appendVarint(b, kOpMakeTensorView);
   appendVarint(b, 1);
   appendVarint(b, tvType.id);
   appendVarint(b, base.id);
-  appendVarint(b, 0); // no dynamic shape operands
-  appendVarint(b, 0); // no dynamic stride operands
+  for (const auto *vs : {&dynShape, &dynStrides}) {
+    appendVarint(b, vs->size());
+    for (ValueId v : *vs)
+      appendVarint(b, v.id);
+  }
   return op();
 }
 

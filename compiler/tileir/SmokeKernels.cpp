@@ -35,6 +35,28 @@ SmokeKernel elementwiseAddKernel(Version v, int n, int tile) {
   return done(w, "kina_add_f32", {static_cast<unsigned>(n / tile), 1, 1});
 }
 
+SmokeKernel elementwiseAddDynamicKernel(Version v, int tile, unsigned gridX) {
+  BytecodeWriter w(v);
+  TypeId f32 = w.scalar(Scalar::F32), i32 = w.scalar(Scalar::I32);
+  TypeId ptr = w.tile(w.pointer(f32), {});
+  TypeId n = w.tile(i32, {});
+  auto args = w.beginEntry("kina_add_f32_dyn", {ptr, ptr, ptr, n});
+  TypeId tv = w.tensorView(f32, {kDynamic}, {1});
+  TypeId pv = w.partitionView({tile}, tv, {0}, std::nullopt);
+  TypeId t = w.tile(f32, {tile});
+  auto bid = w.tileBlockId();
+  ValueId views[3];
+  for (int i = 0; i < 3; ++i)
+    views[i] = w.makePartitionView(pv, w.makeTensorView(tv, args[i], {args[3]}, {}));
+  auto a = w.loadView(t, views[0], {bid[0]});
+  auto b = w.loadView(t, views[1], {bid[0]});
+  ValueId c = w.binaryF(BytecodeWriter::FBin::Add, t, a.first, b.first);
+  w.storeView(c, views[2], {bid[0]});
+  w.ret();
+  w.endEntry();
+  return done(w, "kina_add_f32_dyn", {gridX, 1, 1});
+}
+
 SmokeKernel gemmKernel(Version v, int m, int n, int k, int bm, int bn, int bk) {
   BytecodeWriter w(v);
   TypeId f16 = w.scalar(Scalar::F16), f32 = w.scalar(Scalar::F32), i32 = w.scalar(Scalar::I32);

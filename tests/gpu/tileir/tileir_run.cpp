@@ -68,7 +68,7 @@ bool makeCase(Case &c, std::mt19937 &rng, std::string &why) {
       x = dist(rng) * scale;
     return v;
   };
-  if (c.kind == "add" && c.sizes.size() == 1) {
+  if ((c.kind == "add" || c.kind == "add_dyn") && c.sizes.size() == 1) {
     long n = c.sizes[0];
     auto x = randoms(n, 1), y = randoms(n, 1);
     c.inputs = {bytesOf(x), bytesOf(y)};
@@ -226,6 +226,8 @@ int main(int argc, char **argv) {
     for (auto &b : bufs)
       args.pointer(b);
     args.pointer(*out);
+    if (c.kind == "add_dyn") // the dim, after the pointers (Kina's kernel ABI order)
+      args.i32(static_cast<std::int32_t>(c.sizes[0]));
     runtime::LaunchConfig cfg;
     cfg.grid = {c.grid[0], c.grid[1], c.grid[2]};
     cfg.block = {static_cast<std::uint32_t>(attrs->maxThreadsPerBlock), 1, 1};

@@ -137,6 +137,12 @@ TEST_F(RealTileiras, ElementwiseAssemblesForSm90AndSm100) {
   expectCubin(probeKernel(Version{13, 3}), Target::Sm100);
 }
 
+TEST_F(RealTileiras, DynamicExtentsFromAKernelParameterAssemble) {
+  auto k = elementwiseAddDynamicKernel(Version{13, 3}, 1024, 4);
+  expectCubin(k, Target::Sm90);
+  expectCubin(k, Target::Sm100);
+}
+
 TEST_F(RealTileiras, Version13_2AssemblesForSm100) {
   expectCubin(probeKernel(Version{13, 2}), Target::Sm100);
 }
