@@ -116,6 +116,10 @@ public:
   enum class FBin : std::uint8_t { Add, Sub, Mul, Div };
   ValueId binaryF(FBin op, TypeId type, ValueId lhs, ValueId rhs);
   ValueId maxF(TypeId type, ValueId lhs, ValueId rhs);
+  /// Integer arithmetic on (scalar) i32/i64 tiles, for index expressions:
+  /// signed; DivTrunc/DivFloor/DivCeil round toward zero / -inf / +inf.
+  enum class IBin : std::uint8_t { Add, Sub, Mul, DivTrunc, DivFloor, DivCeil, Rem };
+  ValueId binaryI(IBin op, TypeId type, ValueId lhs, ValueId rhs);
   ValueId exp(TypeId type, ValueId x);
   /// fastAcc (`mmaf.fast_acc`, fp8 inputs) needs Tile IR 13.3.
   ValueId mmaF(TypeId type, ValueId a, ValueId b, ValueId acc, bool fastAcc = false);

@@ -48,10 +48,16 @@ SmokeKernel elementwiseAddDynamicKernel(Version v, int tile, unsigned gridX) {
   ValueId views[3];
   for (int i = 0; i < 3; ++i)
     views[i] = w.makePartitionView(pv, w.makeTensorView(tv, args[i], {args[3]}, {}));
-  auto a = w.loadView(t, views[0], {bid[0]});
-  auto b = w.loadView(t, views[1], {bid[0]});
+  // The index arithmetic a Kina slice `bid * tile ..+ tile` lowers to: the
+  // element offset, then the partition index offset / tile (exact).
+  TypeId si = w.tile(i32, {});
+  ValueId size = w.constantI32(tile);
+  ValueId offset = w.binaryI(BytecodeWriter::IBin::Mul, si, bid[0], size);
+  ValueId index = w.binaryI(BytecodeWriter::IBin::DivTrunc, si, offset, size);
+  auto a = w.loadView(t, views[0], {index});
+  auto b = w.loadView(t, views[1], {index});
   ValueId c = w.binaryF(BytecodeWriter::FBin::Add, t, a.first, b.first);
-  w.storeView(c, views[2], {bid[0]});
+  w.storeView(c, views[2], {index});
   w.ret();
   w.endEntry();
   return done(w, "kina_add_f32_dyn", {gridX, 1, 1});
