@@ -37,6 +37,7 @@ struct BuildOptions {
   std::string emit = "cubin"; ///< tile-ir | mlir | llvm | ptx | cubin
   std::string output;         ///< -o; empty: stdout for text, <kernel>.cubin for cubin
   std::string ptxVersion;     ///< optional explicit PTX ISA pin, e.g. "8.0"
+  std::string backend = "ptx"; ///< ptx | tileir (BuildTileIr.cpp; cubin only)
 };
 
 struct ReportOptions {

@@ -87,6 +87,11 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"tile-ir", "mlir", "llvm", "ptx", "cubin"}));
   buildCmd->add_option("-o,--output", build.output, "Output file");
   buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
+  buildCmd
+      ->add_option("--backend", build.backend,
+                   "ptx (default) | tileir: CUDA Tile IR bytecode assembled by tileiras "
+                   "(block-level kernels; docs/tile-ir.md)")
+      ->check(CLI::IsMember({"ptx", "tileir"}));
   addCommonOptions(buildCmd, build.common, format);
 
   ReportOptions report;

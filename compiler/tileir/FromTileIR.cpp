@@ -15,6 +15,7 @@ struct Lowering {
   const ir::Kernel &k;
   BytecodeWriter w;
   std::string error;
+  Span errorSpan, opSpan;
   std::vector<ValueId> params; ///< tensor pointers
   std::vector<ValueId> dims;   ///< i32 dim values
   std::map<ir::VarId, ValueId> vars;
@@ -27,8 +28,10 @@ struct Lowering {
   Lowering(const ir::Kernel &kernel, Version v) : k(kernel), w(v) {}
 
   void fail(const std::string &m) {
-    if (error.empty())
+    if (error.empty()) {
       error = m;
+      errorSpan = opSpan;
+    }
   }
 
   std::optional<Scalar> scalarOf(ir::DType d) {
@@ -183,6 +186,7 @@ struct Lowering {
     for (const ir::Op &op : b.ops) {
       if (!error.empty())
         return;
+      opSpan = op.span;
       std::visit([&](const auto &node) { lower(node); }, op.node);
     }
   }
@@ -366,6 +370,7 @@ struct Lowering {
     out.requirements = w.requirements();
     if (!error.empty()) {
       out.error = error;
+      out.errorSpan = errorSpan;
       return out;
     }
     out.bytecode = w.finish();

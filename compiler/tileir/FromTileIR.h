@@ -29,6 +29,7 @@ namespace kina::tileir {
 struct LoweredKernel {
   std::vector<std::uint8_t> bytecode; ///< empty on error
   std::string error;
+  Span errorSpan; ///< the op that could not be lowered (empty: the kernel)
   ModuleRequirements requirements;
 };
 
