@@ -45,6 +45,9 @@ namespace kina::driver {
 /// reports a clear error until it lands.
 __attribute__((weak)) llvm::Expected<ir::Kernel>
 lowerKernelToTileIR(const sema::Analysis &analysis, std::string_view kernel);
+bool buildKernelWithTileIr(const ir::Kernel &kernel, const std::string &targetName,
+                           const std::string &output, std::vector<Diagnostic> &diags,
+                           std::string &ioError);
 
 namespace {
 
@@ -213,6 +216,23 @@ int runBuildCommand(const BuildOptions &options) {
     }
     if (emit->tileIR) {
       text += ir::print(*kernel);
+      continue;
+    }
+    if (options.backend == "tileir") { // BuildTileIr.cpp (issue 18)
+      if (emit->stage != codegen::Stage::Cubin) {
+        flush();
+        std::cerr << "kina: error: --backend=tileir emits a cubin (and .tileirbc); "
+                     "use --emit=cubin or --emit=tile-ir\n";
+        return UsageError;
+      }
+      if (!buildKernelWithTileIr(*kernel, options.common.target, options.output, diags, error)) {
+        int code = flush();
+        if (!error.empty()) {
+          std::cerr << "kina: error: " << error << "\n";
+          return ToolFailure;
+        }
+        return code;
+      }
       continue;
     }
     codegen::CodegenOptions co;

@@ -47,6 +47,7 @@ struct BuildOptions {
   /// with tune parameters is built at; nothing else reads it.
   std::map<std::string, long long> dims;
   bool lineInfo = false;      ///< --line-info: `.loc` per Kina line in PTX, a cubin line table
+  std::string backend = "ptx"; ///< ptx | tileir (BuildTileIr.cpp; cubin only)
 };
 
 struct ReportOptions {

@@ -103,6 +103,11 @@ int main(int argc, char **argv) {
                        "parameters is built at, e.g. M=4096,N=4096,K=4096");
   buildCmd->add_flag("--line-info", build.lineInfo,
                      "Map instructions to Kina lines (.loc in PTX, the cubin's line table)");
+  buildCmd
+      ->add_option("--backend", build.backend,
+                   "ptx (default) | tileir: CUDA Tile IR bytecode assembled by tileiras "
+                   "(block-level kernels; docs/tile-ir.md)")
+      ->check(CLI::IsMember({"ptx", "tileir"}));
   addCommonOptions(buildCmd, build.common, format);
 
   ReportOptions report;

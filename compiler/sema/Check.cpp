@@ -6,6 +6,7 @@
 // CheckExpr.cpp; the fence typestate in Fences.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "sema/BlockLevel.h"
 #include "sema/Checker.h"
 
 #include "diag/Spelling.h"
@@ -513,8 +514,22 @@ void Checker::checkStmt(StmtId id) {
     grid.cluster.clear();
     if (!s.cluster.empty() || !s.clusterSpan.empty())
       checkCluster(s);
+    // A block-level body (register tiles, no warp grid; BlockLevel.h) is
+    // checked as `warp_grid [1]`.
+    bool blockLevel = isBlockLevelGrid(m, s);
+    if (blockLevel) {
+      grid.inWarpGrid = true;
+      grid.warpGrid = {1};
+      grid.warpIds = {DimExpr::constant(0)};
+      current->threadsPerBlock = 32;
+    }
     for (StmtId c : s.body)
       checkStmt(c);
+    if (blockLevel) {
+      grid.inWarpGrid = false;
+      grid.warpGrid.clear();
+      grid.warpIds.clear();
+    }
     checkClusterUniform(s); // CheckCluster.cpp
     grid.inBlockGrid = false;
     grid.cluster.clear();

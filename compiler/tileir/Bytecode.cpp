@@ -44,6 +44,11 @@ enum : std::uint8_t {
 // Opcodes (BytecodeOpcodes.td).
 enum : std::uint8_t {
   kOpAddF = 0x02,
+  kOpAddI = 0x03,
+  kOpDivI = 0x15,
+  kOpMulI = 0x4E,
+  kOpRemI = 0x5A,
+  kOpSubI = 0x68,
   kOpBroadcast = 0x0B,
   kOpConstant = 0x10,
   kOpContinue = 0x11,
@@ -329,13 +334,22 @@ std::vector<ValueId> BytecodeWriter::tileBlockId() {
 }
 
 ValueId BytecodeWriter::makeTensorView(TypeId tvType, ValueId base) {
+  return makeTensorView(tvType, base, {}, {});
+}
+
+ValueId BytecodeWriter::makeTensorView(TypeId tvType, ValueId base,
+                                       const std::vector<ValueId> &dynShape,
+                                       const std::vector<ValueId> &dynStrides) {
   Bytes &b = out();
   appendVarint(b, kOpMakeTensorView);
   appendVarint(b, 1);
   appendVarint(b, tvType.id);
   appendVarint(b, base.id);
-  appendVarint(b, 0); // no dynamic shape operands
-  appendVarint(b, 0); // no dynamic stride operands
+  for (const auto *vs : {&dynShape, &dynStrides}) {
+    appendVarint(b, vs->size());
+    for (ValueId v : *vs)
+      appendVarint(b, v.id);
+  }
   return op();
 }
 
@@ -398,6 +412,37 @@ ValueId BytecodeWriter::maxF(TypeId type, ValueId lhs, ValueId rhs) {
   appendVarint(b, kOpMaxF);
   appendVarint(b, type.id);
   appendVarint(b, 0); // flags: no propagate_nan, no flush_to_zero
+  appendVarint(b, lhs.id);
+  appendVarint(b, rhs.id);
+  return op();
+}
+
+ValueId BytecodeWriter::binaryI(IBin iop, TypeId type, ValueId lhs, ValueId rhs) {
+  Bytes &b = out();
+  switch (iop) {
+  case IBin::Add:
+  case IBin::Sub:
+  case IBin::Mul:
+    appendVarint(b, iop == IBin::Add ? kOpAddI : iop == IBin::Sub ? kOpSubI : kOpMulI);
+    appendVarint(b, type.id);
+    b.push_back(0); // overflow: none (wrapping)
+    break;
+  case IBin::DivTrunc:
+  case IBin::DivFloor:
+  case IBin::DivCeil:
+    appendVarint(b, kOpDivI);
+    appendVarint(b, type.id);
+    b.push_back(1); // signed
+    b.push_back(static_cast<std::uint8_t>(iop == IBin::DivTrunc   ? Rounding::Zero
+                                          : iop == IBin::DivFloor ? Rounding::NegativeInf
+                                                                  : Rounding::PositiveInf));
+    break;
+  case IBin::Rem:
+    appendVarint(b, kOpRemI);
+    appendVarint(b, type.id);
+    b.push_back(1); // signed
+    break;
+  }
   appendVarint(b, lhs.id);
   appendVarint(b, rhs.id);
   return op();

@@ -21,6 +21,7 @@
 
 #include "tileir/Requirements.h"
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,6 +29,9 @@
 #include <vector>
 
 namespace kina::tileir {
+
+/// A dynamic extent or stride in a tensor_view type (MLIR's kDynamic).
+inline constexpr std::int64_t kDynamic = INT64_MIN;
 
 /// The versions this writer can encode (a subset of the registry's).
 std::span<const Version> writerVersions();
@@ -100,6 +104,10 @@ public:
   ValueId constantI32(std::int32_t v);
   std::vector<ValueId> tileBlockId(); ///< x, y, z as tile<i32>
   ValueId makeTensorView(TypeId tvType, ValueId base);
+  /// A view whose kDynamic extents/strides (in order) come from scalar
+  /// tile<i32>/tile<i64> values, e.g. a kernel's dims.
+  ValueId makeTensorView(TypeId tvType, ValueId base, const std::vector<ValueId> &dynShape,
+                         const std::vector<ValueId> &dynStrides);
   ValueId makePartitionView(TypeId pvType, ValueId tensorView);
   /// Returns {tile, token}.
   std::pair<ValueId, ValueId> loadView(TypeId tileType, ValueId view,
@@ -108,6 +116,10 @@ public:
   enum class FBin : std::uint8_t { Add, Sub, Mul, Div };
   ValueId binaryF(FBin op, TypeId type, ValueId lhs, ValueId rhs);
   ValueId maxF(TypeId type, ValueId lhs, ValueId rhs);
+  /// Integer arithmetic on (scalar) i32/i64 tiles, for index expressions:
+  /// signed; DivTrunc/DivFloor/DivCeil round toward zero / -inf / +inf.
+  enum class IBin : std::uint8_t { Add, Sub, Mul, DivTrunc, DivFloor, DivCeil, Rem };
+  ValueId binaryI(IBin op, TypeId type, ValueId lhs, ValueId rhs);
   ValueId exp(TypeId type, ValueId x);
   /// fastAcc (`mmaf.fast_acc`, fp8 inputs) needs Tile IR 13.3.
   ValueId mmaF(TypeId type, ValueId a, ValueId b, ValueId acc, bool fastAcc = false);

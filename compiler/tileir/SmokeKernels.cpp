@@ -35,6 +35,34 @@ SmokeKernel elementwiseAddKernel(Version v, int n, int tile) {
   return done(w, "kina_add_f32", {static_cast<unsigned>(n / tile), 1, 1});
 }
 
+SmokeKernel elementwiseAddDynamicKernel(Version v, int tile, unsigned gridX) {
+  BytecodeWriter w(v);
+  TypeId f32 = w.scalar(Scalar::F32), i32 = w.scalar(Scalar::I32);
+  TypeId ptr = w.tile(w.pointer(f32), {});
+  TypeId n = w.tile(i32, {});
+  auto args = w.beginEntry("kina_add_f32_dyn", {ptr, ptr, ptr, n});
+  TypeId tv = w.tensorView(f32, {kDynamic}, {1});
+  TypeId pv = w.partitionView({tile}, tv, {0}, std::nullopt);
+  TypeId t = w.tile(f32, {tile});
+  auto bid = w.tileBlockId();
+  ValueId views[3];
+  for (int i = 0; i < 3; ++i)
+    views[i] = w.makePartitionView(pv, w.makeTensorView(tv, args[i], {args[3]}, {}));
+  // The index arithmetic a Kina slice `bid * tile ..+ tile` lowers to: the
+  // element offset, then the partition index offset / tile (exact).
+  TypeId si = w.tile(i32, {});
+  ValueId size = w.constantI32(tile);
+  ValueId offset = w.binaryI(BytecodeWriter::IBin::Mul, si, bid[0], size);
+  ValueId index = w.binaryI(BytecodeWriter::IBin::DivTrunc, si, offset, size);
+  auto a = w.loadView(t, views[0], {index});
+  auto b = w.loadView(t, views[1], {index});
+  ValueId c = w.binaryF(BytecodeWriter::FBin::Add, t, a.first, b.first);
+  w.storeView(c, views[2], {index});
+  w.ret();
+  w.endEntry();
+  return done(w, "kina_add_f32_dyn", {gridX, 1, 1});
+}
+
 SmokeKernel gemmKernel(Version v, int m, int n, int k, int bm, int bn, int bk) {
   BytecodeWriter w(v);
   TypeId f16 = w.scalar(Scalar::F16), f32 = w.scalar(Scalar::F32), i32 = w.scalar(Scalar::I32);

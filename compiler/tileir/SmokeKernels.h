@@ -29,6 +29,12 @@ struct SmokeKernel {
 
 /// out[i] = x[i] + y[i] over f32 [n], one tile of `tile` elements per block.
 SmokeKernel elementwiseAddKernel(Version v, int n, int tile);
+/// The same with n a kernel parameter (x, y, out, then n as i32: the
+/// layout of Kina's kernel ABI, pointers then dims): the tensor views have
+/// a dynamic extent; the grid is ceil(n / tile) and n must be a multiple of
+/// `tile` (no masking). Its tile index is computed as (bid * tile) / tile
+/// with muli/divi, the index arithmetic of a Kina slice.
+SmokeKernel elementwiseAddDynamicKernel(Version v, int tile, unsigned gridX);
 /// c[M, N] = a[M, K] * b[K, N]; a, b f16 row-major, c f32.
 SmokeKernel gemmKernel(Version v, int m, int n, int k, int bm, int bn, int bk);
 /// y = softmax(x) along the rows of f32 [rows, cols], `br` rows per block.

@@ -67,6 +67,9 @@ int main(int argc, char **argv) {
   int rows = small ? 64 : 1 << 16;
   std::vector<Item> items;
   items.push_back({elementwiseAddKernel(v, n, 1024), "add", std::to_string(n)});
+  // The same add with n passed at launch (pointers, then the dim as i32).
+  items.push_back({elementwiseAddDynamicKernel(v, 1024, static_cast<unsigned>(n / 1024)), "add_dyn",
+                   std::to_string(n)});
   items.push_back({gemmKernel(v, g, g, g, 128, 128, 32), "gemm",
                    std::to_string(g) + " " + std::to_string(g) + " " + std::to_string(g)});
   items.push_back({softmaxKernel(v, rows, 256, 16), "softmax", std::to_string(rows) + " 256"});

@@ -24,6 +24,21 @@ mkdir -p "$CARRY"
 args=("$CARRY" --target sm_90)
 [ "${SMALL:-0}" = 1 ] && args+=(--small)
 "$PREP" "${args[@]}"
+# The same backend from Kina source: block-level kernels through
+# `kina build --backend=tileir` (manifest kinds kina_add / kina_softmax: the
+# dims follow the pointers as i32, the grid is the kernel's block_grid).
+KINA_BIN=$BUILD/compiler/driver/kina
+if [ -x "$KINA_BIN" ]; then
+  if [ "${SMALL:-0}" = 1 ]; then am=64 an=128 sm=64; else am=4096 an=4096 sm=65536; fi
+  "$KINA_BIN" build "$ROOT/tests/gpu/tileir/kernels.kina" --kernel add_blk --backend=tileir \
+    --target sm_90 -o "$CARRY/add_blk.cubin"
+  "$KINA_BIN" build "$ROOT/tests/gpu/tileir/kernels.kina" --kernel softmax_blk --backend=tileir \
+    --target sm_90 -o "$CARRY/softmax_blk.cubin"
+  echo "add_blk kina_add $((am / 16)) $((an / 64)) 1 $am $an" >>"$CARRY/manifest.txt"
+  echo "softmax_blk kina_softmax $((sm / 16)) 1 1 $sm 128" >>"$CARRY/manifest.txt"
+else
+  echo "note: $KINA_BIN not built: the Kina-source kernels are left out" >&2
+fi
 cp "$RUNNER" "$CARRY/tileir_run"
 # The PTX backend's equivalents (stdlib, sm_90a), timed by `kina run --bench`
 # on the device: run.sh uses the kina binary given as KINA there.

@@ -27,7 +27,7 @@ timeout "$TIMEOUT" "$CARRY/tileir_run" "$CARRY" --iters "$ITERS" 2>&1 | tee -a "
 rc=${PIPESTATUS[0]}
 if [ -n "${KINA:-}" ] && [ "$rc" != 77 ]; then
   echo "PTX backend, same shapes (kina run --check --bench):" | tee -a "$LOG"
-  read -r _ _ _ _ _ n <<<"$(grep ' add ' "$CARRY/manifest.txt")"
+  read -r _ _ _ _ _ n <<<"$(grep ' add ' "$CARRY/manifest.txt" | head -1)"
   read -r _ _ _ _ _ gm gn gk <<<"$(grep ' gemm ' "$CARRY/manifest.txt")"
   read -r _ _ _ _ _ sr sc <<<"$(grep ' softmax ' "$CARRY/manifest.txt")"
   # add_f32 is 2-D [M, N]: the same element count as the 1-D Tile IR add.

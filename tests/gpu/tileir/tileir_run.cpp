@@ -68,8 +68,9 @@ bool makeCase(Case &c, std::mt19937 &rng, std::string &why) {
       x = dist(rng) * scale;
     return v;
   };
-  if (c.kind == "add" && c.sizes.size() == 1) {
-    long n = c.sizes[0];
+  bool kinaAdd = c.kind == "kina_add" && c.sizes.size() == 2;
+  if (((c.kind == "add" || c.kind == "add_dyn") && c.sizes.size() == 1) || kinaAdd) {
+    long n = kinaAdd ? c.sizes[0] * c.sizes[1] : c.sizes[0];
     auto x = randoms(n, 1), y = randoms(n, 1);
     c.inputs = {bytesOf(x), bytesOf(y)};
     c.outBytes = n * 4;
@@ -104,7 +105,7 @@ bool makeCase(Case &c, std::mt19937 &rng, std::string &why) {
     c.flops = 2.0 * m * n * k;
     return true;
   }
-  if (c.kind == "softmax" && c.sizes.size() == 2) {
+  if ((c.kind == "softmax" || c.kind == "kina_softmax") && c.sizes.size() == 2) {
     long rows = c.sizes[0], cols = c.sizes[1];
     auto x = randoms(rows * cols, 8);
     c.inputs = {bytesOf(x)};
@@ -226,6 +227,14 @@ int main(int argc, char **argv) {
     for (auto &b : bufs)
       args.pointer(b);
     args.pointer(*out);
+    if (c.kind == "add_dyn") // the dim, after the pointers (Kina's kernel ABI order)
+      args.i32(static_cast<std::int32_t>(c.sizes[0]));
+    if (c.kind == "kina_add") { // kernels.kina add_blk [M, N]
+      args.i32(static_cast<std::int32_t>(c.sizes[0]));
+      args.i32(static_cast<std::int32_t>(c.sizes[1]));
+    }
+    if (c.kind == "kina_softmax") // softmax_blk [M]
+      args.i32(static_cast<std::int32_t>(c.sizes[0]));
     runtime::LaunchConfig cfg;
     cfg.grid = {c.grid[0], c.grid[1], c.grid[2]};
     cfg.block = {static_cast<std::uint32_t>(attrs->maxThreadsPerBlock), 1, 1};

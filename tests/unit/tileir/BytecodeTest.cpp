@@ -88,6 +88,26 @@ TEST(TileIrBytecode, AnOpNeedingANewerVersionIsAnErrorNamingBothVersions) {
   EXPECT_TRUE(v.error().empty()) << v.error();
 }
 
+TEST(TileIrBytecode, IntegerOpsEncodeOverflowSignednessAndRounding) {
+  BytecodeWriter w(Version{13, 3});
+  TypeId si = w.tile(w.scalar(Scalar::I32), {});
+  auto args = w.beginEntry("k", {si, si}); // values 0, 1
+  w.binaryI(BytecodeWriter::IBin::Add, si, args[0], args[1]);
+  w.binaryI(BytecodeWriter::IBin::DivFloor, si, args[0], args[1]);
+  w.binaryI(BytecodeWriter::IBin::Rem, si, args[0], args[1]);
+  w.ret();
+  w.endEntry();
+  Bytes f = w.finish();
+  ASSERT_FALSE(f.empty()) << w.error();
+  // addi: opcode 0x03, type, overflow none, lhs, rhs; divi: 0x15, type,
+  // signed, rounding negative_inf (2); remi: 0x5A, type, signed.
+  Bytes addi = {0x03, static_cast<std::uint8_t>(si.id), 0x00, 0x00, 0x01};
+  Bytes divi = {0x15, static_cast<std::uint8_t>(si.id), 0x01, 0x02, 0x00, 0x01};
+  Bytes remi = {0x5A, static_cast<std::uint8_t>(si.id), 0x01, 0x00, 0x01};
+  for (const Bytes &op : {addi, divi, remi})
+    EXPECT_NE(std::search(f.begin(), f.end(), op.begin(), op.end()), f.end());
+}
+
 TEST(TileIrBytecode, BuilderMisuseIsAnErrorNotACrash) {
   BytecodeWriter w(Version{13, 3});
   w.ret(); // outside an entry
@@ -135,6 +155,12 @@ TEST_F(RealTileiras, ListsVersionsAndTheChoiceIsTheNewestCommonOne) {
 TEST_F(RealTileiras, ElementwiseAssemblesForSm90AndSm100) {
   expectCubin(probeKernel(Version{13, 3}), Target::Sm90);
   expectCubin(probeKernel(Version{13, 3}), Target::Sm100);
+}
+
+TEST_F(RealTileiras, DynamicExtentsFromAKernelParameterAssemble) {
+  auto k = elementwiseAddDynamicKernel(Version{13, 3}, 1024, 4);
+  expectCubin(k, Target::Sm90);
+  expectCubin(k, Target::Sm100);
 }
 
 TEST_F(RealTileiras, Version13_2AssemblesForSm100) {
