@@ -38,6 +38,7 @@ struct BuildOptions {
   std::string output;         ///< -o; empty: stdout for text, <kernel>.cubin for cubin
   std::string ptxVersion;     ///< optional explicit PTX ISA pin, e.g. "8.0"
   bool lineInfo = false;      ///< --line-info: `.loc` per Kina line in PTX, a cubin line table
+  bool remarks = false;       ///< --remarks: ptxas findings at their Kina line (K0850, K0851)
 };
 
 struct ReportOptions {

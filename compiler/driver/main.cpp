@@ -91,6 +91,8 @@ int main(int argc, char **argv) {
   buildCmd->add_option("--ptx-version", build.ptxVersion, "Pin the PTX ISA version, e.g. 8.0");
   buildCmd->add_flag("--line-info", build.lineInfo,
                      "Map instructions to Kina lines (.loc in PTX, the cubin's line table)");
+  buildCmd->add_flag("--remarks", build.remarks,
+                     "Report ptxas findings (spills, register-limited occupancy) at their line");
   addCommonOptions(buildCmd, build.common, format);
 
   ReportOptions report;

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { ARTIFACTS, ArtifactDocuments, ArtifactKind } from './artifactDocuments';
 import { KinaClient } from './client';
+import { LineSync } from './lineSync';
 import { resolveKernel } from './kernelAtCursor';
 import { KernelCommandArgs } from './protocol';
 import { runKernel } from './runKernel';
@@ -20,6 +21,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const artifacts = new ArtifactDocuments(kina);
   const runOutput = vscode.window.createOutputChannel('Kina Run');
   context.subscriptions.push(kina, artifacts, runOutput, new TargetStatus(), registerTasks());
+  context.subscriptions.push(new LineSync(kina)); // synchronised PTX/SASS views
 
   const showArtifact = (kind: ArtifactKind) => async (args?: KernelCommandArgs) => {
     const target = await resolveKernel(args);
