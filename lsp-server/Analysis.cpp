@@ -744,6 +744,8 @@ LinesAtResult AnalysisSnapshot::linesAt(const std::string &uri, uint32_t offset)
     r.ptxLines = listingLinesOf(*ptx, *st);
   if (sass)
     r.sassLines = listingLinesOf(*sass, *st);
+  r.ptxFocus = focusLine(r.ptxLines);
+  r.sassFocus = focusLine(r.sassLines);
 #else
   (void)offset;
 #endif

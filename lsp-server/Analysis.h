@@ -175,6 +175,7 @@ struct LinesAtResult {
   bool ptxCached = false, sassCached = false;
   std::vector<uint32_t> ptxLines;  ///< 1-based lines of the kina/ptx text
   std::vector<uint32_t> sassLines; ///< 1-based lines of the kina/sass text
+  uint32_t ptxFocus = 0, sassFocus = 0; ///< where a view scrolls (LineViews.h focusLine); 0: none
 };
 
 class AnalysisSnapshot;

@@ -49,7 +49,9 @@ json linesAtRequest(AnalysisSnapshot &snap, const json &params) {
               {"ptxCached", r.ptxCached},
               {"sassCached", r.sassCached},
               {"ptx", zeroBased(r.ptxLines)},
-              {"sass", zeroBased(r.sassLines)}};
+              {"sass", zeroBased(r.sassLines)},
+              {"ptxFocus", r.ptxFocus ? json(r.ptxFocus - 1) : json(nullptr)},
+              {"sassFocus", r.sassFocus ? json(r.sassFocus - 1) : json(nullptr)}};
   return out;
 }
 

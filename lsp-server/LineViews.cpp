@@ -87,6 +87,21 @@ std::vector<uint32_t> listingLinesOf(const target::LineMap &map, StatementLines 
   return out;
 }
 
+uint32_t focusLine(const std::vector<uint32_t> &lines) {
+  uint32_t best = 0, bestLen = 0;
+  for (size_t i = 0; i < lines.size();) {
+    size_t j = i + 1;
+    while (j < lines.size() && lines[j] - lines[j - 1] <= 3)
+      ++j;
+    if (j - i > bestLen) {
+      bestLen = static_cast<uint32_t>(j - i);
+      best = lines[i];
+    }
+    i = j;
+  }
+  return best;
+}
+
 namespace {
 
 void section(std::string &md, const char *label, const char *fence,

@@ -48,6 +48,12 @@ std::string statementCodeMarkdown(const target::LineMap &ptx, const target::Line
 /// The 1-based listing lines of the instructions of Kina lines [s.first, s.last].
 std::vector<uint32_t> listingLinesOf(const target::LineMap &map, StatementLines s);
 
+/// Where a view should scroll for `lines` (sorted): the start of their
+/// longest run (gaps of up to 2 lines, e.g. `.loc` directives, bridged), so
+/// that an mma block wins over an address computation LLVM hoisted into the
+/// prologue. 0 when `lines` is empty.
+uint32_t focusLine(const std::vector<uint32_t> &lines);
+
 } // namespace kina::lsp
 
 #endif // KINA_LSP_WITH_CODEGEN

@@ -86,8 +86,9 @@ export class LineSync implements vscode.Disposable {
         this.decoration,
         lines.filter((l) => l < v.document.lineCount).map((l) => new vscode.Range(l, 0, l, 0)),
       );
-      if (lines.length > 0) {
-        v.revealRange(new vscode.Range(lines[0], 0, lines[0], 0), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      const focus = mine ? (kind === 'ptx' ? r.ptxFocus : r.sassFocus) : null;
+      if (focus !== null && focus < v.document.lineCount) {
+        v.revealRange(new vscode.Range(focus, 0, focus, 0), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       }
     }
     return r;

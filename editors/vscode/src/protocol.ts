@@ -62,6 +62,8 @@ export interface LinesAtResult {
   sassCached: boolean;
   ptx: number[]; // 0-based lines of the kina/ptx text
   sass: number[];
+  ptxFocus: number | null; // where the view scrolls: the start of the longest run
+  sassFocus: number | null;
 }
 export const linesAtRequest = new RequestType<
   { textDocument: { uri: string }; position: { line: number; character: number } },

@@ -51,8 +51,9 @@ function M.sync(src, done)
             vim.api.nvim_buf_set_extmark(v.buf, M.ns, l, 0, { line_hl_group = 'KinaSyncLine' })
           end
         end
-        if #lines > 0 and lines[1] < count and vim.api.nvim_win_is_valid(v.win) then
-          vim.api.nvim_win_set_cursor(v.win, { lines[1] + 1, 0 })
+        local focus = (v.kernel == r.kernel) and r[v.kind .. 'Focus'] or nil
+        if type(focus) == 'number' and focus < count and vim.api.nvim_win_is_valid(v.win) then
+          vim.api.nvim_win_set_cursor(v.win, { focus + 1, 0 })
         end
       end
     end
