@@ -11,6 +11,7 @@
 #include "ItemCheck.h"
 #include "KernelRun.h"
 #include "LexicalScan.h"
+#include "LineViews.h"
 #include "Signatures.h"
 #include "query/ArtifactCache.h"
 #include "query/Query.h"
@@ -149,6 +150,8 @@ struct Analysis::Impl {
   // Artifacts, only on request, by (content hash, target, kind:kernel).
   query::ArtifactCache<KernelBuild> cubins{16, 64u << 20};
   query::ArtifactCache<ArtifactResult> artifacts{128, 64u << 20};
+  // Line maps of cached PTX/SASS (LineViews.h), by the artifact's key + "-lines".
+  query::ArtifactCache<target::LineMap> lineMaps{64, 32u << 20};
 #endif
 
   /// All diagnostics of one file, sorted: the compiler's (parse + check)
@@ -292,6 +295,13 @@ bool spanHas(Span s, uint32_t offset) { return s.begin <= offset && offset <= s.
 std::optional<HoverInfo> AnalysisSnapshot::hover(const std::string &uri, uint32_t offset) {
   // What the code is (semanticHover), then the diagnostic under the cursor.
   std::optional<HoverInfo> info = semanticHover(uri, offset);
+  Span line;
+  if (std::string code = statementCode(uri, offset, line); !code.empty()) {
+    if (info)
+      info->markdown += "\n\n---\n\n" + code;
+    else
+      info = HoverInfo{line, code};
+  }
   for (const Diagnostic &d : diagnostics(uri)) {
     Span s = d.span;
     if (s.begin <= offset && (offset < s.end || (s.empty() && offset == s.begin))) {
@@ -619,6 +629,148 @@ std::string AnalysisSnapshot::builtKernelFacts(const std::string &uri, const std
   (void)uri;
   (void)kernel;
   return "";
+#endif
+}
+
+std::shared_ptr<const target::LineMap> AnalysisSnapshot::cachedLineMap(const std::string &uri,
+                                                                       const std::string &kernel,
+                                                                       ArtifactKind kind) {
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto f = file(uri);
+  if (!f)
+    return nullptr;
+  const query::ArtifactKey key{query::contentHash(f->text()), target(),
+                               artifactKindKey(kind, kernel)};
+  auto listing = state_->impl.artifacts.lookup(key);
+  if (!listing || !listing->ok)
+    return nullptr;
+  query::ArtifactKey mapKey = key;
+  mapKey.kind += "-lines";
+  return state_->impl.lineMaps.getOrCompute(
+      mapKey,
+      [&] {
+        return kind == ArtifactKind::Sass ? target::mapSassLines(listing->text)
+                                          : target::mapPtxLines(listing->text);
+      },
+      [](const target::LineMap &m) {
+        size_t b = sizeof m;
+        for (const auto &i : m.instructions)
+          b += sizeof i + i.text.size() + i.file.size() + i.function.size();
+        return b;
+      });
+#else
+  (void)uri;
+  (void)kernel;
+  (void)kind;
+  return nullptr;
+#endif
+}
+
+std::string AnalysisSnapshot::statementCode(const std::string &uri, uint32_t offset, Span &line) {
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto k = kernelAt(uri, offset);
+  if (!k || spanHas(k->nameSpan, offset))
+    return ""; // the kernel name has its own hover (builtKernelFacts)
+  auto ptx = cachedLineMap(uri, k->name, ArtifactKind::Ptx);
+  auto sass = cachedLineMap(uri, k->name, ArtifactKind::Sass);
+  if (!ptx && !sass)
+    return "";
+  static const target::LineMap none;
+  const target::LineMap &p = ptx ? *ptx : none;
+  std::vector<uint32_t> mapped = p.sourceLines();
+  if (sass) {
+    std::vector<uint32_t> more = sass->sourceLines();
+    mapped.insert(mapped.end(), more.begin(), more.end());
+    std::sort(mapped.begin(), mapped.end());
+    mapped.erase(std::unique(mapped.begin(), mapped.end()), mapped.end());
+  }
+  auto f = file(uri);
+  auto st = statementAt(*f, offset, mapped);
+  if (!st)
+    return "";
+  uint32_t b = f->offsetOfUtf16({st->first - 1, 0});
+  uint32_t e = f->offsetOfUtf16({st->last - 1, UINT32_MAX});
+  line = Span{b, std::max(e, b + 1)};
+  return statementCodeMarkdown(p, sass.get(), *st, target());
+#else
+  (void)uri;
+  (void)offset;
+  (void)line;
+  return "";
+#endif
+}
+
+std::vector<Diagnostic> AnalysisSnapshot::buildRemarks(const std::string &uri) {
+  std::vector<Diagnostic> out;
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto f = file(uri);
+  if (!f)
+    return out;
+  const uint64_t hash = query::contentHash(f->text());
+  for (const KernelInfo &k : kernels(uri))
+    if (auto b = state_->impl.cubins.lookup({hash, target(), "cubin:" + k.name}))
+      out.insert(out.end(), b->remarks.begin(), b->remarks.end());
+#else
+  (void)uri;
+#endif
+  return out;
+}
+
+LinesAtResult AnalysisSnapshot::linesAt(const std::string &uri, uint32_t offset) {
+  LinesAtResult r;
+  r.target = target();
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto k = kernelAt(uri, offset);
+  if (!k)
+    return r;
+  r.kernel = k->name;
+  auto ptx = cachedLineMap(uri, k->name, ArtifactKind::Ptx);
+  auto sass = cachedLineMap(uri, k->name, ArtifactKind::Sass);
+  r.ptxCached = ptx != nullptr;
+  r.sassCached = sass != nullptr;
+  std::vector<uint32_t> mapped;
+  for (const auto &m : {ptx, sass})
+    if (m)
+      for (uint32_t l : m->sourceLines())
+        mapped.push_back(l);
+  std::sort(mapped.begin(), mapped.end());
+  mapped.erase(std::unique(mapped.begin(), mapped.end()), mapped.end());
+  auto st = statementAt(*file(uri), offset, mapped);
+  if (!st)
+    return r;
+  r.first = st->first;
+  r.last = st->last;
+  if (ptx)
+    r.ptxLines = listingLinesOf(*ptx, *st);
+  if (sass)
+    r.sassLines = listingLinesOf(*sass, *st);
+  r.ptxFocus = focusLine(r.ptxLines);
+  r.sassFocus = focusLine(r.sassLines);
+#else
+  (void)offset;
+#endif
+  return r;
+}
+
+std::optional<uint32_t> AnalysisSnapshot::sourceLineOf(const std::string &uri,
+                                                       const std::string &kernel, ArtifactKind kind,
+                                                       uint32_t listingLine) {
+#ifdef KINA_LSP_WITH_CODEGEN
+  auto m = cachedLineMap(uri, kernel, kind);
+  if (!m)
+    return std::nullopt;
+  // The instruction on the line, else the next one below it (a label or a
+  // directive line belongs to what follows).
+  for (const target::MappedInstruction &i : m->instructions)
+    if (std::max(i.listingLine, i.listingEnd) >= listingLine && i.sourceLine)
+      return i.sourceLine;
+  return std::nullopt;
+#else
+  (void)uri;
+  (void)kernel;
+  (void)kind;
+  (void)listingLine;
+  return std::nullopt;
 #endif
 }
 

@@ -26,6 +26,7 @@
 #include "diag/Diagnostic.h"
 #include "diag/Source.h"
 #include "query/Cancellation.h"
+#include "target/LineMap.h"
 #include "target/Registry.h"
 
 #include <cstdint>
@@ -165,6 +166,18 @@ struct RunResult {
   std::string error;
 };
 
+/// kina/linesAt: the instructions of the statement under the cursor in the
+/// cached PTX and SASS of its kernel (LineViews.h); nothing is built.
+struct LinesAtResult {
+  std::string kernel; ///< empty: the cursor is in no kernel
+  std::string target;
+  uint32_t first = 0, last = 0; ///< the statement's Kina lines, 1-based; 0: none
+  bool ptxCached = false, sassCached = false;
+  std::vector<uint32_t> ptxLines;  ///< 1-based lines of the kina/ptx text
+  std::vector<uint32_t> sassLines; ///< 1-based lines of the kina/sass text
+  uint32_t ptxFocus = 0, sassFocus = 0; ///< where a view scrolls (LineViews.h focusLine); 0: none
+};
+
 class AnalysisSnapshot;
 
 /// The analysis database. Owns the query engine; see the file comment for
@@ -286,8 +299,24 @@ public:
                 const std::map<std::string, int64_t> &dims,
                 const std::function<void(const std::string &)> &progress);
 
+  /// The remarks (K0850, K0851) of the cached cubin builds of the file's
+  /// kernels for the configured target, for this exact text; empty when
+  /// none was built (Register report / Show SASS build one).
+  std::vector<Diagnostic> buildRemarks(const std::string &uri);
+  /// The statement under the cursor and its lines in the cached listings.
+  LinesAtResult linesAt(const std::string &uri, uint32_t offset);
+  /// The Kina line (1-based) of the instruction on 1-based `listingLine` of
+  /// the cached PTX or SASS of `kernel`; nullopt when uncached or unmapped.
+  std::optional<uint32_t> sourceLineOf(const std::string &uri, const std::string &kernel,
+                                       ArtifactKind kind, uint32_t listingLine);
+
 private:
   std::optional<HoverInfo> semanticHover(const std::string &uri, uint32_t offset);
+  /// The PTX/SASS of the statement under the cursor, from the cache only.
+  std::string statementCode(const std::string &uri, uint32_t offset, Span &line);
+  /// The line map of a cached PTX/SASS artifact (itself cached); null if uncached.
+  std::shared_ptr<const target::LineMap>
+  cachedLineMap(const std::string &uri, const std::string &kernel, ArtifactKind kind);
   /// Registers/spills/occupancy and a PTX excerpt of `kernel`, from the
   /// artifact cache only (markdown; a hint to compute them when absent).
   std::string builtKernelFacts(const std::string &uri, const std::string &kernel);

@@ -75,6 +75,8 @@ KernelBuild buildKernel(const SourceFile &file, const std::string &kernel,
   DiagnosticSink sink;
   codegen::CodegenOptions cg;
   cg.target = target;
+  cg.lineInfo = &file; // editor builds map instructions to lines (LineViews.h)
+  cg.remarks = true;   // spills and occupancy at their line (codegen/Remarks.h)
   auto compiled = codegen::compile(
       *tileIR, cg, stage == BuildStage::PTX ? codegen::Stage::PTX : codegen::Stage::Cubin, sink);
   if (!compiled) {
@@ -87,6 +89,9 @@ KernelBuild buildKernel(const SourceFile &file, const std::string &kernel,
   b.cubin = std::move(compiled->cubin);
   b.ptxasLog = std::move(compiled->ptxasLog);
   b.dynamicSharedBytes = compiled->launch.dynamicSharedBytes;
+  for (const Diagnostic &d : sink.diagnostics())
+    if (d.severity() != Severity::Error)
+      b.remarks.push_back(d);
   b.ok = true;
   return b;
 }
@@ -161,7 +166,7 @@ ArtifactResult sassListing(const KernelBuild &build, const std::string &kernel,
     r.error = build.error;
     return r;
   }
-  auto listing = target::disassembleCubin(bytesOf(build.cubin));
+  auto listing = target::disassembleCubin(bytesOf(build.cubin), {}, /*lineInfo=*/true);
   if (!listing) {
     r.error = "SASS for `" + kernel + "`: " +
               target::takeTargetFailure(listing.takeError()).message;

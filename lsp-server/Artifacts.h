@@ -40,6 +40,9 @@ struct KernelBuild {
   std::string ptxasLog; ///< Cubin: ptxas -v output
   uint64_t dynamicSharedBytes = 0;
   unsigned threadsPerBlock = 0;
+  /// Cubin: ptxas findings at their Kina line (codegen/Remarks.h: K0850
+  /// spills, K0851 register-limited occupancy), for this exact text.
+  std::vector<Diagnostic> remarks;
   size_t bytes() const { return tileIR.size() + ptx.size() + cubin.size() + ptxasLog.size(); }
 };
 

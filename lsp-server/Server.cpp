@@ -9,6 +9,7 @@
 #ifdef KINA_LSP_TUNE
 #include "TuneHover.h"
 #endif
+#include "LineRequests.h"
 
 #include "query/Cancellation.h"
 
@@ -427,6 +428,13 @@ void Server::registerHandlers() {
     return kernelArtifact(p, c, ArtifactKind::RegisterReport);
   });
   registerRequest("kina/run", bind(&Server::runKernel));
+  // Synchronised PTX/SASS views (LineRequests.h): cached artifacts only.
+  registerRequest("kina/linesAt", [this](const json &p, RequestContext &c) {
+    return linesAtRequest(*analysis_.snapshot(c.token), p);
+  });
+  registerRequest("kina/sourceOf", [this](const json &p, RequestContext &c) {
+    return sourceOfRequest(*analysis_.snapshot(c.token), p);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -444,7 +452,8 @@ json Server::onInitialize(const json &params) {
     applySettings(settings);
   }
   state_ = State::Running;
-  json kinaRequests = {"kina/ptx", "kina/sass", "kina/tileIR", "kina/registerReport", "kina/run"};
+  json kinaRequests = {"kina/ptx", "kina/sass",    "kina/tileIR",  "kina/registerReport",
+                       "kina/run", "kina/linesAt", "kina/sourceOf"};
   return {
       {"serverInfo", {{"name", "kina-lsp"}, {"version", KINA_VERSION}}},
       {"capabilities",
@@ -596,6 +605,18 @@ void Server::publishDiagnostics(const std::string &uri, int64_t version,
   for (const Diagnostic &d : diagnostics)
     p.diagnostics.push_back(toLsp(d, *file, uri));
   notify("textDocument/publishDiagnostics", toJSON(p));
+}
+
+void Server::publishWithRemarks(AnalysisSnapshot &snap, const std::string &uri,
+                                std::shared_ptr<const SourceFile> file) {
+  std::vector<Diagnostic> remarks = snap.buildRemarks(uri);
+  auto version = snap.version(uri);
+  if (remarks.empty() || !version)
+    return;
+  std::vector<Diagnostic> all = snap.diagnostics(uri);
+  all.insert(all.end(), remarks.begin(), remarks.end());
+  sortDiagnostics(all);
+  publishDiagnostics(uri, *version, all, std::move(file));
 }
 
 LspDiagnostic Server::toLsp(const Diagnostic &d, const SourceFile &file,
@@ -892,6 +913,8 @@ json Server::kernelArtifact(const json &params, RequestContext &ctx, ArtifactKin
   ArtifactResult r = snap->artifact(p.textDocument.uri, kernel, kind, p.target.value_or(""));
   if (!r.ok)
     throw LspError{ErrorCode::RequestFailed, r.error};
+  if (kind == ArtifactKind::Sass || kind == ArtifactKind::RegisterReport)
+    publishWithRemarks(*snap, p.textDocument.uri, f); // issue 17: K0850/K0851 at their line
   json out = {{"kernel", r.kernel}, {"target", r.target}, {"text", r.text}};
   if (!r.json.empty())
     out["report"] = json::parse(r.json, nullptr, /*allow_exceptions=*/false);

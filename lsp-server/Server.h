@@ -123,6 +123,10 @@ private:
   json codeActions(const json &params, RequestContext &ctx);
   json codeLenses(const json &params, RequestContext &ctx);
   json kernelArtifact(const json &params, RequestContext &ctx, ArtifactKind kind);
+  /// After a cubin build: republish the file's diagnostics with the build's
+  /// remarks (K0850, K0851; LineViews.h), valid until the next edit.
+  void publishWithRemarks(AnalysisSnapshot &snap, const std::string &uri,
+                          std::shared_ptr<const SourceFile> file);
   json runKernel(const json &params, RequestContext &ctx);
 
   Transport &transport_;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/Remarks.h"
 
 #include "codegen/HopperLayout.h"
 #include "codegen/Layout.h"
@@ -279,6 +280,8 @@ std::optional<CodegenResult> compile(const ir::Kernel &kernel, const CodegenOpti
   result.ptxasLog = assembled->log;
   if (!checkHopperPtxasLog(kernel, result.ptxasLog, sink))
     return std::nullopt;
+  if (options.remarks)
+    reportBuildRemarks(kernel, result, tgt->id, options.lineInfo, sink);
   return result;
 }
 

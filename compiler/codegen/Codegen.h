@@ -56,6 +56,9 @@ struct CodegenOptions {
   /// `.target ..., debug`) and ptxas runs with -lineinfo so the cubin has a
   /// line table. Null: none of that (the PTX as before).
   const SourceFile *lineInfo = nullptr;
+  /// Cubin builds: ptxas findings as coded diagnostics at their Kina line
+  /// (Remarks.h: spills K0850, register-limited occupancy K0851).
+  bool remarks = false;
 };
 
 /// Wall-clock milliseconds per stage.

@@ -240,6 +240,7 @@ int runBuildCommand(const BuildOptions &options) {
     co.ptxVersion = options.ptxVersion;
     if (options.lineInfo || emit->lines != LineTable::None)
       co.lineInfo = &*file;
+    co.remarks = options.remarks;
     DiagnosticSink sink;
     auto result = codegen::compile(*kernel, co, emit->stage, sink);
     for (const Diagnostic &d : sink.diagnostics())

@@ -48,6 +48,7 @@ struct BuildOptions {
   std::map<std::string, long long> dims;
   bool lineInfo = false;      ///< --line-info: `.loc` per Kina line in PTX, a cubin line table
   std::string backend = "ptx"; ///< ptx | tileir (BuildTileIr.cpp; cubin only)
+  bool remarks = false;       ///< --remarks: ptxas findings at their Kina line (K0850, K0851)
 };
 
 struct ReportOptions {

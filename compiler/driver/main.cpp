@@ -108,6 +108,8 @@ int main(int argc, char **argv) {
                    "ptx (default) | tileir: CUDA Tile IR bytecode assembled by tileiras "
                    "(block-level kernels; docs/tile-ir.md)")
       ->check(CLI::IsMember({"ptx", "tileir"}));
+  buildCmd->add_flag("--remarks", build.remarks,
+                     "Report ptxas findings (spills, register-limited occupancy) at their line");
   addCommonOptions(buildCmd, build.common, format);
 
   ReportOptions report;

@@ -163,7 +163,7 @@ std::vector<const MappedInstruction *> LineMap::ofLines(uint32_t first, uint32_t
 
 std::optional<uint32_t> LineMap::sourceLineOf(uint32_t listingLine) const {
   for (const MappedInstruction &i : instructions)
-    if (i.listingLine == listingLine)
+    if (i.listingLine <= listingLine && listingLine <= i.listingEnd)
       return i.sourceLine ? std::optional<uint32_t>(i.sourceLine) : std::nullopt;
   return std::nullopt;
 }
@@ -262,6 +262,14 @@ LineMap mapPtxLines(std::string_view ptx) {
       m.file = it->second;
     m.function = function;
     m.text = std::string(l);
+    // An instruction continues until its `;` (mma's operand lists are on
+    // lines of their own).
+    while (m.text.find(';') == std::string::npos && n + 1 < ls.size()) {
+      std::string_view next = trim(ls[++n]);
+      m.text += " ";
+      m.text += next;
+    }
+    m.listingEnd = static_cast<uint32_t>(n + 1);
     m.cls = classifyPtxInstruction(op);
     map.instructions.push_back(std::move(m));
   }
@@ -315,6 +323,7 @@ LineMap mapSassLines(std::string_view listing) {
     m.function = function;
     // Drop the trailing encoding comment `/* 0x... */` nvdisasm prints without -c.
     m.text = std::string(trim(text.substr(0, text.find("/*"))));
+    m.listingEnd = m.listingLine;
     m.cls = classifySassInstruction(op);
     map.instructions.push_back(std::move(m));
   }

@@ -46,6 +46,7 @@ InstrClass classifySassInstruction(std::string_view baseOpcode);
 
 struct MappedInstruction {
   uint32_t listingLine = 0; ///< 1-based line of the instruction in the listing text
+  uint32_t listingEnd = 0;  ///< its last line (PTX operand lists continue it)
   uint32_t sourceLine = 0;  ///< 1-based Kina line; 0: no line (compiler-made code)
   uint32_t sourceColumn = 0;
   std::string file;     ///< the source file the line is in ("" when unknown)

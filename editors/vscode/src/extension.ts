@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import {ArtifactDocuments, ArtifactKind, ARTIFACTS} from './artifactDocuments';
 import {KinaClient} from './client';
 import {resolveKernel} from './kernelAtCursor';
+import {LineSync} from './lineSync';
 import {KernelCommandArgs} from './protocol';
 import {runKernel} from './runKernel';
 import {selectTarget, TargetStatus} from './target';
@@ -22,6 +23,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const artifacts = new ArtifactDocuments(kina);
   const runOutput = vscode.window.createOutputChannel('Kina Run');
   context.subscriptions.push(kina, artifacts, runOutput, new TargetStatus(), registerTasks());
+  context.subscriptions.push(new LineSync(kina)); // synchronised PTX/SASS views
 
   const showArtifact = (kind: ArtifactKind) => async (args?: KernelCommandArgs) => {
     const target = await resolveKernel(args);

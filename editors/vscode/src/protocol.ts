@@ -51,3 +51,29 @@ export function artifactText(result: ArtifactResult | null | undefined): string 
   }
   return JSON.stringify(result ?? null, null, 2) + '\n';
 }
+
+/** kina/linesAt (issue 17): the statement under the cursor in the cached PTX/SASS. */
+export interface LinesAtResult {
+  kernel: string | null;
+  target: string;
+  first: number | null; // 0-based Kina lines of the statement
+  last: number | null;
+  ptxCached: boolean;
+  sassCached: boolean;
+  ptx: number[]; // 0-based lines of the kina/ptx text
+  sass: number[];
+  ptxFocus: number | null; // where the view scrolls: the start of the longest run
+  sassFocus: number | null;
+}
+export const linesAtRequest = new RequestType<
+  { textDocument: { uri: string }; position: { line: number; character: number } },
+  LinesAtResult,
+  void
+>('kina/linesAt');
+
+/** kina/sourceOf (issue 17): the Kina line of a PTX/SASS listing line. */
+export const sourceOfRequest = new RequestType<
+  { textDocument: { uri: string }; kernel: string; kind: 'ptx' | 'sass'; line: number },
+  { line: number | null },
+  void
+>('kina/sourceOf');

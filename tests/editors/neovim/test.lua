@@ -248,6 +248,71 @@ local function run()
     vim.cmd('buffer ' .. buf)
   end)
 
+  -- Issue 17: with the PTX cached (:KinaPTX above), hover on the wmma_mma line
+  -- lists its mma.sync instructions; the PTX buffer highlights them as the
+  -- cursor moves; :KinaSource goes back from an instruction to its line.
+  local fixed_buf = function()
+    local b = vim.fn.bufnr(SCRATCH .. '/gemm_tc_fixed.kina')
+    assert(b ~= -1, 'the corrected seed is not loaded')
+    return b
+  end
+  check('hover on the wmma_mma line lists its mma.sync instructions', function()
+    assert(attached, 'kina-lsp did not attach')
+    local fbuf = fixed_buf()
+    vim.cmd('buffer ' .. fbuf)
+    local line, col = find(fbuf, 'wmma_mma')
+    vim.api.nvim_win_set_cursor(0, { line, col + 2 })
+    local text = ''
+    wait_for('a hover with mma.sync', function()
+      local res = vim.lsp.buf_request_sync(fbuf, 'textDocument/hover', vim.lsp.util.make_position_params(), 5000) or {}
+      for _, r in pairs(res) do
+        local c = r.result and r.result.contents
+        text = type(c) == 'table' and (c.value or '') or tostring(c or '')
+        if text:find('mma.sync', 1, true) and text:find('mma 32', 1, true) then
+          return true
+        end
+      end
+    end, FOLLOW_TIMEOUT)
+  end)
+  check(':KinaPTX buffer highlights the statement; :KinaSource jumps back', function()
+    assert(attached, 'kina-lsp did not attach')
+    local fbuf = fixed_buf()
+    vim.cmd('buffer ' .. fbuf)
+    local line, col = find(fbuf, 'wmma_mma')
+    vim.api.nvim_win_set_cursor(0, { line, col })
+    local ptx = vim.fn.bufnr('kina://ptx/gemm_tc_fixed.kina/gemm_tc')
+    assert(ptx ~= -1 and vim.fn.bufwinid(ptx) ~= -1, 'the :KinaPTX buffer is not shown')
+    local ls = require('kina.linesync')
+    local got
+    assert(ls.sync(fbuf, function(r)
+      got = r
+    end), 'no visible PTX buffer for the corrected seed')
+    wait_for('kina/linesAt', function()
+      return got
+    end, FOLLOW_TIMEOUT)
+    local marks = vim.api.nvim_buf_get_extmarks(ptx, ls.ns, 0, -1, {})
+    assert(#marks > 0, 'no highlighted line (linesAt: ' .. vim.inspect(got):gsub('\n', ' '):sub(1, 200) .. ')')
+    local first = vim.api.nvim_buf_get_lines(ptx, marks[1][2], marks[1][2] + 1, false)[1] or ''
+    local all = {}
+    for _, m in ipairs(marks) do
+      table.insert(all, vim.api.nvim_buf_get_lines(ptx, m[2], m[2] + 1, false)[1] or '')
+    end
+    assert(table.concat(all, '\n'):find('mma.sync', 1, true), 'highlighted lines: ' .. first)
+    -- Back: from the first highlighted instruction to its Kina line.
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(ptx))
+    vim.api.nvim_win_set_cursor(0, { marks[1][2] + 1, 0 })
+    local back
+    assert(ls.goto_source(function(r)
+      back = r
+    end), ':KinaSource refused the PTX buffer')
+    wait_for('kina/sourceOf', function()
+      return back
+    end, FOLLOW_TIMEOUT)
+    assert(vim.api.nvim_get_current_buf() == fbuf, ':KinaSource did not go to the source')
+    local at = vim.api.nvim_win_get_cursor(0)[1]
+    assert(at == line, ':KinaSource went to line ' .. at .. ', the wmma_mma is on ' .. line)
+  end)
+
   check('quick fix adds `requires (K mod 16 = 0)` and clears its error', function()
     assert(attached, 'kina-lsp did not attach')
     local qpath = copy_fixture('gemm_tc_missing_requires.kina')

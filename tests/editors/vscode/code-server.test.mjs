@@ -47,6 +47,8 @@ const CHECKS = [
   'vscode: inlay hint [64, 16] on the a_smem slice',
   'vscode: Show PTX (corrected seed) opens a document with .visible .entry',
   'vscode: a killed kina-lsp is restarted',
+  'vscode: hover on a wmma_mma line shows its mma.sync instructions',
+  'vscode: the PTX view highlights the statement under the cursor',
 ];
 const results = new Map();
 function pass(name) {
@@ -415,6 +417,51 @@ async function main() {
       await shot(page, '6-ptx');
       if (!found) {
         throw new Error(`the PTX document shows ${JSON.stringify(shown.slice(0, 240))}`);
+      }
+    });
+
+    // 9b. Issue 17: with the PTX cached, hover on the wmma_mma line lists its
+    // mma.sync instructions, and the PTX view (still open beside) highlights them.
+    const fixedLines = fs.readFileSync(path.resolve(HERE, '../fixtures/gemm_tc_fixed.kina'), 'utf8').split('\n');
+    const mmaRow = fixedLines.findIndex((l) => l.includes('wmma_mma'));
+    const mmaAt = { line: mmaRow + 1, column: fixedLines[mmaRow].indexOf('wmma_mma') + 1 };
+    await check(CHECKS[9], async () => {
+      await page.locator('.tab', { hasText: 'gemm_tc_fixed.kina' }).first().click();
+      await goTo(page, mmaAt.line, mmaAt.column + 2);
+      await runCommand(page, 'Show or Focus Hover');
+      const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'mma.sync' }).first();
+      try {
+        await hover.waitFor({ state: 'visible', timeout: FOLLOW_TIMEOUT_MS });
+      } catch {
+        const seen = await page.locator('.monaco-hover').allInnerTexts().catch(() => []);
+        throw new Error(`no hover with mma.sync; hovers seen: ${JSON.stringify(seen.map(text))}`);
+      }
+      const got = text(await hover.innerText());
+      await shot(page, '7-statement-hover');
+      if (!/PTX: \d+ instructions: mma 32/.test(got)) {
+        throw new Error(`hover text: ${JSON.stringify(got.slice(0, 300))}`);
+      }
+      await page.keyboard.press('Escape');
+    });
+    await check(CHECKS[10], async () => {
+      const group = page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: '.ptx' }) }).first();
+      // The decoration type's generated class (ced-...) on whole-line overlays.
+      const marks = group.locator('.view-overlays div[class*="ced-"]');
+      const deadline = Date.now() + FOLLOW_TIMEOUT_MS;
+      let n = 0;
+      while (Date.now() < deadline && n === 0) {
+        // A cursor move triggers kina/linesAt.
+        await goTo(page, mmaAt.line, mmaAt.column + 1);
+        await page.waitForTimeout(700);
+        n = await marks.count();
+      }
+      const shown = text((await group.locator('.editor-instance .view-lines').allTextContents().catch(() => [])).join('\n'));
+      await shot(page, '8-ptx-highlight');
+      if (n === 0) {
+        throw new Error(`no highlighted line in the PTX view; it shows ${JSON.stringify(shown.slice(0, 200))}`);
+      }
+      if (!shown.includes('mma.sync') && !shown.includes('ldmatrix')) {
+        throw new Error(`the PTX view was not scrolled to the statement: ${JSON.stringify(shown.slice(0, 200))}`);
       }
     });
 

@@ -2,6 +2,7 @@
 --   :KinaRun [kernel] [M=.. N=..]  kina/run, output and $/progress in a split
 --   :KinaPTX / :KinaSASS / :KinaTileIR [kernel]  kina/ptx, kina/sass, kina/tileIR
 --   :KinaReport [kernel]           kina/registerReport
+--   :KinaSource                    (in a PTX/SASS buffer) kina/sourceOf: to the Kina line
 --   :KinaTarget [sm_XX]            sets kina.target (vim.ui.select without an argument)
 --   :KinaRestart                   restarts kina-lsp
 -- Artifact buffers (kina://ptx/<file>/<kernel> ...) are read-only scratch
@@ -88,6 +89,11 @@ local function fill_artifact(buf)
       set_lines(buf, result_text(result))
     end
   end)
+end
+
+--- The artifact buffers: buffer -> { source, kind, kernel } (kina.linesync reads it).
+function M.artifact_buffers()
+  return artifact_buffers
 end
 
 --- Opens (or refreshes) the artifact `kind` of a kernel of buffer `src` beside it.
@@ -226,6 +232,9 @@ function M.define()
   cmd('KinaSASS', artifact_command('sass'), { nargs = '?', desc = 'Kina: show the SASS of the kernel under the cursor' })
   cmd('KinaTileIR', artifact_command('tileir'), { nargs = '?', desc = 'Kina: show the tile IR of the kernel under the cursor' })
   cmd('KinaReport', artifact_command('report'), { nargs = '?', desc = 'Kina: register/spill/occupancy report of the kernel' })
+  cmd('KinaSource', function()
+    require('kina.linesync').goto_source()
+  end, { desc = 'Kina: from the PTX/SASS instruction under the cursor to its Kina line' })
   cmd('KinaRun', function(opts)
     M.run(opts.fargs)
   end, { nargs = '*', desc = 'Kina: compile and run the kernel under the cursor' })

@@ -52,6 +52,7 @@ function M.on_filetype(buf)
   if M.config.autostart and vim.g.kina_no_autostart ~= 1 then
     require('kina.lsp').attach(buf)
   end
+  require('kina.linesync').attach(buf) -- PTX/SASS views follow the cursor
 end
 
 return M
