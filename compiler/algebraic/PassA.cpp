@@ -76,12 +76,33 @@ std::map<std::string, double> readTuningCache(const std::string &path, std::stri
       if (shape.contains(d) && shape[d].is_number_integer())
         dims[d] = shape[d].get<int64_t>();
     std::string dtype = j.value("dtype", std::string());
+    // `kina tune`'s records (compiler/tune/Cache.cpp): the shape as
+    // "K=..,M=..,N=..", "medianMs", "dtypes" as "BF16,BF16->BF16" (the
+    // first operand's type names the GEMM), and only a winner counts.
+    if (j.contains("envKey")) {
+      if (!j.value("winner", false) || !j.value("ok", true))
+        continue;
+      if (j.contains("shape") && j["shape"].is_string()) {
+        std::string text = j["shape"].get<std::string>();
+        for (size_t at = 0; at < text.size();) {
+          size_t comma = text.find(',', at), eq = text.find('=', at);
+          if (comma == std::string::npos)
+            comma = text.size();
+          if (eq != std::string::npos && eq < comma)
+            dims[text.substr(at, eq - at)] = std::atoll(text.c_str() + eq + 1);
+          at = comma + 1;
+        }
+      }
+      if (dtype.empty())
+        dtype = j.value("dtypes", std::string()).substr(0, j.value("dtypes", std::string()).find(','));
+    }
     double us = -1;
     for (const char *f : {"median_us", "us", "time_us"})
       if (j.contains(f) && j[f].is_number())
         us = j[f].get<double>();
-    if (us < 0 && j.contains("median_ms") && j["median_ms"].is_number())
-      us = j["median_ms"].get<double>() * 1e3;
+    for (const char *f : {"median_ms", "medianMs"})
+      if (us < 0 && j.contains(f) && j[f].is_number())
+        us = j[f].get<double>() * 1e3;
     if (us <= 0 || dims.empty() || dtype.empty())
       continue;
     std::string key = cand + "@" + shapeKey(dims, dtype);
