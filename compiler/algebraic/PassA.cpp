@@ -94,7 +94,8 @@ std::map<std::string, double> readTuningCache(const std::string &path, std::stri
         }
       }
       if (dtype.empty())
-        dtype = j.value("dtypes", std::string()).substr(0, j.value("dtypes", std::string()).find(','));
+        dtype =
+            j.value("dtypes", std::string()).substr(0, j.value("dtypes", std::string()).find(','));
     }
     double us = -1;
     for (const char *f : {"median_us", "us", "time_us"})
