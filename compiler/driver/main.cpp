@@ -31,8 +31,9 @@ void addCommonOptions(CLI::App *cmd, CommonOptions &common, std::string &format)
                   "parameter's default)");
 }
 
+/// `option`: how the messages name the flag (tune's is --shape).
 bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long long> &dims,
-               std::string &error) {
+               std::string &error, const std::string &option = "--dims") {
   for (const std::string &spec : specs) {
     size_t start = 0;
     while (start <= spec.size()) {
@@ -44,7 +45,7 @@ bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long
         continue;
       size_t eq = part.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == part.size()) {
-        error = "--dims expects NAME=VALUE pairs such as M=1024,N=1024, got `" + part + "`";
+        error = option + " expects NAME=VALUE pairs such as M=1024,N=1024, got `" + part + "`";
         return false;
       }
       std::string value = part.substr(eq + 1);
@@ -52,13 +53,13 @@ bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long
       errno = 0;
       long long v = strtoll(value.c_str(), &end, 10);
       if (errno || !end || *end || v <= 0) {
-        error = "--dims value for " + part.substr(0, eq) + " must be a positive integer, got `" +
+        error = option + " value for " + part.substr(0, eq) + " must be a positive integer, got `" +
                 value + "`";
         return false;
       }
       std::string name = part.substr(0, eq);
       if (auto it = dims.find(name); it != dims.end()) {
-        error = "--dims gives " + name + " twice (" + std::to_string(it->second) + " and " +
+        error = option + " gives " + name + " twice (" + std::to_string(it->second) + " and " +
                 value + ")";
         return false;
       }
@@ -293,7 +294,7 @@ int main(int argc, char **argv) {
     if (!applyCommon(tune.common))
       return UsageError;
     std::string error;
-    if (!parseDims(tuneShape, tune.shape, error)) {
+    if (!parseDims(tuneShape, tune.shape, error, "--shape")) {
       std::cerr << "kina: error: " << error << "\n";
       return UsageError;
     }

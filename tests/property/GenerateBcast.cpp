@@ -1,5 +1,6 @@
 //===- GenerateBcast.cpp - Broadcast kernels for the property test --------===//
 #include "GenerateBcast.h"
+#include "GenText.h"
 
 #include <string>
 #include <vector>
@@ -8,23 +9,8 @@ namespace kina::property {
 
 namespace {
 
-/// splitmix64, as the main generator's (its Rng is private to Generator.cpp).
-class BcastRng {
-public:
-  explicit BcastRng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  unsigned below(unsigned n) { return n == 0 ? 0 : static_cast<unsigned>(next() % n); }
-  bool percent(unsigned p) { return below(100) < p; }
-  template <typename T> const T &pick(const std::vector<T> &v) { return v[below(v.size())]; }
-
-private:
-  uint64_t state_;
-};
+/// The generators' splitmix64 (GenText.h).
+using BcastRng = Rng;
 
 struct BcastGen {
   BcastRng r;
