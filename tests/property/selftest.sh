@@ -42,7 +42,10 @@ if [ -n "$written" ]; then
   check "the written program still transposes" grep -q transpose "$written"
   check "the written program is printed in the log" grep -qF "$(grep transpose "$written" | head -1)" "$out/uncoded.log"
   lines=$(grep -c . "$written")
-  check "the program was minimized ($lines lines, at most 25)" test "$lines" -le 25
+  # 30: since the generators emit `transpose` of a shared MMA operand too
+  # (GenerateMma), the first transposing program of seed 7 can be an MMA
+  # kernel whose minimum is 27 lines (a cp_async, the mma and a result).
+  check "the program was minimized ($lines lines, at most 30)" test "$lines" -le 30
   check "the log says it was minimized" grep -q 'minimized from' "$out/uncoded.log"
 fi
 
