@@ -387,6 +387,10 @@ private:
   /// completed, so it cannot count toward an earlier round, and a later
   /// round's arrivals happen after it.
   bool byExecution_ = false;
+  /// A failed retry decides the verdict (the point's first findings are
+  /// reported): later points skip the retry, which would only double the
+  /// cost of checking a broken kernel (a fuzzer's slow unit found it).
+  bool retryFailed_ = false;
   bool attributeByExecution(size_t t, CEvent &c);
   void simulate();
   bool hb(EventRef a, EventRef b) const {
@@ -1679,10 +1683,13 @@ void Engine::retryByExecution() {
       return std::any_of(v.begin(), v.end(),
                          [](const Finding &f) { return f.id == DiagId::ProtocolArrivalCount; });
     };
-    if (!proved && !stop_ && unevenCounts && counts(primary) && !counts(findings_))
+    if (!proved && !stop_ && unevenCounts && counts(primary) && !counts(findings_)) {
+      retryFailed_ = true;
       return;
+    }
   }
   if (!proved) {
+    retryFailed_ = true;
     findings_ = std::move(primary);
     badCountStages_ = std::move(primaryBad);
     stop_ = false;
@@ -1910,7 +1917,7 @@ void Engine::run() {
       if (stop_)
         break;
       proveOne();
-      if (!findings_.empty() && !stop_)
+      if (!findings_.empty() && !stop_ && !retryFailed_)
         retryByExecution();
       flush();
     }

@@ -17,7 +17,7 @@ ORDER_WAIT = "              wait order[1 - wg] round ((t / 132 - 1) / 2)\n"
 MUTANTS = [
     # the hand-over wait dropped: warpgroup 1's first wait on a stage of
     # tile 1 may pass on round 0's parity before tile 0's copy landed.
-    dict(name="pingpong-no-order-wait", base=PP, code="K0621",
+    dict(name="pingpong-no-order-wait", base=PP, code="K0625",
          edits=[(ORDER_WAIT, "")], at="wait full[s] round (it / 4)"),
     # waiting on its own hand-over stage instead of the peer's: deadlock.
     dict(name="pingpong-order-wait-own-stage", base=PP, code="K0625",
