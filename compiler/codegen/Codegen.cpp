@@ -115,6 +115,22 @@ template <typename T> Span firstSpan(const ir::Kernel &k, const ir::Block &b, bo
   return k.span;
 }
 
+/// The spans of every op of type T, in program order.
+template <typename T> void allSpans(const ir::Block &b, std::vector<Span> &out) {
+  for (const ir::Op &op : b.ops) {
+    if (op.as<T>())
+      out.push_back(op.span);
+    if (auto *f = op.as<ir::ForOp>())
+      allSpans<T>(f->body, out);
+    else if (auto *r = op.as<ir::RoleOp>())
+      allSpans<T>(r->body, out);
+    else if (auto *i = op.as<ir::IfOp>()) {
+      allSpans<T>(i->thenBody, out);
+      allSpans<T>(i->elseBody, out);
+    }
+  }
+}
+
 /// The Hopper gate (HOPPER-GEMM.md 5.7): ptxas' wgmma serialisation
 /// warnings C7510-C7515 (K1224, on the first wgmma) are errors; spills in a
 /// kernel with warpgroup roles (K1225) are a warning: the cubin is correct,
@@ -130,6 +146,18 @@ bool checkHopperPtxasLog(const ir::Kernel &kernel, const std::string &log, Diagn
                               "': ptxas serialized its wgmma instructions: " + warnings[0]);
     for (size_t i = 1; i < warnings.size(); ++i)
       d.note(warnings[i]);
+    // ptxas serialises every wgmma of the function: each other wgmma line
+    // says so too (issue 17 part 5: the finding at every line it concerns).
+    std::vector<Span> wgmmas;
+    allSpans<ir::WgmmaOp>(kernel.body, wgmmas);
+    std::string code;
+    if (size_t c = warnings[0].find("(C75"); c != std::string::npos)
+      code = " " + warnings[0].substr(c, 7);
+    for (Span s : wgmmas)
+      if (s != at && !s.empty())
+        sink.report(DiagId::WgmmaSerializedHere, s,
+                    "this wgmma is serialised too: ptxas" + code +
+                        " serialised every wgmma of kernel '" + kernel.name + "'");
     ok = false;
   }
   if (auto ignored = setmaxnregIgnoredWarnings(log); !ignored.empty()) {

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
 #include "diag/Render.h"
+#include "driver/BuildTileIr.h"
 #include "driver/Commands.h"
 #include "driver/DiagnosticJson.h"
 #include "driver/SourceLoader.h"
@@ -43,12 +44,8 @@ namespace kina::driver {
 /// Lowers the checked kernel `kernel` of `analysis` to tile IR. Defined by
 /// the frontend (lead engineer); declared weak here so that `kina` links and
 /// reports a clear error until it lands.
-__attribute__((weak)) llvm::Expected<ir::Kernel>
-lowerKernelToTileIR(const sema::Analysis &analysis, std::string_view kernel);
-bool buildKernelWithTileIr(const ir::Kernel &kernel, const std::string &targetName,
-                           const std::string &output, std::vector<Diagnostic> &diags,
-                           std::string &ioError);
-
+__attribute__((weak)) llvm::Expected<ir::Kernel> lowerKernelToTileIR(const sema::Analysis &analysis,
+                                                                     std::string_view kernel);
 namespace {
 
 /// `--emit=ptx-lines` / `sass-lines`: the instructions with their Kina lines
@@ -156,6 +153,7 @@ int runBuildCommand(const BuildOptions &options) {
 
   sema::FrontendOptions fe;
   fe.target = options.common.target;
+  fe.backend = options.backend;
   fe.tunePoint = options.common.tunePoint;
   if (fe.tunePoint.empty()) {
     // The best cached point for --dims (Tune.cpp), else the default.

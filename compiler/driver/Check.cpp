@@ -5,17 +5,49 @@
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Render.h"
+#include "driver/BuildTileIr.h"
 #include "driver/Commands.h"
 #include "driver/DiagnosticJson.h"
-#include "sema/Frontend.h"
 #include "driver/SourceLoader.h"
+#include "sema/Frontend.h"
 
 #include "llvm/Support/BuryPointer.h"
+#include "llvm/Support/Error.h"
 
 #include <iostream>
 #include <memory>
 
 namespace kina::driver {
+
+__attribute__((weak)) llvm::Expected<ir::Kernel> lowerKernelToTileIR(const sema::Analysis &analysis,
+                                                                     std::string_view kernel);
+
+namespace {
+/// --backend=tileir: every kernel of an error-free file also goes through
+/// the Tile IR lowering, so what that backend cannot express is reported
+/// here, coded, rather than by `kina build --backend=tileir`.
+void checkTileIrBackend(const sema::Analysis &analysis, const std::string &target,
+                        std::vector<Diagnostic> &diags) {
+  for (const Diagnostic &d : diags)
+    if (d.severity() == Severity::Error)
+      return;
+  if (!lowerKernelToTileIR)
+    return;
+  // Lower every kernel first: the lowering looks at the analysis's
+  // diagnostics, which the Tile IR checks below append to.
+  std::vector<ir::Kernel> kernels;
+  for (const auto &k : analysis.program.kernels) {
+    auto kernel = lowerKernelToTileIR(analysis, k.name);
+    if (!kernel) {
+      llvm::consumeError(kernel.takeError());
+      continue; // the PTX build reports it (K1210)
+    }
+    kernels.push_back(std::move(*kernel));
+  }
+  for (const ir::Kernel &kernel : kernels)
+    checkKernelForTileIr(kernel, target, diags);
+}
+} // namespace
 
 int runCheckCommand(const CheckOptions &options) {
   bool anyError = false;
@@ -31,9 +63,13 @@ int runCheckCommand(const CheckOptions &options) {
     }
     sema::FrontendOptions fe;
     fe.target = options.common.target;
-    fe.diagnosticsOnly = true; // items are checked on every core
+    fe.backend = options.backend;
+    bool tileIr = options.backend == "tileir";
+    fe.diagnosticsOnly = !tileIr; // items are checked on every core (Tile IR needs the program)
     fe.tunePoint = options.common.tunePoint;
     auto analysis = std::make_unique<sema::Analysis>(sema::analyze(*file, fe));
+    if (tileIr)
+      checkTileIrBackend(*analysis, options.common.target, analysis->diagnostics);
     for (const Diagnostic &d : analysis->diagnostics)
       anyError |= d.severity() == Severity::Error;
     if (options.common.format == DiagnosticsFormat::Json) {

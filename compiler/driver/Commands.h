@@ -34,6 +34,7 @@ struct CheckOptions {
   CommonOptions common;
   std::vector<std::string> files;
   bool allPoints = false; ///< --all-points: every point of every lattice
+  std::string backend = "ptx"; ///< ptx | tileir: also lower each kernel to Tile IR
 };
 
 struct BuildOptions {
@@ -72,6 +73,8 @@ struct RunOptions {
   bool json = false;
   bool interpret = false; ///< the tile-IR interpreter instead of the GPU
   std::string save;       ///< --save DIR: inputs and outputs as .npy in DIR/<kernel>/
+  std::string backend = "ptx"; ///< ptx | tileir (BuildTileIr.cpp)
+  std::string cubin;           ///< --cubin: a Tile IR cubin from `kina build --backend=tileir`
 };
 
 struct TuneOptions {
@@ -90,6 +93,8 @@ struct TuneOptions {
   int budget = -1;         ///< -1: 20% of the legal points (at least 3)
   double tolerance = 0.02; ///< frontier tolerance
   std::string cache;       ///< empty: defaultCachePath()
+  bool worker = false;     ///< --worker: the measuring child (TuneWorker.cpp)
+  unsigned compileJobs = 0; ///< --compile-jobs: parallel `kina build`s (0: all cores)
 };
 
 /// Host functions (HostFn.cpp): `--fn NAME` on build, report and run.
@@ -107,6 +112,8 @@ int runHostRun(const RunOptions &options, const HostOptions &host);
 
 int runCheckCommand(const CheckOptions &options);
 int runTuneCommand(const TuneOptions &options);
+/// `kina tune --worker` (hidden): measures candidates sent on stdin.
+int runTuneWorker(const TuneOptions &options);
 /// `kina check --all-points`: every point of every lattice of `file`.
 int checkAllPoints(const CheckOptions &options, const std::string &path);
 /// The best cached point of `kernel` in `file` for `dims` on a device of

@@ -10,9 +10,11 @@
 namespace kina::driver {
 
 OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target,
-                                          const std::map<std::string, int64_t> &tunePoint) {
+                                          const std::map<std::string, int64_t> &tunePoint,
+                                          const std::string &backend) {
   sema::FrontendOptions fe;
   fe.target = target;
+  fe.backend = backend;
   fe.tunePoint = tunePoint;
   sema::Analysis analysis = sema::analyze(file, fe);
   bool errors = false;

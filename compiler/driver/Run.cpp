@@ -17,6 +17,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/LaunchMetadata.h"
 #include "diag/Render.h"
+#include "driver/BuildTileIr.h"
 #include "driver/Commands.h"
 #include "driver/CompileKernel.h"
 #include "driver/SourceLoader.h"
@@ -348,35 +349,63 @@ int runKernel(Session &s, const std::string &kernelName) {
     return Success;
   }
 
-  if (!s.device)
-    return runtimeFailure(*s.noDevice, kernelName);
-
-  auto built = compileTileIRToCubin(tileIR, s.file, s.targetName);
-  if (auto *code = std::get_if<int>(&built))
-    return *code;
-  const codegen::CodegenResult &compiled = std::get<codegen::CodegenResult>(built);
-  spec = runtime::launchSpecFromJson(codegen::toJson(compiled.launch));
-  if (!spec)
-    return runtimeFailure(spec.error(), kernelName);
-  plan = runtime::checkDims(*spec, dims);
-  if (!plan)
-    return refused(plan.error(), kernelName);
-  // The cubin's plan is new: it gets the same scalar values (without them
-  // the launch passed zeros for every scalar parameter).
-  for (size_t i = 0, j = 0; i < plan->params.size(); ++i)
-    if (plan->params[i].kind == runtime::ParamKind::Scalar && j < scalarValues.size())
-      plan->params[i].scalar = scalarValues[j++];
+  std::vector<std::uint8_t> cubin;
+  if (options.backend == "tileir") {
+    // Tile IR: the launch plan of the tile IR (block-level kernels have no
+    // shared memory or clusters) with the block tileiras chose.
+    std::vector<Diagnostic> diags;
+    std::string error;
+    auto image = tileIrImageForRun(tileIR, s.targetName, options.cubin, diags, error);
+    for (const Diagnostic &d : diags)
+      std::cerr << renderDiagnostic(d, s.file);
+    if (!image)
+      return error.empty() ? InputErrors
+                           : fail("kernel `" + kernelName + "`: " + error, ToolFailure);
+    std::vector<unsigned> want;
+    for (const runtime::ParamPlan &p : plan->params)
+      want.push_back(p.kind == runtime::ParamKind::Tensor ? 8u
+                     : p.kind == runtime::ParamKind::Dim  ? (p.intBits == 64 ? 8u : 4u)
+                                                          : 0u);
+    if (want != image->paramSizes)
+      return fail("kernel `" + kernelName + "`: the Tile IR cubin's " +
+                      std::to_string(image->paramSizes.size()) +
+                      " parameters do not match its launch plan's " + std::to_string(want.size()) +
+                      " (pointers, then the dims as i32)",
+                  ToolFailure);
+    plan->config.block = {image->block[0], image->block[1], image->block[2]};
+    plan->config.dynamicSharedBytes = 0;
+    cubin = std::move(image->cubin);
+    // Checked before the device: the cubin and its bytecode need none.
+    if (!s.device)
+      return runtimeFailure(*s.noDevice, kernelName);
+  } else {
+    if (!s.device)
+      return runtimeFailure(*s.noDevice, kernelName);
+    auto built = compileTileIRToCubin(tileIR, s.file, s.targetName);
+    if (auto *code = std::get_if<int>(&built))
+      return *code;
+    codegen::CodegenResult &compiled = std::get<codegen::CodegenResult>(built);
+    spec = runtime::launchSpecFromJson(codegen::toJson(compiled.launch));
+    if (!spec)
+      return runtimeFailure(spec.error(), kernelName);
+    plan = runtime::checkDims(*spec, dims);
+    if (!plan)
+      return refused(plan.error(), kernelName);
+    // The cubin's plan is new: it gets the same scalar values (without them
+    // the launch passed zeros for every scalar parameter).
+    for (size_t i = 0, j = 0; i < plan->params.size(); ++i)
+      if (plan->params[i].kind == runtime::ParamKind::Scalar && j < scalarValues.size())
+        plan->params[i].scalar = scalarValues[j++];
+    cubin.assign(reinterpret_cast<const uint8_t *>(compiled.cubin.data()),
+                 reinterpret_cast<const uint8_t *>(compiled.cubin.data()) + compiled.cubin.size());
+  }
 
   // Launch guard, part 2: the device.
   runtime::Device &device = *s.device;
   if (auto ok = runtime::checkDevice(*spec, *plan, device.info()); !ok)
     return refused(ok.error(), kernelName);
 
-  auto module = runtime::Module::load(
-      device,
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(compiled.cubin.data()),
-                               compiled.cubin.size()),
-      kernelName);
+  auto module = runtime::Module::load(device, std::span<const uint8_t>(cubin), kernelName);
   if (!module)
     return runtimeFailure(module.error(), kernelName);
   auto kernel = module->kernel(spec->symbol);
@@ -434,7 +463,7 @@ int runKernel(Session &s, const std::string &kernelName) {
     ++bufferIndex;
   }
   report["device"] = device.info().name;
-  report["backend"] = "gpu";
+  report["backend"] = options.backend == "tileir" ? "gpu-tileir" : "gpu";
   if (!options.save.empty()) {
     if (auto err = saveRun(s, kernelName, *plan, hosts, scalarValues, "gpu"))
       return fail(*err, ToolFailure);
@@ -506,6 +535,19 @@ int runKernel(Session &s, const std::string &kernelName) {
 
 } // namespace
 
+std::variant<std::vector<runtime::HostTensor>, std::string>
+interpretOnHost(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan,
+                const runtime::DimValues &dims, const std::vector<runtime::HostTensor> &hosts,
+                const std::vector<double> &scalarValues, bool zeroOutputs) {
+  return interpret(tileIR, plan, dims, hosts, scalarValues, zeroOutputs);
+}
+
+std::string kinaTargetForDevice(const runtime::DeviceInfo &info) { return targetForDevice(info); }
+
+bool resultStartsAtZero(const ir::Kernel &tileIR, const runtime::LaunchPlan &plan, size_t i) {
+  return zeroInitParam(tileIR, plan, i);
+}
+
 int runRunCommand(const RunOptions &options) {
   std::string error;
   auto file = loadSource(options.file, error);
@@ -516,6 +558,10 @@ int runRunCommand(const RunOptions &options) {
                     (options.check ? "--check compares the GPU with that interpreter"
                                    : "--bench times the GPU") +
                     ", so the two do not combine",
+                UsageError);
+  if (!options.cubin.empty() && options.backend != "tileir")
+    return fail("--cubin runs a Tile IR cubin: add --backend=tileir (a PTX-backend kernel is "
+                "compiled by `kina run` itself)",
                 UsageError);
 
   // The target: `auto` is the device's. Without a device (or with
@@ -554,7 +600,7 @@ int runRunCommand(const RunOptions &options) {
     if (!note.empty())
       std::cerr << note << "\n";
   }
-  auto analysis = checkFileForTarget(*file, targetName, tunePoint);
+  auto analysis = checkFileForTarget(*file, targetName, tunePoint, options.backend);
   if (auto *code = std::get_if<int>(&analysis))
     return *code;
   auto kernels = selectKernels(std::get<sema::Analysis>(analysis), options.kernel, options.file);

@@ -9,20 +9,26 @@
 //     time (tune/CostModel.h); the Pareto frontier within --tolerance is
 //     ranked by the model;
 //  3. without --dry-run the best `--budget` frontier points (20% of the legal
-//     points by default; --exhaustive: every legal point) are measured, each
-//     in a child `kina run --bench` (L2 flushed, 10 warm-up runs, median of
-//     50) under a timeout, its output compared with the default point's; the
-//     top 3 are re-timed in alternation; the winner and every measurement go
-//     to the tuning cache (tune/Cache.h), and a second tune of the same
-//     family, shape and environment is answered from it.
+//     points by default; --exhaustive: every legal point) are measured:
+//     all of them are compiled first, in parallel `kina build` children
+//     (--compile-jobs, default all cores); then one measuring worker
+//     (`kina tune --worker`, TuneWorker.cpp) keeps the device context, the
+//     problem's inputs (made once) and the reference's outputs (the default
+//     point, run first) and takes the candidates one by one: run once, the
+//     outputs compared with the reference's, then timed (L2 flushed, 10
+//     warm-up runs, median of 20-50). Each request has a timeout; a worker
+//     that hangs is killed, one that dies (a fault) is reported with its
+//     signal, and the next candidate gets a fresh worker. The top 3 are
+//     re-timed in alternation; the winner and every measurement go to the
+//     tuning cache (tune/Cache.h), and a second tune of the same family,
+//     shape and environment is answered from it. The summary and --json
+//     give the time of each phase ("phases", "workerPhases").
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Render.h"
 #include "driver/Commands.h"
 #include "driver/SourceLoader.h"
-#include "runtime/Compare.h"
 #include "runtime/Device.h"
-#include "runtime/Npy.h"
 #include "syntax/Parser.h"
 #include "syntax/TuneParams.h"
 #include "target/Tools.h"
@@ -33,16 +39,24 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <poll.h>
 #include <set>
 #include <sstream>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace kina::driver {
@@ -208,81 +222,204 @@ nlohmann::json latticeJson(const tune::LatticeResult &lat) {
           {"checkSeconds", lat.seconds}, {"threads", lat.threads}, {"points", points}};
 }
 
-/// One child `kina run`; fills medianMs/status. `saveDir` receives outputs.
-void measureOne(const TuneOptions &o, const tune::PointResult &p, const std::string &saveDir,
-                bool checkReference, Candidate &c) {
-  std::vector<std::string> args = {"run",     o.file,      "--kernel", p.kernel,
-                                   "--param", p.pointText, "--dims",   dimsArg(toShape(o.shape)),
-                                   "--json",  "--seed",    "1"};
-  if (!o.common.target.empty() && o.common.target != "auto")
-    args.insert(args.end(), {"--target", o.common.target});
-  if (o.interpret)
-    args.push_back("--interpret");
-  else
-    args.push_back("--bench");
-  if (checkReference)
-    args.push_back("--check");
-  if (!saveDir.empty())
-    args.insert(args.end(), {"--save", saveDir});
-  auto start = Clock::now();
-  auto res = target::runProcess(selfPath(), args, o.timeoutS);
-  double wall = since(start);
-  c.measured = true;
-  if (!res) {
-    std::string msg = llvm::toString(res.takeError());
-    c.status =
-        msg.find("timed out") != std::string::npos || msg.find("timeout") != std::string::npos
-            ? "timeout after " + std::to_string(o.timeoutS) + " s"
-            : "failed: " + msg;
-    return;
-  }
-  nlohmann::json j = nlohmann::json::parse(res->out, nullptr, false);
-  if (j.is_array() && !j.empty())
-    j = j.front();
-  if (res->exitCode != 0 || !j.is_object()) {
-    std::string err = res->err;
-    if (err.size() > 300)
-      err = err.substr(0, 300) + "...";
-    while (!err.empty() && err.back() == '\n')
-      err.pop_back();
-    c.status = "failed (exit " + std::to_string(res->exitCode) + "): " + err;
-    return;
-  }
-  if (o.interpret) {
-    c.medianMs = wall * 1e3; // the interpreter's wall time: pipeline tests only
-  } else if (j.contains("bench")) {
-    c.medianMs = j["bench"].value("medianMs", 0.0);
-    c.tflops = j["bench"].value("tflops", 0.0);
-  }
-  if (checkReference && j.contains("check") && !j["check"].value("ok", false)) {
-    c.status = "wrong: " + j["check"].value("summary", std::string("check failed"));
-    return;
-  }
-  c.ok = c.medianMs > 0;
-  c.status = c.ok ? "ok" : "failed: no timing in the output";
-}
+/// The measuring child (`kina tune --worker`, TuneWorker.cpp): one JSON
+/// request per line on its stdin, one reply per line on its stdout, its
+/// stderr in a log file. A request that gets no reply within the timeout
+/// kills it (a hang); a reply that never comes because it died (a fault) is
+/// reported with its signal or exit code and the log's tail. Either way the
+/// next request starts a fresh one.
+class WorkerProcess {
+public:
+  enum class Outcome { Reply, Timeout, Died };
 
-/// Compares the result tensor of a candidate with the reference's.
-bool compareOutputs(const std::string &refFile, const std::string &gotFile,
-                    const std::string &dtype, int64_t reductionLength, std::string &why) {
-  auto want = runtime::readNpy(refFile);
-  auto got = runtime::readNpy(gotFile);
-  if (!want || !got) {
-    why = "cannot read " + (!want ? refFile : gotFile);
+  WorkerProcess(std::vector<std::string> args, std::string logPath)
+      : args_(std::move(args)), logPath_(std::move(logPath)) {}
+  WorkerProcess(const WorkerProcess &) = delete;
+  WorkerProcess &operator=(const WorkerProcess &) = delete;
+  ~WorkerProcess() { stop(); }
+
+  bool running() const { return pid_ > 0; }
+  int starts() const { return starts_; }
+
+  /// Starts the worker and waits for its "ready" line.
+  bool start(double timeoutS, std::string &why) {
+    stop();
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0)
+      return fail("pipe: " + std::string(strerror(errno)), why);
+    if (pipe2(out, O_CLOEXEC) != 0) {
+      close(in[0]);
+      close(in[1]);
+      return fail("pipe: " + std::string(strerror(errno)), why);
+    }
+    int logFd = open(logPath_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    std::string self = selfPath();
+    std::vector<std::string> argv = {self};
+    argv.insert(argv.end(), args_.begin(), args_.end());
+    std::vector<char *> cargv;
+    for (std::string &a : argv)
+      cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      if (logFd >= 0)
+        dup2(logFd, 2);
+      execv(self.c_str(), cargv.data());
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (logFd >= 0)
+      close(logFd);
+    if (pid < 0) {
+      close(in[1]);
+      close(out[0]);
+      return fail("fork: " + std::string(strerror(errno)), why);
+    }
+    pid_ = pid;
+    toChild_ = in[1];
+    fromChild_ = out[0];
+    buffer_.clear();
+    ++starts_;
+    nlohmann::json hello;
+    Outcome outcome = receive(timeoutS, hello, why);
+    if (outcome != Outcome::Reply || !hello.value("ready", false)) {
+      if (outcome == Outcome::Reply)
+        why = hello.value("status", std::string("the worker did not start"));
+      stop();
+      return false;
+    }
+    return true;
+  }
+
+  /// Sends `request`, waits up to `timeoutS` for the reply.
+  Outcome call(const nlohmann::json &request, double timeoutS, nlohmann::json &reply,
+               std::string &why) {
+    std::string line = request.dump() + "\n";
+    const char *p = line.data();
+    size_t left = line.size();
+    while (left) {
+      ssize_t n = write(toChild_, p, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) { // EPIPE: it died before reading
+        why = describeExit();
+        return Outcome::Died;
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    return receive(timeoutS, reply, why);
+  }
+
+  /// Kills the worker (if running) and reaps it.
+  void stop() {
+    if (toChild_ >= 0)
+      close(toChild_);
+    if (fromChild_ >= 0)
+      close(fromChild_);
+    toChild_ = fromChild_ = -1;
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    pid_ = -1;
+  }
+
+  /// After a reply with "fatal": the worker exits by itself.
+  void reap() {
+    if (toChild_ >= 0)
+      close(toChild_);
+    toChild_ = -1;
+    if (pid_ > 0) {
+      for (int i = 0; i < 200; ++i) { // up to 2 s, then SIGKILL
+        if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+          pid_ = -1;
+          break;
+        }
+        usleep(10000);
+      }
+    }
+    stop();
+  }
+
+private:
+  static bool fail(const std::string &what, std::string &why) {
+    why = what;
     return false;
   }
-  runtime::DType dt = runtime::DType::F32;
-  if (auto d = runtime::parseDType(dtype))
-    dt = *d;
-  auto cmp = runtime::compareTensors(*got, *want, runtime::defaultTolerance(dt, reductionLength));
-  if (!cmp) {
-    why = cmp.error().message;
-    return false;
+
+  Outcome receive(double timeoutS, nlohmann::json &reply, std::string &why) {
+    auto deadline = Clock::now() + std::chrono::duration<double>(timeoutS);
+    for (;;) {
+      size_t nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        reply = nlohmann::json::parse(line, nullptr, false);
+        if (reply.is_object())
+          return Outcome::Reply;
+        continue; // not a protocol line
+      }
+      double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        why = "no reply in " + fmt(timeoutS, 0) + " s";
+        return Outcome::Timeout;
+      }
+      pollfd pfd{fromChild_, POLLIN, 0};
+      int rc = poll(&pfd, 1, static_cast<int>(std::min(left * 1e3 + 1, 1e9)));
+      if (rc < 0 && errno == EINTR)
+        continue;
+      if (rc == 0)
+        continue; // the deadline check above decides
+      char chunk[65536];
+      ssize_t n = read(fromChild_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        why = describeExit();
+        return Outcome::Died;
+      }
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
   }
-  if (!cmp->ok)
-    why = runtime::describeComparison(*cmp, *want);
-  return cmp->ok;
-}
+
+  /// How the worker ended (it closed its stdout), with its log's last line.
+  std::string describeExit() {
+    std::string what = "the worker ended";
+    if (pid_ > 0) {
+      int status = 0;
+      pid_t r = 0;
+      for (int i = 0; i < 200 && (r = waitpid(pid_, &status, WNOHANG)) == 0; ++i)
+        usleep(10000);
+      if (r == pid_) {
+        pid_ = -1;
+        if (WIFSIGNALED(status))
+          what = "the worker was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                 strsignal(WTERMSIG(status)) + ")";
+        else if (WIFEXITED(status))
+          what = "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+      }
+    }
+    std::ifstream log(logPath_);
+    std::string line, last;
+    while (std::getline(log, line))
+      if (!line.empty())
+        last = line;
+    if (!last.empty())
+      what += "; its log ends: " + last.substr(0, 300);
+    return what;
+  }
+
+  std::vector<std::string> args_;
+  std::string logPath_;
+  pid_t pid_ = -1;
+  int toChild_ = -1, fromChild_ = -1;
+  std::string buffer_;
+  int starts_ = 0;
+};
 
 class Progress {
 public:
@@ -609,13 +746,22 @@ int runTuneCommand(const TuneOptions &o) {
       if (toMeasure.size() < budget)
         toMeasure.push_back(i);
   }
-  // The reference: the default point of the first kernel.
+  // The reference: the default point of the first kernel, or, when that
+  // does not divide this shape, the model's first legal point.
   const syntax::Item &refItem = first;
-  std::string resultName = refItem.resultName.valid() ? refItem.resultName.name : "result";
-  std::string resultDtype = dtypes.substr(dtypes.find("->") + 2);
-  int64_t kLen = shape.count("K") ? shape.at("K") : 1;
-  // Candidates' inputs and outputs (hundreds of MB at LLM shapes) go to
-  // /dev/shm when there is one: a tmpfs, no disk writes in the loop.
+  std::string refKernel = refItem.name.name;
+  std::string refText = syntax::formatPoint(refItem, syntax::defaultPoint(refItem));
+  size_t refCand = cands.size();
+  for (size_t ci = 0; ci < cands.size(); ++ci) {
+    const tune::PointResult &p = lat.points[cands[ci].point];
+    if (p.item == family.items.front() && p.pointText == refText)
+      refCand = ci;
+  }
+  if (refCand == cands.size())
+    refCand = order.front();
+  const tune::PointResult &refPoint = lat.points[cands[refCand].point];
+  // Candidates' cubins, the worker's logs and the reference outputs go to
+  // /dev/shm when there is one (a tmpfs: no disk writes in the loop).
   std::error_code shmError;
   fs::path base = fs::is_directory("/dev/shm", shmError) && access("/dev/shm", W_OK) == 0
                       ? fs::path("/dev/shm")
@@ -623,19 +769,6 @@ int runTuneCommand(const TuneOptions &o) {
   fs::path work = base / ("kina-tune-" + std::to_string(getpid()) + "-" + family.hash.substr(0, 8));
   std::error_code ec;
   fs::create_directories(work, ec);
-  tune::PointResult refPoint;
-  refPoint.item = family.items.front();
-  refPoint.kernel = refItem.name.name;
-  refPoint.point = syntax::defaultPoint(refItem);
-  refPoint.pointText = syntax::formatPoint(refItem, refPoint.point);
-  // The default point may not divide this shape: then the model's first
-  // legal point is the reference.
-  bool defaultLegal = false;
-  for (const tune::PointResult &p : lat.points)
-    defaultLegal |= p.item == refPoint.item && p.pointText == refPoint.pointText && p.legal();
-  if (!defaultLegal)
-    refPoint = lat.points[cands[order.front()].point];
-  Candidate ref;
   bool smallShape = true;
   {
     double work3 = 1;
@@ -646,20 +779,148 @@ int runTuneCommand(const TuneOptions &o) {
     smallShape = work3 <= 64.0 * 1024 * 1024 && !o.interpret;
   }
   bool isTTY = isatty(2);
+  std::map<std::string, double> phases;   ///< wall seconds in this process
+  std::map<std::string, double> inWorker; ///< summed over the worker's replies
+  phases["check"] = lat.seconds;
+
+  // 3a. Compile every measured point up front, in parallel (`kina build`
+  // children: a compiler crash fails one candidate, not the tuner).
+  std::vector<size_t> toCompile = toMeasure;
+  if (std::find(toCompile.begin(), toCompile.end(), refCand) == toCompile.end())
+    toCompile.insert(toCompile.begin(), refCand);
+  std::vector<std::string> cubinOf(cands.size()), compileFailure(cands.size());
+  unsigned compileJobs = 0;
+  // With --interpret the worker interprets; --compile-jobs compiles anyway
+  // (the phase's test on machines without a GPU).
+  if (!o.interpret || o.compileJobs) {
+    auto start = Clock::now();
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    compileJobs = static_cast<unsigned>(std::max<size_t>(
+        1, std::min<size_t>(o.compileJobs ? o.compileJobs : hw, toCompile.size())));
+    std::atomic<size_t> next{0};
+    auto compileSome = [&] {
+      for (size_t k; (k = next++) < toCompile.size();) {
+        size_t ci = toCompile[k];
+        const tune::PointResult &p = lat.points[cands[ci].point];
+        std::string out = (work / ("c" + std::to_string(ci) + ".cubin")).string();
+        std::vector<std::string> args = {"build",   o.file,      "--kernel", p.kernel,
+                                         "--param", p.pointText, "-o",       out};
+        if (!o.common.target.empty() && o.common.target != "auto")
+          args.insert(args.end(), {"--target", o.common.target});
+        auto res = target::runProcess(selfPath(), args, o.timeoutS);
+        if (!res) {
+          compileFailure[ci] = "failed: compile: " + llvm::toString(res.takeError());
+        } else if (res->exitCode != 0 || !fs::exists(out)) {
+          // The first diagnostic line (the rest is its source excerpt).
+          std::string err = res->err.substr(0, res->err.find('\n'));
+          if (err.size() > 300)
+            err = err.substr(0, 300) + "...";
+          compileFailure[ci] =
+              "failed: compile (exit " + std::to_string(res->exitCode) + "): " + err;
+        } else {
+          cubinOf[ci] = out;
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < compileJobs; ++t)
+      pool.emplace_back(compileSome);
+    for (std::thread &t : pool)
+      t.join();
+    phases["compile"] = since(start);
+  }
+
+  // 3b. One worker for the whole shape: its device context, inputs and
+  // reference outputs stay; it restarts only after a fault or a timeout.
+  std::vector<std::string> workerArgs = {"tune", o.file, "--worker", "--shape", shapeKey};
+  if (!o.common.target.empty())
+    workerArgs.insert(workerArgs.end(), {"--target", o.common.target});
+  if (o.interpret)
+    workerArgs.push_back("--interpret");
+  std::string workerLog = (work / "worker.log").string();
+  WorkerProcess worker(workerArgs, workerLog);
+  std::string refDir = (work / "reference").string();
+  struct sigaction ignorePipe{}, oldPipe{};
+  ignorePipe.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignorePipe, &oldPipe); // a dead worker's pipe is an error, not a signal
+  int restarts = 0;
+  auto measureOne = [&](size_t ci, bool reference, Candidate &c, bool compare = true) {
+    const tune::PointResult &p = lat.points[cands[ci].point];
+    c.measured = true;
+    c.ok = false;
+    if (!compileFailure[ci].empty()) {
+      c.status = compileFailure[ci];
+      return;
+    }
+    if (!worker.running()) {
+      auto start = Clock::now();
+      std::string why;
+      if (worker.starts() > 0)
+        ++restarts;
+      bool started = worker.start(o.timeoutS, why);
+      phases["workerStart"] += since(start);
+      if (!started) {
+        c.status = "failed: the measuring worker did not start: " + why;
+        return;
+      }
+    }
+    double modelS = cands[ci].model.known ? cands[ci].model.modelSeconds : 0;
+    int iterations = modelS > 0 ? static_cast<int>(std::clamp(0.1 / modelS, 20.0, 50.0)) : 50;
+    nlohmann::json req = {{"kernel", p.kernel},
+                          {"point", p.pointText},
+                          {"cubin", cubinOf[ci]},
+                          {"reference", reference},
+                          {"checkInterpreter", reference && smallShape},
+                          {"referenceDir", refDir},
+                          {"iterations", iterations},
+                          {"compare", compare}};
+    nlohmann::json reply;
+    std::string why;
+    WorkerProcess::Outcome outcome = worker.call(req, o.timeoutS, reply, why);
+    if (outcome == WorkerProcess::Outcome::Timeout) {
+      worker.stop();
+      c.status = "timeout after " + std::to_string(o.timeoutS) + " s";
+      return;
+    }
+    if (outcome == WorkerProcess::Outcome::Died) {
+      worker.stop();
+      c.status = "failed: " + why;
+      return;
+    }
+    if (reply.value("fatal", false))
+      worker.reap();
+    if (reply.contains("phases") && reply["phases"].is_object())
+      for (const auto &[k, v] : reply["phases"].items())
+        if (v.is_number())
+          inWorker[k] += v.get<double>();
+    c.status = reply.value("status", std::string("failed: no status in the worker's reply"));
+    c.medianMs = reply.value("medianMs", 0.0);
+    c.tflops = reply.value("tflops", 0.0);
+    c.ok = reply.value("ok", false) && c.medianMs > 0;
+    if (reply.value("ok", false) && c.medianMs <= 0)
+      c.status = "failed: no timing in the worker's reply";
+  };
+
   if (!o.json)
     std::cout << "reference: " << refPoint.kernel << " [" << refPoint.pointText << "]"
               << (smallShape    ? ", checked against the CPU reference (the interpreter)"
                   : o.interpret ? ", on the interpreter"
                                 : "")
               << "\n";
-  measureOne(o, refPoint, (work / "ref").string(), smallShape, ref);
+  Candidate ref;
+  {
+    auto start = Clock::now();
+    measureOne(refCand, true, ref);
+    phases["reference"] = since(start);
+  }
   if (!ref.ok) {
     std::cerr << "kina: error[K1330]: the reference point " << refPoint.kernel << " ["
               << refPoint.pointText << "] did not run: " << ref.status << "\n";
+    sigaction(SIGPIPE, &oldPipe, nullptr);
+    worker.stop();
     fs::remove_all(work, ec);
     return ToolFailure;
   }
-  std::string refOut = (work / "ref" / refPoint.kernel / (resultName + ".npy")).string();
 
   Progress progress(toMeasure.size(), isTTY && !o.json);
   auto measureStart = Clock::now();
@@ -669,17 +930,16 @@ int runTuneCommand(const TuneOptions &o) {
   for (size_t ci : toMeasure) {
     Candidate &c = cands[ci];
     const tune::PointResult &p = lat.points[c.point];
-    fs::path dir = work / ("c" + std::to_string(ci));
-    measureOne(o, p, dir.string(), false, c);
-    if (c.ok) {
-      std::string why;
-      std::string got = (dir / p.kernel / (resultName + ".npy")).string();
-      if (!compareOutputs(refOut, got, resultDtype, kLen, why)) {
-        c.ok = false;
-        c.status = "wrong: " + why;
-      }
+    if (ci == refCand) {
+      // Measured already, as the reference.
+      c.measured = true;
+      c.ok = ref.ok;
+      c.status = ref.status;
+      c.medianMs = ref.medianMs;
+      c.tflops = ref.tflops;
+    } else {
+      measureOne(ci, false, c);
     }
-    fs::remove_all(dir, ec);
     if (!c.ok)
       std::cerr << (isTTY ? "\r\033[K" : "") << "kina: warning["
                 << (c.status.rfind("wrong", 0) == 0 ? "K1331" : "K1330") << "]: " << p.kernel
@@ -695,6 +955,7 @@ int runTuneCommand(const TuneOptions &o) {
                 << p.pointText << "] " << (c.ok ? fmtMs(c.medianMs) + " ms" : c.status) << "\n";
   }
   double measureSeconds = since(measureStart);
+  phases["candidates"] = measureSeconds;
 
   // Paired re-timing of the top 3, in alternation, twice.
   std::vector<size_t> ok;
@@ -712,17 +973,22 @@ int runTuneCommand(const TuneOptions &o) {
   };
   std::sort(ok.begin(), ok.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
   if (!o.exhaustive && ok.size() >= 2) {
+    auto start = Clock::now();
     size_t top = std::min<size_t>(3, ok.size());
     for (int round = 0; round < 2; ++round)
       for (size_t t = 0; t < top; ++t) {
         Candidate again;
-        measureOne(o, lat.points[cands[ok[t]].point], "", false, again);
+        measureOne(ok[t], false, again, /*compare=*/false);
         if (again.ok)
           cands[ok[t]].retimes.push_back(again.medianMs);
       }
     std::sort(ok.begin(), ok.begin() + top, [&](size_t a, size_t b) { return key(a) < key(b); });
+    phases["retime"] = since(start);
   }
+  worker.stop();
+  sigaction(SIGPIPE, &oldPipe, nullptr);
   fs::remove_all(work, ec);
+  auto cacheStart = Clock::now();
 
   // Cache: every measurement, then the winner.
   std::string cacheError;
@@ -766,6 +1032,8 @@ int runTuneCommand(const TuneOptions &o) {
   if (!cacheError.empty())
     std::cerr << "kina: warning: " << cacheError << "\n";
 
+  phases["cache"] = since(cacheStart);
+
   // Rank correlation of the model with the measurements.
   std::vector<double> model, measured;
   for (size_t ci : ok) {
@@ -774,6 +1042,22 @@ int runTuneCommand(const TuneOptions &o) {
   }
   double rho = tune::spearman(model, measured);
   double total = since(wallStart);
+  // Where the time went: this process's phases (check, compile, reference,
+  // candidates, retime and cache add up to the tuning time less parsing and
+  // the environment; workerStart is part of reference + candidates +
+  // retime), and the worker's, summed over its replies.
+  phases["total"] = total;
+  nlohmann::json phaseJson = nlohmann::json::object(), workerJson = nlohmann::json::object();
+  for (const auto &[k, v] : phases)
+    phaseJson[k] = v;
+  for (const auto &[k, v] : inWorker)
+    workerJson[k] = v;
+  report["phases"] = phaseJson;
+  report["workerPhases"] = workerJson;
+  report["workerStarts"] = worker.starts();
+  report["workerRestarts"] = restarts;
+  report["compileJobs"] = compileJobs;
+  report["compiled"] = compileJobs ? toCompile.size() : 0;
 
   report["measured"] = toMeasure.size();
   report["measureSeconds"] = measureSeconds;
@@ -828,6 +1112,24 @@ int runTuneCommand(const TuneOptions &o) {
               << fmt(100.0 * toMeasure.size() / std::max<uint64_t>(lat.legal, 1), 0) << "%) in "
               << fmt(measureSeconds, 1) << " s; tuning took " << fmt(total, 1)
               << " s; model rank correlation (Spearman) " << fmt(rho, 2) << "\n";
+    auto ph = [&](const char *k) { return phases.count(k) ? phases.at(k) : 0.0; };
+    std::cout << "time: check " << fmt(ph("check"), 2) << " s, compile " << fmt(ph("compile"), 2)
+              << " s (" << (compileJobs ? toCompile.size() : 0) << " points, " << compileJobs
+              << " at a time), reference " << fmt(ph("reference"), 2) << " s, candidates "
+              << fmt(ph("candidates"), 2) << " s, re-timing " << fmt(ph("retime"), 2)
+              << " s (worker start " << fmt(ph("workerStart"), 2)
+              << " s of them: " << worker.starts() << " start" << (worker.starts() == 1 ? "" : "s")
+              << ", " << restarts << " restart" << (restarts == 1 ? "" : "s") << "), cache "
+              << fmt(ph("cache"), 2) << " s\n";
+    std::cout << "in the worker:";
+    bool firstPhase = true;
+    for (const char *k :
+         {"inputs", "check", "compile", "load", "run", "copyBack", "compare", "timing"})
+      if (inWorker.count(k)) {
+        std::cout << (firstPhase ? " " : ", ") << k << " " << fmt(inWorker.at(k), 2) << " s";
+        firstPhase = false;
+      }
+    std::cout << "\n";
     if (!ok.empty()) {
       const tune::PointResult &p = lat.points[cands[ok.front()].point];
       std::cout << "winner: " << p.kernel << " [" << p.pointText << "] " << fmtMs(key(ok.front()))

@@ -71,6 +71,13 @@ bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long
 
 } // namespace
 
+/// `--backend ptx|tileir` of check, build and run; `what` says what tileir does.
+static void addBackendOption(CLI::App *cmd, std::string &backend, const std::string &what) {
+  cmd->add_option("--backend", backend,
+                  "ptx (default) | tileir: " + what + " (block-level kernels; docs/tile-ir.md)")
+      ->check(CLI::IsMember({"ptx", "tileir"}));
+}
+
 int main(int argc, char **argv) {
   CLI::App app{"kina: the Kina GPU kernel language compiler"};
   app.set_version_flag("--version", std::string("kina ") + KINA_VERSION);
@@ -85,6 +92,7 @@ int main(int argc, char **argv) {
   addCommonOptions(checkCmd, check.common, format);
   checkCmd->add_flag("--all-points", check.allPoints,
                      "Check every point of each kernel's tune lattice, not only the default");
+  addBackendOption(checkCmd, check.backend, "also check that each kernel lowers to CUDA Tile IR");
 
   BuildOptions build;
   CLI::App *buildCmd =
@@ -104,11 +112,7 @@ int main(int argc, char **argv) {
                        "parameters is built at, e.g. M=4096,N=4096,K=4096");
   buildCmd->add_flag("--line-info", build.lineInfo,
                      "Map instructions to Kina lines (.loc in PTX, the cubin's line table)");
-  buildCmd
-      ->add_option("--backend", build.backend,
-                   "ptx (default) | tileir: CUDA Tile IR bytecode assembled by tileiras "
-                   "(block-level kernels; docs/tile-ir.md)")
-      ->check(CLI::IsMember({"ptx", "tileir"}));
+  addBackendOption(buildCmd, build.backend, "CUDA Tile IR bytecode assembled by tileiras");
   buildCmd->add_flag("--remarks", build.remarks,
                      "Report ptxas findings (spills, register-limited occupancy) at their line");
   addCommonOptions(buildCmd, build.common, format);
@@ -147,6 +151,11 @@ int main(int argc, char **argv) {
   runCmd->add_flag("--json", run.json, "Machine-readable output");
   runCmd->add_flag("--interpret", run.interpret,
                    "Run the tile-IR interpreter instead of the GPU (needs no GPU)");
+  addBackendOption(runCmd, run.backend, "CUDA Tile IR, assembled by tileiras or read with --cubin");
+  runCmd->add_option("--cubin", run.cubin,
+                     "With --backend=tileir: the cubin `kina build --backend=tileir` wrote (its "
+                     ".tileirbc beside it must be this kernel's bytecode); for a GPU machine "
+                     "without tileiras");
   runCmd
       ->add_option("--save", run.save,
                    "Write the inputs used and the outputs computed as .npy into DIR/<kernel>/")
@@ -183,6 +192,10 @@ int main(int argc, char **argv) {
                       "Points to measure (default: 20% of the legal points, at least 3)");
   tuneCmd->add_option("--tolerance", tune.tolerance, "Pareto tolerance (default 0.02)");
   tuneCmd->add_option("--cache", tune.cache, "Tuning cache file");
+  tuneCmd->add_option("--compile-jobs", tune.compileJobs,
+                      "Parallel compiles of the measured points (default: all cores)");
+  tuneCmd->add_flag("--worker", tune.worker, "The measuring child of kina tune (internal)")
+      ->group("");
   addCommonOptions(tuneCmd, tune.common, format);
   // Host functions (HostFn.cpp).
   HostOptions host;
@@ -303,6 +316,8 @@ int main(int argc, char **argv) {
           << "kina: error: `kina tune` needs a FILE (only --show lists the cache without one)\n";
       return UsageError;
     }
+    if (tune.worker)
+      return runTuneWorker(tune);
     return runTuneCommand(tune);
   }
   if (helpCmd->parsed()) {

@@ -537,8 +537,11 @@ private:
         for (auto *x : {&a, &bb}) {
           if (!*x)
             continue;
-          bool placed =
-              (*x)->space == MemSpace::Shared || (x == &a && (*x)->space == MemSpace::Register);
+          // Register B: the block-level form (a one-warp block) for the Tile
+          // IR backend, whose mmaf takes both operands as values.
+          bool oneWarpBlock = k_.warpGrid[0] * k_.warpGrid[1] == 1 && k_.warpgroups == 0;
+          bool placed = (*x)->space == MemSpace::Shared ||
+                        ((x == &a || oneWarpBlock) && (*x)->space == MemSpace::Register);
           if (!placed || ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16))
             error(DiagId::TileIRTypeMismatch, sp,
                   "mma: operand '" + (*x)->name + "' must be an F16 or BF16 shared tile" +

@@ -234,6 +234,10 @@ public:
 
   std::string error;
 
+  /// Serialises atomic stores across the blocks that run on other host
+  /// threads (set by execute; a block run alone needs none).
+  void shareAtomicLock(std::mutex *lock) { atomicLock_ = lock; }
+
   void run() {
     if (warpgroupMode_)
       return runWarpgroups();
@@ -410,6 +414,7 @@ private:
   void completeIfDone(ir::BarrierId b, BarrierStage &st);
   std::vector<std::vector<BarrierStage>> barriers_;
   ClusterRun *cluster_ = nullptr;
+  std::mutex *atomicLock_ = nullptr;
   int64_t rank_ = 0;
   /// This CTA alone, or every CTA of its cluster (multicast, remote arrivals).
   std::vector<BlockRun *> targets(bool clusterWide) {
@@ -527,6 +532,12 @@ private:
   /// the tensor is combined with the tile's, warp after warp (the GPU's
   /// order differs; F32 sums then round differently, within tolerance).
   void atomicStore(const ir::StoreOp &store, const std::vector<bool> &active) {
+    // Other blocks update the same elements from other host threads: each
+    // read-modify-write below must see their results (without the lock,
+    // updates were lost and `kina run --check` blamed correct GPU results).
+    std::unique_lock<std::mutex> guard;
+    if (atomicLock_)
+      guard = std::unique_lock<std::mutex>(*atomicLock_);
     for (int w = 0; w < warps_; ++w) {
       if (!active[w])
         continue;
@@ -1104,6 +1115,7 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
   std::atomic<int64_t> next{0};
   std::string firstError;
   std::mutex errorLock;
+  std::mutex atomicLock; // one for every block of this execution
   // A kernel whose CTAs multicast or arrive on each other's barriers runs
   // cluster by cluster, the CTAs of one cluster together (ClusterRun).
   std::function<bool(const ir::Block &)> shares = [&](const ir::Block &blk) {
@@ -1138,6 +1150,7 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
                                                     uy * cl[1] + ry, uz * cl[2] + rz));
           cr.members.push_back(runs.back().get());
           runs.back()->joinCluster(&cr, r);
+          runs.back()->shareAtomicLock(&atomicLock);
         }
         cr.alive = static_cast<int>(size);
         cr.asleepAt.assign(static_cast<size_t>(size), -1);
@@ -1169,6 +1182,7 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
     for (int64_t b = next++; b < blocks; b = next++) {
       BlockRun run(kernel, dims, params, scalars, b % grid[0], (b / grid[0]) % grid[1],
                    b / (grid[0] * grid[1]));
+      run.shareAtomicLock(&atomicLock);
       run.run();
       if (!run.error.empty()) {
         std::lock_guard<std::mutex> lock(errorLock);

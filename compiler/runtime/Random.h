@@ -39,4 +39,11 @@ SplitMix64 streamFor(std::uint64_t seed, std::uint64_t paramIndex);
 /// Fills every element of `t` as documented above.
 void fillRandom(HostTensor &t, std::uint64_t seed, std::uint64_t paramIndex);
 
+/// The same values as fillRandom, computed on `threads` threads (SplitMix64
+/// is a counter generator: element i uses state s0 + (i + 1) * gamma, so
+/// each thread starts at its first element). `kina tune`'s worker fills the
+/// inputs of LLM-sized GEMMs (100M+ elements) with it once per shape.
+void fillRandomParallel(HostTensor &t, std::uint64_t seed, std::uint64_t paramIndex,
+                        unsigned threads);
+
 } // namespace kina::runtime

@@ -339,6 +339,7 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
     solver::AtomId atom = symbols.newSymbol(dim.name, solver::SymbolKind::Dim);
     dimAtoms.emplace_back(dim.name, atom);
     DimExpr sym = DimExpr::atom(atom);
+    Origin from(*this, [&] { return "`" + dim.name + " >= 1` (a dimension)"; });
     prover.assumeDim(sym);
     Binding b{BindingKind::Dim, defineSymbol(dim, SymbolKind::Dim, "Index (dimension)"),
               Type::indexValue(sym)};
@@ -362,6 +363,8 @@ void Checker::checkSignature(const Item &item, ItemState &state) {
     if (!lhs || !rhs)
       continue;
     record(r.condition, Type{Type::Bool});
+    Origin from(
+        *this, [&] { return "`requires (" + syntax::printExpr(m, r.condition) + ")`"; }, true);
     if (!prover.assumeComparison(c.op, *lhs, *rhs))
       error(DiagId::ExpectedIndex, c.span,
             "this `requires` condition is not a linear comparison the checker can use");
@@ -506,7 +509,12 @@ void Checker::checkStmt(StmtId id) {
       grid.blockGrid.push_back(e);
       DimExpr id = symbols.newSymbolExpr("block_id " + std::to_string(axis),
                                          solver::SymbolKind::BlockId);
-      prover.assumeRange(id, DimExpr::constant(0), e);
+      {
+        Origin from(*this, [&] {
+          return "`0 <= block_id " + std::to_string(axis) + " < " + str(e) + "` (the block grid)";
+        });
+        prover.assumeRange(id, DimExpr::constant(0), e);
+      }
       grid.blockIds.push_back(id);
     }
     gridOf[id] = GridIds{grid.blockIds, grid.blockGrid, false};
@@ -518,6 +526,8 @@ void Checker::checkStmt(StmtId id) {
     // checked as `warp_grid [1]`.
     bool blockLevel = isBlockLevelGrid(m, s);
     if (blockLevel) {
+      blockLevelBody = true;
+      current->blockLevel = true;
       grid.inWarpGrid = true;
       grid.warpGrid = {1};
       grid.warpIds = {DimExpr::constant(0)};
@@ -526,6 +536,7 @@ void Checker::checkStmt(StmtId id) {
     for (StmtId c : s.body)
       checkStmt(c);
     if (blockLevel) {
+      blockLevelBody = false;
       grid.inWarpGrid = false;
       grid.warpGrid.clear();
       grid.warpIds.clear();
@@ -569,7 +580,13 @@ void Checker::checkStmt(StmtId id) {
       grid.warpGrid.push_back(v);
       DimExpr id = symbols.newSymbolExpr("warp_id " + std::to_string(axis),
                                          solver::SymbolKind::WarpId);
-      prover.assumeRange(id, DimExpr::constant(0), DimExpr::constant(v));
+      {
+        Origin from(*this, [&] {
+          return "`0 <= warp_id " + std::to_string(axis) + " < " + std::to_string(v) +
+                 "` (the warp grid)";
+        });
+        prover.assumeRange(id, DimExpr::constant(0), DimExpr::constant(v));
+      }
       grid.warpIds.push_back(id);
     }
     {
@@ -716,14 +733,20 @@ void Checker::checkStmt(StmtId id) {
       error(DiagId::TypeMismatch, m.expr(s.value).span,
             "an `if` condition is a comparison, found " + typeStr(c));
     pushScope();
-    if (c.kind == Type::Bool)
+    if (c.kind == Type::Bool) {
+      Origin from(*this, [&] { return "`" + syntax::printExpr(m, s.value) + "` (the `if`)"; });
       prover.assumeCondition(m, s.value, *this, true);
+    }
     for (StmtId x : s.body)
       checkStmt(x);
     popScope();
     pushScope();
-    if (c.kind == Type::Bool)
+    if (c.kind == Type::Bool) {
+      Origin from(*this, [&] {
+        return "`not (" + syntax::printExpr(m, s.value) + ")` (the `else` of an `if`)";
+      });
       prover.assumeCondition(m, s.value, *this, false);
+    }
     for (StmtId x : s.elseBody)
       checkStmt(x);
     popScope();
@@ -1028,7 +1051,10 @@ void Checker::checkResources(const Item &item, ItemState &state) {
              std::to_string(state.sharedBytes - limit) + " bytes over the limit");
     explainTileCosts(d, tiles, state.sharedBytes, "bytes", [](uint64_t b) { return b; });
   }
-  if (state.registerBytesPerThread / 4 > 255) {
+  // Block-level tiles for the Tile IR backend belong to the block, whose
+  // thread count tileiras chooses: the one-warp budget is PTX's.
+  bool tileIrBlock = state.blockLevel && options.backend == "tileir";
+  if (state.registerBytesPerThread / 4 > 255 && !tileIrBlock) {
     auto tiles = tilesOf(false);
     auto &d = error(DiagId::RegisterLimit, tiles.empty() ? item.name.span : tiles[0].span,
                     "register tiles of `" + item.name.name + "` need about " +

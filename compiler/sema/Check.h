@@ -29,6 +29,7 @@ struct TypeAnnotation {
   /// When set, hover shows this (Markdown) instead of the type: what a
   /// Hopper wait, arrive, tma_load or wgmma covers (CheckHopper.cpp).
   std::string markdown;
+  bool proof = false; ///< carries a proof paragraph (CheckOptions::proofTables)
 };
 
 enum class SymbolKind : uint8_t { Item, Dim, Param, Result, Let, Shared, Register, LoopVar };
@@ -57,6 +58,9 @@ struct KernelSummary {
 
 struct CheckOptions {
   std::string target = std::string(target::defaultTargetName());
+  /// "ptx" or "tileir": the block-level form's register B operand of
+  /// `wmma_mma` is the Tile IR backend's (its mmaf takes values).
+  std::string backend = "ptx";
   /// When non-empty, only these items (indices into Module::items) are
   /// checked and reported; their callees are still checked for capabilities
   /// but report nothing. The language server re-checks only edited kernels.
@@ -65,6 +69,12 @@ struct CheckOptions {
   /// Build what only the IDE reads: annotations, symbols' printed types and
   /// references, kernel signatures. Diagnostics do not depend on it.
   bool ideTables = true;
+  /// Per-access proof hovers (ProofHover.cpp): each slice, index, exact
+  /// division and cp.async wait gets the obligation it proved and the facts
+  /// that discharged it (TypeAnnotation::proof). Off while typing: kina-lsp
+  /// re-checks the one hovered item with it (the typing benchmark's memory
+  /// and latency stay those of the checker without them).
+  bool proofTables = false;
   /// Keep every expression's type in CheckedProgram::exprTypes (the lowering
   /// reads it). When false, types live in pages recycled item by item, as
   /// without ideTables: kina-lsp's item checks, where a table of one Type per

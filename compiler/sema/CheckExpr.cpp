@@ -224,8 +224,14 @@ std::optional<int64_t> Checker::constantIndex(ExprId id, const char *what) {
 bool Checker::requireExactDivision(const DimExpr &e, int64_t n, Span span,
                                    const std::string &what) {
   solver::Proof proof = prover.proveDivisible(e, n);
-  if (proof.proved())
+  if (proof.proved()) {
+    if (options.proofTables)
+      annotateProof(span,
+                    "**exact division** " + what + ": `" + str(e) + " mod " + std::to_string(n) +
+                        " = 0`, " + dischargedBy({e}),
+                    "Index");
     return true;
+  }
   std::string fact = str(e) + " mod " + std::to_string(n) + " = 0";
   auto &d = error(DiagId::InexactDivision, span,
                   "cannot prove " + what + " is exact: " + fact + " is not known");
@@ -459,6 +465,7 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
   view.warpgroup = t.warpgroup;
   view.shape.reserve(count);
   bool ok = true;
+  std::string proofs; // the hover's obligations, one line per dimension
   for (size_t i = 0; i < count; ++i) {
     const Expr &ix = m.expr(e.children[i + 1]);
     if (!starts[i] || (isSlice[i] && !lengths[i])) {
@@ -507,6 +514,12 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
                  syntax::printExpr(m, e.children[0]) + "[...] fill 0.0` or `masked " +
                  syntax::printExpr(m, e.children[0]) + "[...] <- v`");
         // The view's type is still known: keep checking what is done with it.
+      } else if (options.proofTables) {
+        proofs += "- dimension " + std::to_string(i + 1) + " (extent `" + str(extent) + "`): `" +
+                  str(*starts[i]) + " >= 0`" +
+                  (masked ? "; masked, so its end may pass the extent"
+                          : " and `" + str(end) + " <= " + str(extent) + "`") +
+                  ", " + dischargedBy({*starts[i], extent - end}) + "\n";
       }
       view.shape.push_back(*lengths[i]);
     } else {
@@ -516,6 +529,9 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
         error(DiagId::IndexOutOfBounds, ix.span,
               "index `" + str(*starts[i]) + "` may be out of bounds of " + dimName() +
                   ": cannot prove 0 <= " + str(*starts[i]) + " < " + str(extent));
+      } else if (options.proofTables) {
+        proofs += "- dimension " + std::to_string(i + 1) + ": `0 <= " + str(*starts[i]) + " < " +
+                  str(extent) + "`, " + dischargedBy({*starts[i], extent - *starts[i]}) + "\n";
       }
     }
   }
@@ -523,6 +539,8 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
     return Type::error();
   Type result = Type::tensorOf(view);
   annotate(e.span, result, true);
+  if (!proofs.empty())
+    annotateProof(e.span, "**in bounds** (proved by the checker):\n" + proofs, "proof");
   return result;
 }
 
@@ -630,13 +648,22 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
           return Type::error();
         continue;
       }
+      // A register B: the block-level form for the Tile IR backend, whose
+      // mmaf takes both operands as values (docs/tile-ir.md). PTX reads B
+      // from shared memory (ldmatrix), so there it stays K0404.
+      if (i == 2 && b.tensor.space == Space::Register && blockLevelBody &&
+          options.backend == "tileir")
+        continue;
       if (ops[i]->tensor.space != Space::Shared) {
-        error(
-            DiagId::OperandPlacement, m.expr(e.children[i]).span,
-            std::string("the ") + roles[i] + " of `wmma_mma` must be on " +
-                (i == 1 ? "cuda:shared or cuda:register" : "cuda:shared") + ", found " +
-                spaceName(ops[i]->tensor.space) +
-                (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first" : ""));
+        error(DiagId::OperandPlacement, m.expr(e.children[i]).span,
+              std::string("the ") + roles[i] + " of `wmma_mma` must be on " +
+                  (i == 1 ? "cuda:shared or cuda:register" : "cuda:shared") + ", found " +
+                  spaceName(ops[i]->tensor.space) +
+                  (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first"
+                   : i == 2 && blockLevelBody && ops[i]->tensor.space == Space::Register
+                       ? "; a block-level kernel's register B operand needs the Tile IR backend "
+                         "(--backend=tileir)"
+                       : ""));
         placed = false;
       }
     }

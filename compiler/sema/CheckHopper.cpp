@@ -71,7 +71,12 @@ void Checker::checkWarpgroupGrid(StmtId id, const Stmt &s) {
   grid.wgmmas = 0;
   grid.firstGroupOp = Span{};
   grid.warpgroupId = symbols.newSymbolExpr("warpgroup_id", solver::SymbolKind::WarpId);
-  prover.assumeRange(grid.warpgroupId, DimExpr::constant(0), DimExpr::constant(g));
+  {
+    Origin from(*this, [&] {
+      return "`0 <= warpgroup_id < " + std::to_string(g) + "` (the warpgroup grid)";
+    });
+    prover.assumeRange(grid.warpgroupId, DimExpr::constant(0), DimExpr::constant(g));
+  }
   gridOf[id] = GridIds{{grid.warpgroupId}, {DimExpr::constant(g)}, true, {}};
   current->threadsPerBlock = static_cast<unsigned>(128 * g);
   for (StmtId c : s.body)
@@ -423,7 +428,13 @@ void Checker::checkRole(StmtId id, const Stmt &s) {
   // The range as written when it is one (so the body's errors are its own).
   bool written = first && last && *first <= *last;
   int64_t lo = written ? *first : 0, hi = written ? *last + 1 : grid.warpgroups;
-  prover.assumeRange(grid.warpgroupId, DimExpr::constant(lo), DimExpr::constant(hi));
+  {
+    Origin from(*this, [&] {
+      return "`" + std::to_string(lo) + " <= warpgroup_id < " + std::to_string(hi) + "` (role `" +
+             s.name.name + "`)";
+    });
+    prover.assumeRange(grid.warpgroupId, DimExpr::constant(lo), DimExpr::constant(hi));
+  }
   gridOf[id] = GridIds{{grid.warpgroupId}, {DimExpr::constant(hi)}, true, {DimExpr::constant(lo)}};
   for (StmtId c : s.body)
     checkStmt(c);

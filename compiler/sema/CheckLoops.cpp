@@ -112,6 +112,10 @@ void Checker::checkFor(StmtId id, const Stmt &s) {
   pushScope();
   DimExpr var = symbols.newSymbolExpr(s.name.name, solver::SymbolKind::LoopVar);
   if (start && end) {
+    Origin from(*this, [&] {
+      return "`" + str(*start) + " <= " + s.name.name + " < " + str(*end) + "` (`for " +
+             s.name.name + "`)";
+    });
     prover.assumeRange(var, *start, *end);
     if (auto a = var.asAtom())
       loopRanges[*a] = {*start, *end};
@@ -127,6 +131,10 @@ void Checker::checkFor(StmtId id, const Stmt &s) {
         (fromZero ? s.name.name : "(" + s.name.name + " - " + str(*start) + ")") + " / " +
             str(*step),
         solver::SymbolKind::LoopVar);
+    Origin from(*this, [&] {
+      return "`" + s.name.name + "` = `" + str(*start) + "`, + `" + str(*step) + "`, ... below `" +
+             str(*end) + "` (`for " + s.name.name + "`, strided)";
+    });
     prover.assumeNonNegative(loop.ordinal);
     // lo + S * i < hi: the iteration's value is in the range.
     DimExpr at = *start + symbols.mul(*step, loop.ordinal);

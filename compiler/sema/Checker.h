@@ -12,6 +12,8 @@
 #include "sema/Prover.h"
 #include "target/Registry.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -88,6 +90,8 @@ struct ItemState {
   };
   std::vector<TileCost> tileCosts;
   unsigned threadsPerBlock = 0;
+  /// The kernel is in the block-level form (BlockLevel.h).
+  bool blockLevel = false;
   Span lastRequiresEnd; ///< where a new `requires` clause is inserted
   std::string indent = "    ";
   /// The sink and its size when the item's check began: the diagnostics of
@@ -105,6 +109,8 @@ public:
   // ---- shared helpers (Check.cpp) ----
   const Module &m;
   const CheckOptions &options;
+  /// Inside a block-level `block_grid` body (BlockLevel.h).
+  bool blockLevelBody = false;
   DiagnosticSink &sink;
   CheckedProgram program;
   SymbolTable &symbols;
@@ -146,6 +152,35 @@ public:
   std::string str(const DimExpr &e) const { return symbols.str(e); }
   std::string typeStr(const Type &t) const { return printType(t, symbols); }
   void annotate(Span span, const Type &type, bool inlay);
+
+  //===--- Proofs per access (issue 17 part 4; ProofHover.cpp) ------------===//
+  /// Where the prover's facts come from: Context::setOrigin indexes this.
+  struct FactOrigin {
+    std::string text;      ///< Markdown, e.g. "`requires (K mod 16 = 0)`"
+    bool atLaunch = false; ///< a `requires` clause: checked by the launch guard, not proved
+  };
+  std::vector<FactOrigin> factOrigins;
+  /// Facts the prover is given while it lives come from `text` (only with
+  /// the IDE tables: without them no origin is recorded).
+  class Origin {
+  public:
+    Origin(Checker &c, const std::function<std::string()> &text, bool atLaunch = false);
+    ~Origin() { c_.prover.setOrigin(saved_); }
+    Origin(const Origin &) = delete;
+    Origin &operator=(const Origin &) = delete;
+
+  private:
+    Checker &c_;
+    int32_t saved_;
+  };
+  /// How the goals (`e >= 0`, `a <= b` as `b - a >= 0`...) were discharged:
+  /// the origins of the facts in scope about their symbols, e.g.
+  /// "from `requires (K mod 16 = 0)` (checked at launch) and `0 <= k < K / 16`
+  /// (`for k`)"; "by arithmetic" when no fact bears on them.
+  std::string dischargedBy(const std::vector<DimExpr> &goals);
+  /// Appends a proof paragraph to the hover of the annotation at `span`
+  /// (the last one pushed with that span), or adds one of type `type`.
+  void annotateProof(Span span, const std::string &markdown, const std::string &type);
   void useCapability(const std::string &name, Span site);
   /// Fix-it that inserts `requires (fact)` after the item's last clause.
   void addRequiresFix(Diagnostic &d, const std::string &fact);

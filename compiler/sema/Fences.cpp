@@ -199,6 +199,21 @@ public:
                                    std::to_string(keep) + " in flight";
       c_.error(DiagId::WaitCoversNothing, st.keywordSpan, what);
     }
+    if (c_.options.proofTables)
+      for (const auto &[id, use] : waits_) {
+        if (use.walks.empty())
+          continue;
+        const Stmt &st = m_.stmt(id);
+        std::string md = st.kind == StmtKind::WaitAll
+                             ? "**cp_async_wait_all**: completes every committed group"
+                             : "**cp_async_wait_group " + std::to_string(st.count) +
+                                   "**: completes all but the newest " + std::to_string(st.count) +
+                                   " committed groups";
+        md += " (proved by the fence typestate, per path):\n";
+        for (const std::string &w : use.walks)
+          md += "- " + w + "\n";
+        c_.annotateProof(st.keywordSpan, md, "protocol");
+      }
     MaybeState s = join(f.cont, f.last);
     if (s && !s->uncommitted.empty())
       c_.error(DiagId::UncommittedAtEnd, s->uncommitted.front().site,
@@ -215,6 +230,8 @@ private:
   struct WaitUse {
     bool covered = false;
     size_t pendingMax = 0;
+    /// For the hover (ideTables): what it completes in each walk, deduplicated.
+    std::vector<std::string> walks;
   };
   std::map<StmtId, WaitUse> waits_;
   bool report_ = true;
@@ -716,6 +733,11 @@ private:
       WaitUse &use = waits_[id];
       use.covered = use.covered || !s.uncommitted.empty() || s.pending.size() > keep;
       use.pendingMax = std::max(use.pendingMax, s.pending.size());
+      if (c_.options.proofTables && use.walks.size() < 4) {
+        std::string w = describeWait(s, keep);
+        if (std::find(use.walks.begin(), use.walks.end(), w) == use.walks.end())
+          use.walks.push_back(std::move(w));
+      }
     }
     while (s.pending.size() > keep) {
       for (const Region &r : s.pending.front())
@@ -724,6 +746,41 @@ private:
     }
     s.lastWait = id;
     s.commitsSinceWait = 0;
+  }
+
+  /// One walk's view of a wait, for its hover: which committed groups it
+  /// completes (oldest first) and which copies they hold.
+  std::string describeWait(const FenceState &s, size_t keep) const {
+    std::string where;
+    if (!loops_.empty() && loops_.back().iteration == Iteration::First)
+      where = "first iteration of `for " + c_.symbols.info(loops_.back().var).Name + "`: ";
+    else if (!loops_.empty() && loops_.back().iteration == Iteration::Later)
+      where = "later iterations of `for " + c_.symbols.info(loops_.back().var).Name + "`: ";
+    auto paren = [](std::string e) { return e.find(' ') == std::string::npos ? e : "(" + e + ")"; };
+    size_t n = s.pending.size();
+    if (n <= keep)
+      return where + "completes none of the " + std::to_string(n) + " committed group(s)";
+    std::string out = where + "completes group" +
+                      (n - keep == 1 ? " 1" : "s 1-" + std::to_string(n - keep)) + " of " +
+                      std::to_string(n) + " committed (oldest first)";
+    if (keep > 0)
+      out += ", leaves the newest " + std::to_string(keep) + " in flight";
+    out += ":";
+    for (size_t g = 0; g < n - keep; ++g) {
+      out += (g == 0 ? " " : "; ") + std::string("group ") + std::to_string(g + 1) + " = ";
+      if (s.pending[g].empty())
+        out += "no copies";
+      for (size_t i = 0; i < s.pending[g].size(); ++i) {
+        const Region &r = s.pending[g][i];
+        out +=
+            (i == 0 ? "`" : ", `") +
+            (r.tile >= 0 ? c_.program.symbolInfos[r.tile].name : std::string("?")) +
+            (r.whole ? std::string()
+                     : "` stage `" + paren(c_.str(r.stage)) + " mod " + std::to_string(r.stages)) +
+            "`";
+      }
+    }
+    return out;
   }
 
   Flow walkIf(const Stmt &st, Flow f) {

@@ -129,6 +129,7 @@ Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   // every semantic error; nesting/size failures leave nothing to check.
   CheckOptions co;
   co.target = options.target;
+  co.backend = options.backend;
   co.sourceText = file.text();
   co.onlyItems = options.onlyItems;
   std::vector<Diagnostic> semantic;

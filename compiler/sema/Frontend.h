@@ -17,6 +17,7 @@ namespace kina::sema {
 
 struct FrontendOptions {
   std::string target = std::string(target::defaultTargetName());
+  std::string backend = "ptx";      ///< CheckOptions::backend
   std::vector<int> onlyItems;       ///< check only these items (see CheckOptions)
   /// Only Analysis::diagnostics is wanted (`kina check`): the IDE tables are
   /// not built, Analysis::program stays empty, and the items may be checked

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace kina::tileir {
@@ -19,6 +20,9 @@ struct Lowering {
   std::vector<ValueId> params; ///< tensor pointers
   std::vector<ValueId> dims;   ///< i32 dim values
   std::map<ir::VarId, ValueId> vars;
+  /// A known divisor of each variable's value (0: the value is 0), for the
+  /// slice starts: a partition view addresses whole tiles only.
+  std::map<ir::VarId, std::int64_t> varFactor;
   std::map<ir::TileId, ValueId> tiles;
   std::vector<ValueId> blockIds;
   std::vector<ValueId> tensorViews;
@@ -115,6 +119,40 @@ struct Lowering {
     }
   }
 
+  /// The SSA value of a register tile, or a failure naming the tile when
+  /// nothing wrote it yet (`verb`: what the op does with it).
+  std::optional<ValueId> written(ir::TileId t, const char *verb = "read") {
+    auto it = tiles.find(t);
+    if (it != tiles.end())
+      return it->second;
+    fail("tile `" + k.tiles[t].name + "` is " + verb + " before it is written");
+    return std::nullopt;
+  }
+
+  /// A number that provably divides e's value (0 when e is 0): constants,
+  /// sums, products, and the lets and loop variables built from them.
+  /// Anything else (grid ids, dims, divisions) counts as 1.
+  std::int64_t factor(const ir::IndexExpr &e) {
+    using K = ir::IndexExpr::Kind;
+    switch (e.kind()) {
+    case K::Const:
+      return e.value() < 0 ? -e.value() : e.value();
+    case K::Var: {
+      auto it = varFactor.find(e.index());
+      return it == varFactor.end() ? 1 : it->second;
+    }
+    case K::Add:
+    case K::Sub:
+      return std::gcd(factor(e.lhs()), factor(e.rhs()));
+    case K::Mul: {
+      std::int64_t l = factor(e.lhs()), r = factor(e.rhs()), p = 0;
+      return __builtin_mul_overflow(l, r, &p) ? std::max<std::int64_t>(l, r) : p;
+    }
+    default:
+      return 1;
+    }
+  }
+
   std::pair<ValueId, std::vector<ValueId>> view(const ir::Access &a) {
     if (a.kind != ir::Access::Kind::Tensor || a.slice.empty()) {
       fail("a load or store must name a slice of a tensor parameter");
@@ -125,6 +163,17 @@ struct Lowering {
     for (const ir::SliceDim &d : a.slice) {
       if (d.point) {
         fail("a point index into a tensor (dropping a dimension) is not lowered to Tile IR yet");
+        return {};
+      }
+      // The view's index is the start divided by the size: exact only when
+      // the start is a multiple of it (otherwise the tile read would be the
+      // aligned one below it: a silent miscompile).
+      if (std::int64_t f = factor(d.offset); d.size > 1 && f % d.size != 0) {
+        fail("a slice of size " + std::to_string(d.size) + " must start at a multiple of " +
+             std::to_string(d.size) +
+             " that the compiler can see (a multiple of the size times a grid id or loop "
+             "index, plus multiples of the size): Tile IR addresses whole tiles of a "
+             "partition view");
         return {};
       }
       shape.push_back(d.size);
@@ -151,16 +200,14 @@ struct Lowering {
       std::memcpy(&bits, &f, 4);
       return w.constantSplat(type, bits, 4);
     }
-    auto it = tiles.find(o.tile);
-    if (it == tiles.end()) {
-      fail("tile `" + k.tiles[o.tile].name + "` is read before it is written");
+    auto value = written(o.tile);
+    if (!value)
       return ValueId{};
-    }
     const ir::TileDecl &t = k.tiles[o.tile];
     if (t.shape == shape)
-      return it->second;
+      return *value;
     if (t.shape.size() == 2 && shape.size() == 2 && t.shape[0] == shape[0] && t.shape[1] == 1)
-      return w.broadcast(type, it->second); // an [R, 1] column along the rows
+      return w.broadcast(type, *value); // an [R, 1] column along the rows
     fail("operand shapes do not match for the Tile IR lowering");
     return ValueId{};
   }
@@ -177,6 +224,8 @@ struct Lowering {
         out.insert(x->dst);
       else if (auto *x = op.as<ir::ReduceOp>())
         out.insert(x->dst);
+      else if (auto *x = op.as<ir::MmaOp>())
+        out.insert(x->dst);
       else if (auto *x = op.as<ir::ForOp>())
         tilesWritten(x->body, out);
     }
@@ -191,7 +240,10 @@ struct Lowering {
     }
   }
 
-  void lower(const ir::LetOp &op) { vars[op.var] = index(op.value); }
+  void lower(const ir::LetOp &op) {
+    vars[op.var] = index(op.value);
+    varFactor[op.var] = factor(op.value);
+  }
   void lower(const ir::FillOp &op) {
     const ir::TileDecl &t = k.tiles[op.dst];
     ir::Operand o = ir::Operand::ofScalar(op.value);
@@ -208,22 +260,48 @@ struct Lowering {
       return;
     }
     auto [pv, idx] = view(op.src);
-    if (error.empty())
-      tiles[op.dst] = w.loadView(tileType(t), pv, idx).first;
+    if (!error.empty())
+      return;
+    // The view's tiles have the slice's shape ([64] for a 1-D tensor); the
+    // register tile may carry it as [64, 1]: same elements, reshaped.
+    std::vector<std::int64_t> shape = sliceShape(op.src);
+    if (!sameElements(shape, t.shape))
+      return;
+    ValueId v = w.loadView(w.tile(elem(t.dtype), shape), pv, idx).first;
+    tiles[op.dst] = shape == t.shape ? v : w.reshape(tileType(t), v);
+  }
+  std::vector<std::int64_t> sliceShape(const ir::Access &a) {
+    std::vector<std::int64_t> shape;
+    for (const ir::SliceDim &d : a.slice)
+      shape.push_back(d.size);
+    return shape;
+  }
+  bool sameElements(const std::vector<std::int64_t> &a, const std::vector<std::int64_t> &b) {
+    std::int64_t na = 1, nb = 1;
+    for (std::int64_t x : a)
+      na *= x;
+    for (std::int64_t x : b)
+      nb *= x;
+    if (na != nb)
+      fail("a slice and its register tile hold different numbers of elements");
+    return na == nb;
   }
   void lower(const ir::StoreOp &op) {
     if (op.masked || op.convert) {
       fail("masked or converting stores are not lowered to Tile IR yet");
       return;
     }
-    auto it = tiles.find(op.src);
-    if (it == tiles.end()) {
-      fail("tile `" + k.tiles[op.src].name + "` is stored before it is written");
+    auto src = written(op.src, "stored");
+    if (!src)
       return;
-    }
     auto [pv, idx] = view(op.dst);
-    if (error.empty())
-      w.storeView(it->second, pv, idx);
+    if (!error.empty())
+      return;
+    const ir::TileDecl &t = k.tiles[op.src];
+    std::vector<std::int64_t> shape = sliceShape(op.dst);
+    if (!sameElements(shape, t.shape))
+      return;
+    w.storeView(shape == t.shape ? *src : w.reshape(w.tile(elem(t.dtype), shape), *src), pv, idx);
   }
   void lower(const ir::UnaryOp &op) {
     const ir::TileDecl &t = k.tiles[op.dst];
@@ -235,6 +313,37 @@ struct Lowering {
     else
       fail("`" + std::string(ir::unaryKindName(op.kind)) + "` is not lowered to Tile IR yet");
   }
+  /// `acc <- wmma_mma acc a b` of the block-level form: both operands are
+  /// whole register tiles (values), as mmaf takes them.
+  void lower(const ir::MmaOp &op) {
+    auto value = [&](const ir::Access &x, const char *role) -> std::optional<ValueId> {
+      if (x.kind != ir::Access::Kind::Tile || !x.slice.empty() ||
+          k.tiles[x.id].space != ir::MemSpace::Register) {
+        fail(std::string("the ") + role +
+             " operand of `wmma_mma` must be a whole register tile for Tile IR (it has no "
+             "shared memory)");
+        return std::nullopt;
+      }
+      return written(x.id);
+    };
+    if (op.transB) {
+      fail("a transposed B operand of `wmma_mma` is not lowered to Tile IR yet");
+      return;
+    }
+    auto a = value(op.a, "A"), b = value(op.b, "B");
+    if (!a || !b)
+      return;
+    const ir::TileDecl &d = k.tiles[op.dst], &ad = k.tiles[op.a.id];
+    if (d.dtype != ir::DType::F32 || (ad.dtype != ir::DType::F16 && ad.dtype != ir::DType::BF16)) {
+      fail("`wmma_mma` is lowered to Tile IR for F16 or BF16 operands and an F32 accumulator");
+      return;
+    }
+    auto acc = written(op.acc);
+    if (!acc)
+      return;
+    tiles[op.dst] = w.mmaF(tileType(d), *a, *b, *acc);
+  }
+
   void lower(const ir::BinaryOp &op) {
     const ir::TileDecl &t = k.tiles[op.dst];
     TypeId ty = tileType(t);
@@ -289,12 +398,15 @@ struct Lowering {
       auto it = tiles.find(t);
       // A tile first written inside the loop starts as zeros (never read
       // before the body writes it: the checker's initialisation rules).
-      init.push_back(it != tiles.end() ? it->second : w.constantSplat(types.back(), 0, 4));
+      // The splat's element is as wide as the tile's (2 bytes for F16/BF16).
+      unsigned width = d.dtype == ir::DType::F16 || d.dtype == ir::DType::BF16 ? 2 : 4;
+      init.push_back(it != tiles.end() ? it->second : w.constantSplat(types.back(), 0, width));
     }
     ValueId lb = index(op.lower), ub = index(op.upper), st = index(op.step);
     auto body = w.beginFor(lb, ub, st, init, types, si());
     auto savedVars = vars;
     vars[op.var] = body[0];
+    varFactor[op.var] = std::gcd(factor(op.lower), factor(op.step));
     auto savedTiles = tiles;
     for (size_t i = 0; i < carried.size(); ++i)
       tiles[carried[i]] = body[1 + i];

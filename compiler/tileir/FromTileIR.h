@@ -11,7 +11,8 @@
 //
 // Supported: let, fill, load, store (same dtype), add/sub/mul/div/max (a
 // tile, an [R, 1] column broadcast along the rows, or a literal), exp and
-// copy, row_sum/row_max, for. Anything else is an error naming the op
+// copy, row_sum/row_max, wmma_mma of whole register tiles (mmaf: F16/BF16
+// into F32), for. Anything else is an error naming the op
 // (never a silent drop). Issue 18 part 4's language form and driver hook
 // are not implemented; this is the lowering they will call.
 //

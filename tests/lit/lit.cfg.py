@@ -130,3 +130,22 @@ try:
     lit_config.maxIndividualTestTime = int(os.environ.get("KINA_LIT_TIMEOUT", "300"))
 except ImportError:
     lit_config.note("python3-psutil missing: no per-test timeout")
+
+# `%python-numpy` is a Python 3 that imports NumPy ($PYTHON, python3 on PATH,
+# or Debian's /usr/bin/python3, where scripts/setup.sh installs python3-numpy);
+# without one, the tests that use it fail (never pass).
+numpy_python = None
+for cand in (os.environ.get("PYTHON"), shutil.which("python3"), "/usr/bin/python3"):
+    if not cand:
+        continue
+    try:
+        ok = subprocess.run([cand, "-c", "import numpy"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    if ok:
+        numpy_python = cand
+        break
+if not numpy_python:
+    lit_config.note("no python3 with NumPy: tests using %python-numpy will fail")
+    numpy_python = "python3-with-numpy-not-found"
+config.substitutions.insert(0, ("%python-numpy", numpy_python))

@@ -827,6 +827,33 @@ int main(int argc, char **argv) {
     if (!missing.empty())
       ++failed;
   }
+  // The Tile IR backend (docs/tile-ir.md): every corpus file that `kina
+  // check --backend=tileir --target sm_90` accepts must build through
+  // tileiras (the check half alone when none is installed). Block-level
+  // corpus kernels are what passes; the generators make none yet.
+  {
+    unsigned tileClean = 0, tileBuilt = 0, tileFailed = 0, tileFiles = 0;
+    for (const Input &in : inputs) {
+      if (in.generated)
+        continue;
+      ++tileFiles;
+      Outcome t = checkThenBuildTileIr(in.name, in.text, "sm_90");
+      if (!t.checkClean)
+        continue;
+      ++tileClean;
+      if (t.failure) {
+        ++tileFailed;
+        std::cout << "  UNEXPECTED tileir: " << in.name << ": " << t.failure->text() << "\n";
+      } else {
+        tileBuilt += t.kernels > 0;
+      }
+    }
+    std::cout << "  tileir (sm_90): " << tileClean << " of " << tileFiles
+              << " corpus files check clean with --backend=tileir; " << tileBuilt
+              << " assembled by tileiras, " << tileFailed << " failed\n";
+    passed += tileClean - tileFailed;
+    failed += tileFailed;
+  }
   std::cout << "kina-property: " << passed << " programs hold the property, " << failed
             << " violate it, " << skipped << " fail in a known class, " << rejectedAll
             << " rejected by the checker on every target\n";

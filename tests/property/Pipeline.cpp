@@ -7,6 +7,9 @@
 #include "runtime/LaunchSpec.h"
 
 #include "sema/Frontend.h"
+#include "target/TargetError.h"
+#include "tileir/Assembler.h"
+#include "tileir/CheckedLowering.h"
 #include <nlohmann/json.hpp>
 
 #include "llvm/Support/Error.h"
@@ -139,6 +142,63 @@ Outcome checkThenBuild(const std::string &path, const std::string &text, const s
       out.failure =
           BuildFailure{k.name, "launch", std::string(diagInfo(spec.error().diagId()).code),
                        spec.error().message};
+      return out;
+    }
+  }
+  return out;
+}
+
+Outcome checkThenBuildTileIr(const std::string &path, const std::string &text,
+                             const std::string &target) {
+  Outcome out;
+  SourceFile file(path, text);
+  auto tileTarget = tileir::parseTarget(target);
+  if (!tileTarget) {
+    out.rejectCodes.emplace_back("K1124");
+    return out;
+  }
+  // ---- kina check --backend=tileir (compiler/driver/Check.cpp) ----
+  sema::FrontendOptions fe;
+  fe.target = target;
+  fe.backend = "tileir";
+  sema::Analysis analysis = sema::analyze(file, fe);
+  for (const Diagnostic &d : analysis.diagnostics)
+    if (d.severity() == Severity::Error)
+      out.rejectCodes.emplace_back(d.info().code);
+  if (!out.rejectCodes.empty())
+    return out;
+  // The version `kina check --backend=tileir` lowers at (the installed
+  // tileiras's, which build then uses too).
+  auto version = tileir::versionForCheck(*tileTarget);
+  if (!version) {
+    out.rejectCodes.emplace_back("K1122");
+    return out;
+  }
+  std::vector<std::pair<std::string, tileir::LoweredKernel>> lowered;
+  for (const sema::KernelSummary &k : analysis.program.kernels) {
+    auto kernel = lower::lowerKernel(analysis, k.name);
+    if (!kernel) { // as checkTileIrBackend: the PTX property reports it
+      llvm::consumeError(kernel.takeError());
+      continue;
+    }
+    std::vector<Diagnostic> diags;
+    auto l = tileir::lowerChecked(*kernel, *tileTarget, version->version, version->describe, diags);
+    if (!l) {
+      out.rejectCodes.emplace_back(diags.empty() ? "K1125" : std::string(diags[0].info().code));
+      return out;
+    }
+    lowered.emplace_back(k.name, std::move(*l));
+  }
+  out.checkClean = true;
+  // ---- kina build --backend=tileir (compiler/driver/BuildTileIr.cpp) ----
+  if (!version->assembler) // no tileiras here: the check half is all there is
+    return out;
+  for (const auto &[name, l] : lowered) {
+    ++out.kernels;
+    auto cubin = tileir::assemble(version->assembler->tool, l.bytecode, *tileTarget);
+    if (!cubin) {
+      auto f = target::takeTargetFailure(cubin.takeError());
+      out.failure = BuildFailure{name, "tileiras", std::string(diagInfo(f.id).code), f.message};
       return out;
     }
   }

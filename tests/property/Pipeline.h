@@ -63,6 +63,12 @@ struct Outcome {
 Outcome checkThenBuild(const std::string &path, const std::string &text, const std::string &target,
                        Stop stop, const FaultInjection *fault = nullptr);
 
+/// `kina check --backend=tileir --target T` on `text`; when it is clean and
+/// a tileiras is installed, `kina build --backend=tileir` of every kernel
+/// (bytecode, then tileiras). Block-level kernels are what passes the check.
+Outcome checkThenBuildTileIr(const std::string &path, const std::string &text,
+                             const std::string &target);
+
 /// Only the check half.
 bool checksClean(const std::string &path, const std::string &text, const std::string &target);
 

@@ -67,6 +67,9 @@ struct View {
   /// whose elements are contiguous from an even offset: as a row [1, N]
   /// (asRow) its pairs may be accessed as one vector.
   bool vector = false, rowPairAligned = false;
+  /// Global, unit column stride: pairs are vectors where the element offsets
+  /// are even (pairAligned when known statically, else checked at run time).
+  bool unitCols = false;
 };
 
 /// A 1-D global view [N] as the row [1, N] of a per-warp or warpgroup row
@@ -342,6 +345,25 @@ private:
   /// Slot (r, c) of the view lies inside the tensor.
   Value insideMask(Value r, Value c, std::pair<Value, Value> limits);
   LogicalResult maskedLoad(const kir::LoadOp &o, std::string &error);
+  /// A masked access's pairs (c, c+1), c even, are inside or outside the
+  /// tensor together: the column extent and the slice's column offset are
+  /// known even.
+  bool pairMaskUniform(const kir::Access &a);
+  /// Emits emit(true) (pairs as one access) where staticPairs, emit(false)
+  /// where not pairable, else both behind a run-time parity check.
+  void versionPairs(bool pairable, bool staticPairs, const View &v, Value colLimit,
+                    const std::function<void(bool)> &emit);
+  /// `@p ld.global` of `bits` bits at p (fill bits where !inside), and
+  /// `@p st.global`: branch-free predicated accesses (inline PTX), so that
+  /// all loads of a tile issue before the first use (LLVM turns a select
+  /// around a load into a branch per element, which serialises them).
+  /// `nc`: the tensor is a read-only (noalias) input, read through the
+  /// non-coherent path as LLVM's plain loads of it are (ld.global.nc).
+  Value predicatedLoad(Value inside, Value p, unsigned bits, Value fillBits, bool nc);
+  void predicatedStore(Value inside, Value p, unsigned bits, Value valueBits);
+  Value bitcastTo(Type t, Value v) {
+    return v.getType() == t ? v : Value(LLVM::BitcastOp::create(b_, loc_, t, v));
+  }
   LogicalResult maskedStore(const kir::StoreOp &o, std::string &error);
   /// `out[...] <- atomic_add v` (max, min), masked or not.
   LogicalResult atomicStore(const kir::StoreOp &o, std::string &error);
@@ -578,6 +600,7 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
     v.rowStride = strides[keep[0]];
     v.colStride = vector ? c32(1) : strides[keep[1]];
     bool unitCols = !vector && keep[1] == rank - 1;
+    v.unitCols = unitCols || (vector && keep[0] == rank - 1);
     v.pairAligned = unitCols && knownMultiple(k_, baseExpr) % 2 == 0 &&
                     knownMultiple(k_, strideExprs[keep[0]]) % 2 == 0;
     v.vector = vector;
@@ -810,6 +833,13 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
   std::optional<View> a;
   if (!registerA)
     a = view(o.a, error);
+  // A register B is the block-level form's, for the Tile IR backend only
+  // (the checker rejects it for PTX: K0404).
+  if (o.b.kind == kir::Access::Kind::Tile && o.b.id < k_.tiles.size() &&
+      k_.tiles[o.b.id].space == kir::MemSpace::Register) {
+    error = "a register B operand of wmma_mma has no PTX lowering (Tile IR backend only)";
+    return failure();
+  }
   auto bv = view(o.b, error);
   if ((!registerA && !a) || !bv)
     return failure();
@@ -988,8 +1018,11 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
 // A masked access touches only the elements of its box inside the tensor:
 // each element is predicated on (row < rowLimit && col < colLimit), a load
 // of an element outside yields the fill value, a store of one is skipped.
-// Elements go one by one (a pair may straddle the edge); the checker proved
-// every slice start >= 0, so one upper compare per dimension suffices.
+// The checker proved every slice start >= 0, so one upper compare per
+// dimension suffices. Accesses of 2, 4 and 8 bytes are predicated PTX
+// instructions, not branches, so a tile's loads are all in flight at once;
+// a pair (c, c+1) goes as one access where it cannot straddle the edge
+// (pairMaskUniform), otherwise elements go one by one.
 
 std::pair<Value, Value> Emitter::maskLimits(const kir::Access &a) {
   const kir::TensorParam &p = k_.params[a.id];
@@ -1015,6 +1048,66 @@ Value Emitter::insideMask(Value r, Value c, std::pair<Value, Value> limits) {
   return arith::AndIOp::create(b_, loc_, inRow, inCol);
 }
 
+void Emitter::versionPairs(bool pairable, bool staticPairs, const View &v, Value colLimit,
+                           const std::function<void(bool)> &emit) {
+  if (!pairable || staticPairs) {
+    emit(pairable && staticPairs);
+    return;
+  }
+  // Parities unknown at compile time: one uniform branch picks the pair
+  // version when the element offsets (base, row stride) and the column
+  // limit are even (then (c, c+1), c even, are inside together and 2-element
+  // aligned), the element version otherwise.
+  Value bits = v.vector
+                   ? Value(arith::OrIOp::create(b_, loc_, v.base, colLimit))
+                   : Value(arith::OrIOp::create(
+                         b_, loc_, arith::OrIOp::create(b_, loc_, v.base, v.rowStride), colLimit));
+  Value even = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                     arith::AndIOp::create(b_, loc_, bits, c32(1)), c32(0));
+  auto ifOp = scf::IfOp::create(b_, loc_, even, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b_);
+  b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  emit(true);
+  b_.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  emit(false);
+}
+
+bool Emitter::pairMaskUniform(const kir::Access &a) {
+  const kir::TensorParam &p = k_.params[a.id];
+  size_t last = p.shape.size() - 1;
+  if (!a.slice.empty() && a.slice[last].point)
+    return false;
+  return knownMultiple(k_, p.shape[last]) % 2 == 0 &&
+         (a.slice.empty() || knownMultiple(k_, a.slice[last].offset) % 2 == 0);
+}
+
+static const char *ptxReg(unsigned bits) { return bits == 16 ? "h" : bits == 32 ? "r" : "l"; }
+
+Value Emitter::predicatedLoad(Value inside, Value p, unsigned bits, Value fillBits, bool nc) {
+  Type it = b_.getIntegerType(bits);
+  Value pred = arith::ExtUIOp::create(b_, loc_, i32(), inside);
+  std::string text = "{\n .reg .pred p;\n setp.ne.b32 p, $2, 0;\n mov.b" + std::to_string(bits) +
+                     " $0, $3;\n @p ld.global" + (nc ? ".nc" : "") + ".b" + std::to_string(bits) +
+                     " $0, [$1];\n}";
+  std::string cons = std::string("=") + ptxReg(bits) + ",l,r," + ptxReg(bits) + ",~{memory}";
+  auto op = LLVM::InlineAsmOp::create(
+      b_, loc_, it, ValueRange{p, pred, fillBits}, text, cons, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b_.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  return op.getResult(0);
+}
+
+void Emitter::predicatedStore(Value inside, Value p, unsigned bits, Value valueBits) {
+  Value pred = arith::ExtUIOp::create(b_, loc_, i32(), inside);
+  std::string text = "{\n .reg .pred p;\n setp.ne.b32 p, $1, 0;\n @p st.global.b" +
+                     std::to_string(bits) + " [$0], $2;\n}";
+  std::string cons = std::string("l,r,") + ptxReg(bits) + ",~{memory}";
+  LLVM::InlineAsmOp::create(
+      b_, loc_, TypeRange{}, ValueRange{p, pred, valueBits}, text, cons,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b_.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+}
+
 LogicalResult Emitter::maskedLoad(const kir::LoadOp &o, std::string &error) {
   auto src = view(o.src, error);
   if (!src)
@@ -1032,20 +1125,50 @@ LogicalResult Emitter::maskedLoad(const kir::LoadOp &o, std::string &error) {
   std::map<const void *, Value> memo;
   Value fill = scalar(o.fill, t.dtype, memo);
   unsigned eb = kir::dtypeBytes(src->dtype);
-  for (int64_t s = 0; s < registerSlots(t.shape); ++s) {
-    auto [r, c] = slotCoords(t.shape, s);
-    Value inside = insideMask(r, c, limits);
-    auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{src->elem}, inside, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b_);
-      b_.setInsertionPointToStart(ifOp.thenBlock());
-      Value v = LLVM::LoadOp::create(b_, loc_, src->elem, elemPtr(*src, r, c), eb);
-      scf::YieldOp::create(b_, loc_, v);
-      b_.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b_, loc_, fill);
+  // Predicated loads of 2, 4 or 8 bytes; a pair of 16- or 32-bit elements
+  // goes as one access when its two mask bits agree (pairMaskUniform).
+  bool predicated = (eb == 2 || eb == 4 || eb == 8) && fill.getType() == src->elem;
+  bool pairable = predicated && eb <= 4 && t.shape[1] != 1 && src->unitCols;
+  auto emit = [&](bool pairs) {
+    for (int64_t s = 0; s < registerSlots(t.shape); s += pairs ? 2 : 1) {
+      auto [r, c] = slotCoords(t.shape, s);
+      Value inside = insideMask(r, c, limits);
+      if (predicated) {
+        unsigned bits = eb * 8 * (pairs ? 2 : 1);
+        Type et = b_.getIntegerType(eb * 8);
+        Value fb = bitcastTo(et, fill);
+        if (pairs) {
+          Value lo = arith::ExtUIOp::create(b_, loc_, b_.getIntegerType(bits), fb);
+          Value hi = arith::ShLIOp::create(
+              b_, loc_, lo,
+              arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(lo.getType(), eb * 8)));
+          fb = arith::OrIOp::create(b_, loc_, lo, hi);
+        }
+        Value v =
+            predicatedLoad(inside, elemPtr(*src, r, c), bits, fb, !k_.params[o.src.id].writable);
+        if (!pairs) {
+          regStore(o.dst, s, bitcastTo(src->elem, v));
+          continue;
+        }
+        Value vec = LLVM::BitcastOp::create(b_, loc_, VectorType::get({2}, src->elem), v);
+        for (int i = 0; i < 2; ++i)
+          regStore(o.dst, s + i, LLVM::ExtractElementOp::create(b_, loc_, vec, c32(i)));
+        continue;
+      }
+      auto ifOp =
+          scf::IfOp::create(b_, loc_, TypeRange{src->elem}, inside, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b_);
+        b_.setInsertionPointToStart(ifOp.thenBlock());
+        Value v = LLVM::LoadOp::create(b_, loc_, src->elem, elemPtr(*src, r, c), eb);
+        scf::YieldOp::create(b_, loc_, v);
+        b_.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b_, loc_, fill);
+      }
+      regStore(o.dst, s, ifOp.getResult(0));
     }
-    regStore(o.dst, s, ifOp.getResult(0));
-  }
+  };
+  versionPairs(pairable, src->pairAligned && pairMaskUniform(o.src), *src, limits.second, emit);
   return success();
 }
 
@@ -1064,22 +1187,45 @@ LogicalResult Emitter::maskedStore(const kir::StoreOp &o, std::string &error) {
     limits = {c32(1), limits.first};
   }
   unsigned eb = kir::dtypeBytes(dst->dtype);
-  for (int64_t s = 0; s < registerSlots(shape); ++s) {
-    auto [r, c] = slotCoords(shape, s);
-    Value inside = insideMask(r, c, limits);
-    // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes
-    // (a [1, C] row over the 8 row groups: lanes 0..3).
-    if (shape[1] == 1 || shape[0] == 1)
-      inside = arith::AndIOp::create(b_, loc_, inside,
-                                     arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                                           shape[1] == 1 ? laneCol2_ : laneRow_,
-                                                           c32(0)));
-    auto ifOp = scf::IfOp::create(b_, loc_, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard g(b_);
-    b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    LLVM::StoreOp::create(b_, loc_, convert(regLoad(o.src, s), k_.tiles[o.src].dtype, dst->dtype),
-                          elemPtr(*dst, r, c), eb);
-  }
+  bool predicated = eb == 2 || eb == 4 || eb == 8;
+  bool pairable = predicated && eb <= 4 && shape[1] != 1 && dst->unitCols;
+  auto emit = [&](bool pairs) {
+    for (int64_t s = 0; s < registerSlots(shape); s += pairs ? 2 : 1) {
+      auto [r, c] = slotCoords(shape, s);
+      Value inside = insideMask(r, c, limits);
+      // Row vectors are replicated over the 4 lanes of a row: lane%4 == 0 writes
+      // (a [1, C] row over the 8 row groups: lanes 0..3).
+      if (shape[1] == 1 || shape[0] == 1)
+        inside = arith::AndIOp::create(b_, loc_, inside,
+                                       arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                                             shape[1] == 1 ? laneCol2_ : laneRow_,
+                                                             c32(0)));
+      if (predicated) {
+        Type et = b_.getIntegerType(eb * 8);
+        auto bitsOf = [&](int64_t slot) -> Value {
+          Value v = convert(regLoad(o.src, slot), k_.tiles[o.src].dtype, dst->dtype);
+          return bitcastTo(et, v);
+        };
+        Value v = bitsOf(s);
+        if (pairs) {
+          Type wt = b_.getIntegerType(eb * 16);
+          Value lo = arith::ExtUIOp::create(b_, loc_, wt, v);
+          Value hi = arith::ShLIOp::create(
+              b_, loc_, arith::ExtUIOp::create(b_, loc_, wt, bitsOf(s + 1)),
+              arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(wt, eb * 8)));
+          v = arith::OrIOp::create(b_, loc_, lo, hi);
+        }
+        predicatedStore(inside, elemPtr(*dst, r, c), eb * 8 * (pairs ? 2 : 1), v);
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(b_, loc_, inside, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b_);
+      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      LLVM::StoreOp::create(b_, loc_, convert(regLoad(o.src, s), k_.tiles[o.src].dtype, dst->dtype),
+                            elemPtr(*dst, r, c), eb);
+    }
+  };
+  versionPairs(pairable, dst->pairAligned && pairMaskUniform(o.dst), *dst, limits.second, emit);
   return success();
 }
 

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "sema/solver/Context.h"
 
+#include <algorithm>
+
 #include "sema/solver/CheckedMath.h"
 
 namespace kina::sema::solver {
@@ -25,6 +27,7 @@ void Context::pop() {
   Mark M = Marks.back();
   Marks.pop_back();
   Facts.resize(M.Facts);
+  FactOrigins.resize(M.Facts);
   while (IndexLog.size() > M.IndexLog) {
     ByAtom[IndexLog.back()].pop_back();
     IndexLog.pop_back();
@@ -151,7 +154,59 @@ void Context::addFact(Fact F) {
     IndexLog.push_back(T.Atom);
   }
   Facts.push_back(std::move(F));
+  FactOrigins.push_back(Origin);
   changed();
+}
+
+std::vector<size_t> Context::factsAbout(const DimExpr &E) {
+  // Symbols mentioned by an expression, directly or inside opaque atoms.
+  auto symbolsOf = [this](const DimExpr &X, std::vector<AtomId> &Out) {
+    auto Add = [&](AtomId A) {
+      if (std::find(Out.begin(), Out.end(), A) == Out.end())
+        Out.push_back(A);
+    };
+    for (const Term &T : X.terms()) {
+      const AtomInfo &Info = Syms.info(T.Atom);
+      if (Info.Kind == AtomKind::Symbol)
+        Add(T.Atom);
+      for (AtomId S : Info.Symbols)
+        Add(S);
+    }
+  };
+  std::vector<AtomId> Wanted;
+  DimExpr G = expand(E);
+  if (!G.isValid())
+    return {};
+  symbolsOf(G, Wanted);
+  std::vector<char> Taken(Facts.size(), 0);
+  std::vector<AtomId> Mine;
+  for (unsigned Round = 0; Round < 2; ++Round) {
+    bool Grew = false;
+    size_t Known = Wanted.size();
+    for (size_t I = 0; I < Facts.size(); ++I) {
+      if (Taken[I])
+        continue;
+      Mine.clear();
+      symbolsOf(Facts[I].E, Mine);
+      bool Shares = false;
+      for (AtomId A : Mine)
+        Shares |= std::find(Wanted.begin(), Wanted.begin() + Known, A) != Wanted.begin() + Known;
+      if (!Shares)
+        continue;
+      Taken[I] = 1;
+      Grew = true;
+      for (AtomId A : Mine)
+        if (std::find(Wanted.begin(), Wanted.end(), A) == Wanted.end())
+          Wanted.push_back(A);
+    }
+    if (!Grew)
+      break;
+  }
+  std::vector<size_t> Out;
+  for (size_t I = 0; I < Facts.size(); ++I)
+    if (Taken[I])
+      Out.push_back(I);
+  return Out;
 }
 
 void Context::assumeRange(const DimExpr &X, const DimExpr &Lo, const DimExpr &Hi) {

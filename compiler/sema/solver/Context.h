@@ -95,6 +95,19 @@ public:
   /// E with every definition in scope substituted.
   DimExpr expand(const DimExpr &E);
 
+  //===--- Where facts come from (proof explanations, hover) ---------------===//
+  /// Facts added from now on carry origin O, an index the caller gives
+  /// meaning to (the checker: a `requires` clause, a loop, a grid); -1 none.
+  void setOrigin(int32_t O) { Origin = O; }
+  int32_t origin() const { return Origin; }
+  /// The facts in scope that bear on E: those sharing a symbol with E, or
+  /// with a fact that does (one hop: a loop bound names the dims it depends on), as indices into
+  /// facts(), outermost first. A relevance filter, not a minimal proof: it
+  /// names what a proof of E could have used. Cost O(rounds * facts * terms).
+  std::vector<size_t> factsAbout(const DimExpr &E);
+  /// The origin of facts()[I] (setOrigin at the time it was added).
+  int32_t factOrigin(size_t I) const { return I < FactOrigins.size() ? FactOrigins[I] : -1; }
+
   //===--- Queries --------------------------------------------------------===//
   /// E >= 0.
   Proof proveNonNegative(const DimExpr &E, const ProofOptions &O = {});
@@ -188,6 +201,8 @@ private:
 
   SymbolTable &Syms;
   std::vector<Fact> Facts;
+  std::vector<int32_t> FactOrigins; ///< parallel to Facts
+  int32_t Origin = -1;
   /// Indices into Facts of the facts mentioning each atom as a linear term.
   std::vector<std::vector<uint32_t>> ByAtom;
   std::vector<AtomId> IndexLog;

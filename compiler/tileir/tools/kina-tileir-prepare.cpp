@@ -4,25 +4,76 @@
 // (SmokeKernels.h) at the version chosen for the selected tileiras,
 // assembles each for --target, and puts DIR/<kernel>.tileirbc,
 // DIR/<kernel>.cubin and DIR/manifest.txt (one line per kernel: name, kind,
-// grid x y z, sizes) for tests/gpu/tileir/tileir_run on the GPU machine,
-// which has no tileiras. Exit 1 on any discovery, writer or assembly error.
+// grid x y z, block x y z, sizes) for tests/gpu/tileir/tileir_run on the GPU
+// machine, which has no tileiras. Exit 1 on any discovery, writer or
+// assembly error. The block is the cubin's EIATTR_REQNTID: tileiras picks
+// the thread count, and a launch with any other block is refused
+// (CUDA_ERROR_INVALID_VALUE).
 //
 // Usage: kina-tileir-prepare DIR [--target sm_90] [--small]
+//        kina-tileir-prepare --block-of CUBIN KERNEL   (prints "x y z")
 //
 //===----------------------------------------------------------------------===//
+#include "target/CubinInfo.h"
 #include "target/TargetError.h"
 #include "tileir/Assembler.h"
 #include "tileir/SmokeKernels.h"
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
 using namespace kina;
 using namespace kina::tileir;
 
+namespace {
+
+/// The block size a Tile IR cubin's kernel requires, or why there is none.
+std::optional<std::array<unsigned, 3>> requiredBlock(std::span<const std::uint8_t> cubin,
+                                                     const std::string &kernel, std::string &why) {
+  auto info = target::readCubin(cubin);
+  if (!info) {
+    why = target::takeTargetFailure(info.takeError()).message;
+    return std::nullopt;
+  }
+  const target::CubinFunctionInfo *fn = info->find(kernel);
+  if (!fn) {
+    why = "the cubin has no function `" + kernel + "`";
+    return std::nullopt;
+  }
+  if (!fn->reqThreads) {
+    why = "the cubin gives `" + kernel + "` no required block size (EIATTR_REQNTID)";
+    return std::nullopt;
+  }
+  return fn->reqThreads;
+}
+
+int printBlockOf(const std::string &path, const std::string &kernel) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+    return 1;
+  }
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  std::string why;
+  auto block = requiredBlock(bytes, kernel, why);
+  if (!block) {
+    std::fprintf(stderr, "error: %s: %s\n", path.c_str(), why.c_str());
+    return 1;
+  }
+  std::printf("%u %u %u\n", (*block)[0], (*block)[1], (*block)[2]);
+  return 0;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
+  if (argc == 4 && std::string(argv[1]) == "--block-of")
+    return printBlockOf(argv[2], argv[3]);
   std::string dir, targetName = "sm_90";
   bool small = false;
   for (int i = 1; i < argc; ++i) {
@@ -97,8 +148,16 @@ int main(int argc, char **argv) {
     }
     std::ofstream(dir + "/" + k.name + ".cubin", std::ios::binary)
         .write(reinterpret_cast<const char *>(cubin->data()), cubin->size());
+    std::string why;
+    auto block = requiredBlock(*cubin, k.name, why);
+    if (!block) {
+      std::fprintf(stderr, "FAIL %s: %s\n", k.name.c_str(), why.c_str());
+      ++bad;
+      continue;
+    }
     manifest << k.name << " " << it.kind << " " << k.grid[0] << " " << k.grid[1] << " " << k.grid[2]
-             << " " << it.sizes << "\n";
+             << " " << (*block)[0] << " " << (*block)[1] << " " << (*block)[2] << " " << it.sizes
+             << "\n";
     std::printf("ok   %s: %zu bytes of bytecode, %zu-byte cubin\n", k.name.c_str(),
                 k.bytecode.size(), cubin->size());
   }

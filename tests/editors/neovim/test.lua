@@ -313,6 +313,52 @@ local function run()
     assert(at == line, ':KinaSource went to line ' .. at .. ', the wmma_mma is on ' .. line)
   end)
 
+  -- Issue 17 part 4: hover inside the global slice of A shows the bounds
+  -- proof, with the requires clause (checked at launch) and the loop bound.
+  check('hover on a slice shows its bounds proof', function()
+    assert(attached, 'kina-lsp did not attach')
+    local fbuf = fixed_buf()
+    vim.cmd('buffer ' .. fbuf)
+    local line, col = find(fbuf, '..+ 128, k * 16')
+    vim.api.nvim_win_set_cursor(0, { line, col + 1 })
+    local text = ''
+    wait_for('a hover with the bounds proof', function()
+      local res = vim.lsp.buf_request_sync(fbuf, 'textDocument/hover', vim.lsp.util.make_position_params(), 5000) or {}
+      for _, r in pairs(res) do
+        local c = r.result and r.result.contents
+        text = type(c) == 'table' and (c.value or '') or tostring(c or '')
+        if text:find('in bounds', 1, true) and text:find('k * 16 + 16 <= K', 1, true)
+            and text:find('requires (K mod 16 = 0)', 1, true) and text:find('checked at launch', 1, true)
+            and text:find('0 <= k < K / 16', 1, true) then
+          return true
+        end
+      end
+    end, FOLLOW_TIMEOUT)
+  end)
+
+  -- Issue 17 part 5: :KinaReport builds the cubin; the file is published
+  -- again with the spill warning K0850 on the k loop's line (22).
+  check(':KinaReport on a kernel written to spill: K0850 on line 22', function()
+    assert(attached, 'kina-lsp did not attach')
+    vim.cmd('edit ' .. copy_fixture('gemm_spill.kina'))
+    local sbuf = vim.api.nvim_get_current_buf()
+    wait_for('kina-lsp on gemm_spill.kina', function()
+      return next(vim.lsp.buf_get_clients(sbuf)) ~= nil
+    end, TIMEOUT)
+    vim.api.nvim_win_set_cursor(0, { 22, 6 })
+    vim.cmd('KinaReport gemm_spill')
+    local seen = {}
+    wait_for('K0850 on line 22', function()
+      seen = vim.diagnostic.get(sbuf)
+      for _, d in ipairs(seen) do
+        local spill = d.code == 'K0850' or (d.message or ''):find('spills', 1, true)
+        if spill and d.lnum == 21 and d.severity == vim.diagnostic.severity.WARN then
+          return true
+        end
+      end
+    end, 2 * TIMEOUT)
+  end)
+
   check('quick fix adds `requires (K mod 16 = 0)` and clears its error', function()
     assert(attached, 'kina-lsp did not attach')
     local qpath = copy_fixture('gemm_tc_missing_requires.kina')

@@ -34,8 +34,13 @@ if [ -x "$KINA_BIN" ]; then
     --target sm_90 -o "$CARRY/add_blk.cubin"
   "$KINA_BIN" build "$ROOT/tests/gpu/tileir/kernels.kina" --kernel softmax_blk --backend=tileir \
     --target sm_90 -o "$CARRY/softmax_blk.cubin"
-  echo "add_blk kina_add $((am / 16)) $((an / 64)) 1 $am $an" >>"$CARRY/manifest.txt"
-  echo "softmax_blk kina_softmax $((sm / 16)) 1 1 $sm 128" >>"$CARRY/manifest.txt"
+  "$KINA_BIN" build "$ROOT/tests/gpu/tileir/gemm_blk.kina" --kernel gemm_blk --backend=tileir \
+    --target sm_90 -o "$CARRY/gemm_blk.cubin"
+  # The block is the cubin's REQNTID (tileiras chooses the thread count).
+  add_block=$("$PREP" --block-of "$CARRY/add_blk.cubin" add_blk)
+  softmax_block=$("$PREP" --block-of "$CARRY/softmax_blk.cubin" softmax_blk)
+  echo "add_blk kina_add $((am / 16)) $((an / 64)) 1 $add_block $am $an" >>"$CARRY/manifest.txt"
+  echo "softmax_blk kina_softmax $((sm / 16)) 1 1 $softmax_block $sm 128" >>"$CARRY/manifest.txt"
 else
   echo "note: $KINA_BIN not built: the Kina-source kernels are left out" >&2
 fi

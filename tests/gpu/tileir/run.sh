@@ -27,15 +27,41 @@ timeout "$TIMEOUT" "$CARRY/tileir_run" "$CARRY" --iters "$ITERS" 2>&1 | tee -a "
 rc=${PIPESTATUS[0]}
 if [ -n "${KINA:-}" ] && [ "$rc" != 77 ]; then
   echo "PTX backend, same shapes (kina run --check --bench):" | tee -a "$LOG"
-  read -r _ _ _ _ _ n <<<"$(grep ' add ' "$CARRY/manifest.txt" | head -1)"
-  read -r _ _ _ _ _ gm gn gk <<<"$(grep ' gemm ' "$CARRY/manifest.txt")"
-  read -r _ _ _ _ _ sr sc <<<"$(grep ' softmax ' "$CARRY/manifest.txt")"
-  # add_f32 is 2-D [M, N]: the same element count as the 1-D Tile IR add.
+  read -r _ _ _ _ _ _ _ _ n <<<"$(grep ' add ' "$CARRY/manifest.txt" | head -1)"
+  read -r _ _ _ _ _ _ _ _ gm gn gk <<<"$(grep ' gemm ' "$CARRY/manifest.txt")"
+  read -r _ _ _ _ _ _ _ _ sr sc <<<"$(grep ' softmax ' "$CARRY/manifest.txt")"
+  # Manifest columns: name kind grid(3) block(3) sizes. add_f32 is 2-D [M, N]: the same element count as the 1-D Tile IR add.
   timeout "$TIMEOUT" "$KINA" run "$ROOT/stdlib/elementwise.kina" --kernel add_f32 \
     --dims "M=$((n / 4096)),N=4096" --check --bench 2>&1 | tee -a "$LOG"
   timeout "$TIMEOUT" "$KINA" run "$ROOT/stdlib/gemm_f16_hopper.kina" \
     --dims "M=$gm,N=$gn,K=$gk" --check --bench 2>&1 | tee -a "$LOG"
   timeout "$TIMEOUT" "$KINA" run "$ROOT/stdlib/softmax.kina" --kernel softmax_f32 \
     --dims "M=$sr,N=$sc" --check --bench 2>&1 | tee -a "$LOG"
+  # The Kina-source block-level kernels through `kina run --backend=tileir`
+  # (the cubins prepare.sh built, checked against their .tileirbc), and the
+  # same kernels through the PTX backend.
+  read -r _ _ _ _ _ _ _ _ am an <<<"$(grep '^add_blk ' "$CARRY/manifest.txt")"
+  read -r _ _ _ _ _ _ _ _ bm _ <<<"$(grep '^softmax_blk ' "$CARRY/manifest.txt")"
+  for be in tileir ptx; do
+    extra=()
+    [ "$be" = tileir ] && extra=(--backend=tileir --cubin "$CARRY/add_blk.cubin")
+    echo "kina run add_blk ($be):" | tee -a "$LOG"
+    timeout "$TIMEOUT" "$KINA" run "$ROOT/tests/gpu/tileir/kernels.kina" --kernel add_blk \
+      "${extra[@]}" --dims "M=$am,N=$an" --check --bench 2>&1 | tee -a "$LOG"
+    [ "$be" = tileir ] && extra=(--backend=tileir --cubin "$CARRY/softmax_blk.cubin")
+    echo "kina run softmax_blk ($be):" | tee -a "$LOG"
+    timeout "$TIMEOUT" "$KINA" run "$ROOT/tests/gpu/tileir/kernels.kina" --kernel softmax_blk \
+      "${extra[@]}" --dims "M=$bm" --check --bench 2>&1 | tee -a "$LOG"
+  done
+  # The Kina-source block-level GEMM (Tile IR only: its B operand is a
+  # register tile): checked against the interpreter at 2048^3, timed at the
+  # writer-built GEMM's and the PTX stdlib GEMM's 4096^3 above.
+  for d in M=2048,N=2048,K=2048 "M=$gm,N=$gn,K=$gk"; do
+    check=--check
+    [ "$d" = M=2048,N=2048,K=2048 ] || check=
+    echo "kina run gemm_blk (tileir) $d:" | tee -a "$LOG"
+    timeout "$TIMEOUT" "$KINA" run "$ROOT/tests/gpu/tileir/gemm_blk.kina" --kernel gemm_blk \
+      --backend=tileir --cubin "$CARRY/gemm_blk.cubin" --dims "$d" $check --bench 2>&1 | tee -a "$LOG"
+  done
 fi
 exit "$rc"

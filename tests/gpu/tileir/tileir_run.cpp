@@ -3,7 +3,7 @@
 // The GPU half of tests/gpu/tileir (the build half is kina-tileir-prepare):
 // reads DIR/manifest.txt, loads each DIR/<kernel>.cubin through
 // kina_runtime, launches it with the block size the cubin requires
-// (tileiras picks it: REQNTID), compares the output with a CPU reference
+// (tileiras picks it: REQNTID, which the manifest carries), compares the output with a CPU reference
 // and times it (median of --iters runs). One line per kernel: PASS, FAIL or
 // SKIP; then "N passed, N failed, N skipped". An unmet prerequisite (no
 // driver or GPU, a driver that refuses the cubin) is SKIP naming it; a
@@ -52,6 +52,7 @@ template <typename T> std::vector<std::uint8_t> bytesOf(const std::vector<T> &v)
 struct Case {
   std::string name, kind;
   unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1}; ///< the cubin's REQNTID, from the manifest
   std::vector<long> sizes;
   std::vector<std::vector<std::uint8_t>> inputs;
   std::size_t outBytes = 0;
@@ -153,7 +154,8 @@ int main(int argc, char **argv) {
   for (std::string line; std::getline(manifest, line);) {
     std::istringstream in(line);
     Case c;
-    if (!(in >> c.name >> c.kind >> c.grid[0] >> c.grid[1] >> c.grid[2]))
+    if (!(in >> c.name >> c.kind >> c.grid[0] >> c.grid[1] >> c.grid[2] >> c.block[0] >>
+          c.block[1] >> c.block[2]))
       continue;
     for (long v; in >> v;)
       c.sizes.push_back(v);
@@ -237,7 +239,7 @@ int main(int argc, char **argv) {
       args.i32(static_cast<std::int32_t>(c.sizes[0]));
     runtime::LaunchConfig cfg;
     cfg.grid = {c.grid[0], c.grid[1], c.grid[2]};
-    cfg.block = {static_cast<std::uint32_t>(attrs->maxThreadsPerBlock), 1, 1};
+    cfg.block = {c.block[0], c.block[1], c.block[2]};
     auto once = [&]() -> runtime::Status { return runtime::launch(*fn, cfg, args); };
     if (auto s = once(); !s) {
       report("FAIL", name, s.error().message);
@@ -287,9 +289,10 @@ int main(int argc, char **argv) {
     else if (c.bytes > 0 && ms > 0)
       rate = ", " + std::to_string(c.bytes / (ms * 1e6)) + " GB/s";
     std::snprintf(detail, sizeof detail,
-                  "grid [%u,%u,%u] x %d threads, %zu elements checked, max rel err %.2g, "
+                  "grid [%u,%u,%u] x block [%u,%u,%u], %zu elements checked, max rel err %.2g, "
                   "median %.4f ms%s",
-                  c.grid[0], c.grid[1], c.grid[2], attrs->maxThreadsPerBlock, checked, worst, ms,
+                  c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2], checked,
+                  worst, ms,
                   rate.c_str());
     report("PASS", name, detail);
   }

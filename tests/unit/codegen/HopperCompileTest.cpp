@@ -258,7 +258,8 @@ TEST(HopperCompile, TooManyAccumulatorRegistersIsAK1224) {
       b.addRegisterTile("acc1", ir::DType::F32, {64, 256}, {}, ir::RegisterScope::Warpgroup);
   b.wgmma(acc0, ir::Access::tile(as), ir::Access::tile(bs), E::binary(E::Kind::Eq, c(0), c(0)),
           Span{40, 52});
-  b.wgmma(acc1, ir::Access::tile(as), ir::Access::tile(bs), E::binary(E::Kind::Eq, c(0), c(0)));
+  b.wgmma(acc1, ir::Access::tile(as), ir::Access::tile(bs), E::binary(E::Kind::Eq, c(0), c(0)),
+          Span{60, 72});
   b.wgmmaCommit();
   b.wgmmaWait(0);
   b.store(ir::Access::tensor(out, {R(c(0), 64), R(c(0), 256)}), acc0);
@@ -274,6 +275,15 @@ TEST(HopperCompile, TooManyAccumulatorRegistersIsAK1224) {
   EXPECT_NE(d.find("K1224"), std::string::npos) << d;
   ASSERT_FALSE(sink.diagnostics().empty());
   EXPECT_EQ(sink.diagnostics()[0].span, (Span{40, 52}));
+  // The second wgmma's line says it is serialised too (K0862, a note).
+  bool here = false;
+  for (const Diagnostic &x : sink.diagnostics())
+    if (x.id == DiagId::WgmmaSerializedHere) {
+      EXPECT_EQ(x.span, (Span{60, 72}));
+      EXPECT_NE(x.message.find("serialised too: ptxas (C751"), std::string::npos) << x.message;
+      here = true;
+    }
+  EXPECT_TRUE(here) << d;
 }
 
 TEST(HopperCompile, ConsumerBudgetTooSmallIsAnError) {

@@ -81,3 +81,26 @@ TEST(Random, IntegerFillsCoverTheirRange) {
   EXPECT_EQ(lo, -512);
   EXPECT_EQ(hi, 511);
 }
+
+// kina tune's worker fills LLM-sized inputs on every core: the same values as
+// the sequential fill, for every dtype, thread count and a size that does not
+// divide evenly (3M + 7 elements: the parallel path starts at 1M per thread).
+TEST(Random, ParallelFillEqualsSequentialFill) {
+  for (DType dt : {DType::BF16, DType::F16, DType::F32, DType::I8, DType::I32}) {
+    std::vector<std::int64_t> shape = {3 * (1 << 20) + 7};
+    HostTensor seq(dt, shape);
+    fillRandom(seq, 11, 2);
+    for (unsigned threads : {1u, 2u, 3u, 16u}) {
+      HostTensor par(dt, shape);
+      fillRandomParallel(par, 11, 2, threads);
+      EXPECT_EQ(par.bytes, seq.bytes) << dtypeName(dt) << " on " << threads << " threads";
+    }
+  }
+  HostTensor small(DType::F32, {5}), smallSeq(DType::F32, {5});
+  fillRandom(smallSeq, 3, 0);
+  fillRandomParallel(small, 3, 0, 8);
+  EXPECT_EQ(small.bytes, smallSeq.bytes);
+  HostTensor other(DType::F32, {5});
+  fillRandomParallel(other, 3, 1, 8); // another parameter: another stream
+  EXPECT_NE(other.bytes, smallSeq.bytes);
+}

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "SolverTestUtil.h"
 
+#include <set>
+
 namespace kina::sema::solver::test {
 namespace {
 
@@ -140,4 +142,30 @@ TEST_F(GemmFactsTest, MultiStagePipelineIndex) {
 }
 
 } // namespace
+/// Proof hovers (issue 17 part 4): the facts that bear on a slice's goal,
+/// with the origins the checker gave them, rolled back with the scopes.
+TEST_F(GemmFactsTest, FactsAboutTheTileLoopSliceCarryTheirOrigins) {
+  C.setOrigin(0); // requires (K mod 16 = 0) etc.
+  enterKernel();
+  C.setOrigin(1); // for k
+  enterLoop();
+  C.setOrigin(-1);
+  ASSERT_TRUE(sliceInBounds(k * 16, 16, K));
+  std::set<int32_t> origins;
+  for (size_t I : C.factsAbout(K - (k * 16 + 16)))
+    origins.insert(C.factOrigin(I));
+  // The requires clause on K and the loop bound; not the grid's block ids.
+  EXPECT_TRUE(origins.count(0));
+  EXPECT_TRUE(origins.count(1));
+  for (size_t I : C.factsAbout(K - (k * 16 + 16)))
+    EXPECT_EQ(printFact(S, C.facts()[I]).find("block"), std::string::npos)
+        << printFact(S, C.facts()[I]);
+  // A constant goal bears on no fact.
+  EXPECT_TRUE(C.factsAbout(cst(16) - cst(16)).empty());
+  // After the loop's scope, its facts (and their origins) are gone.
+  C.pop();
+  for (size_t I : C.factsAbout(K - (k * 16 + 16)))
+    EXPECT_NE(C.factOrigin(I), 1);
+}
+
 } // namespace kina::sema::solver::test
