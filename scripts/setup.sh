@@ -213,9 +213,14 @@ if ((unpack_wheels)); then
   log "NVIDIA wheels into $CUDA_DIR: ${need_wheels[*]}"
   mkdir -p "$wheel_cache"
   if ((${#to_fetch[@]})); then
-    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-      --platform manylinux2014_x86_64 --dest "$wheel_cache" "${to_fetch[@]}" </dev/null ||
-      die "pip download of the NVIDIA wheels failed"
+    # One download per wheel: the list pins two versions of nvidia-cuda-nvcc
+    # (ptxas 13.0, tileiras' 13.3), which one pip resolution refuses even with
+    # --no-deps.
+    for req in "${to_fetch[@]}"; do
+      python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --platform manylinux2014_x86_64 --dest "$wheel_cache" "$req" </dev/null ||
+        die "pip download of the NVIDIA wheel $req failed"
+    done
   fi
   rm -rf "$CUDA_DIR"
   mkdir -p "$CUDA_DIR"
