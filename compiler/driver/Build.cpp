@@ -1,7 +1,7 @@
 //===- Build.cpp - `kina build FILE --emit=... -o OUT --target sm_XX` -----===//
 //
-// Parses and checks the file, lowers each requested kernel to tile IR (the
-// frontend's lowerKernelToTileIR), and runs code generation as far as --emit
+// Parses and checks the file, lowers each requested kernel to tile IR
+// (lower::lowerKernel), and runs code generation as far as --emit
 // asks: tile-ir | mlir | llvm | ptx | cubin. The default target is the
 // registry's (target::defaultTarget(), sm_90a); the PTX ISA version is the
 // target's default raised to what the kernel needs, or the --ptx-version
@@ -41,11 +41,6 @@
 
 namespace kina::driver {
 
-/// Lowers the checked kernel `kernel` of `analysis` to tile IR. Defined by
-/// the frontend (lead engineer); declared weak here so that `kina` links and
-/// reports a clear error until it lands.
-__attribute__((weak)) llvm::Expected<ir::Kernel> lowerKernelToTileIR(const sema::Analysis &analysis,
-                                                                     std::string_view kernel);
 namespace {
 
 /// `--emit=ptx-lines` / `sass-lines`: the instructions with their Kina lines
@@ -197,16 +192,10 @@ int runBuildCommand(const BuildOptions &options) {
               << kernels.size() << " kernels; pick one with --kernel\n";
     return UsageError;
   }
-  if (!lowerKernelToTileIR) {
-    flush();
-    std::cerr << "kina: error: this build of kina has no tile IR lowering for checked kernels "
-                 "(driver::lowerKernelToTileIR is not linked in)\n";
-    return ToolFailure;
-  }
 
   std::string text; // concatenated text output
   for (const std::string &name : kernels) {
-    auto kernel = lowerKernelToTileIR(analysis, name);
+    auto kernel = lower::lowerKernel(analysis, name);
     if (!kernel) { // a compiler bug after a clean check: internal K1210 at the construct
       diags.push_back(lower::loweringDiagnostic(kernel.takeError(), Span{}));
       flush();

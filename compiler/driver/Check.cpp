@@ -9,6 +9,7 @@
 #include "driver/Commands.h"
 #include "driver/DiagnosticJson.h"
 #include "driver/SourceLoader.h"
+#include "lower/TileIRFromAst.h"
 #include "sema/Frontend.h"
 
 #include "llvm/Support/BuryPointer.h"
@@ -19,9 +20,6 @@
 
 namespace kina::driver {
 
-__attribute__((weak)) llvm::Expected<ir::Kernel> lowerKernelToTileIR(const sema::Analysis &analysis,
-                                                                     std::string_view kernel);
-
 namespace {
 /// --backend=tileir: every kernel of an error-free file also goes through
 /// the Tile IR lowering, so what that backend cannot express is reported
@@ -31,13 +29,11 @@ void checkTileIrBackend(const sema::Analysis &analysis, const std::string &targe
   for (const Diagnostic &d : diags)
     if (d.severity() == Severity::Error)
       return;
-  if (!lowerKernelToTileIR)
-    return;
   // Lower every kernel first: the lowering looks at the analysis's
   // diagnostics, which the Tile IR checks below append to.
   std::vector<ir::Kernel> kernels;
   for (const auto &k : analysis.program.kernels) {
-    auto kernel = lowerKernelToTileIR(analysis, k.name);
+    auto kernel = lower::lowerKernel(analysis, k.name);
     if (!kernel) {
       llvm::consumeError(kernel.takeError());
       continue; // the PTX build reports it (K1210)
