@@ -18,11 +18,15 @@
 #ifdef KINA_LSP_WITH_SEMA
 #include "sema/Frontend.h"
 #include "target/Registry.h"
+#ifdef KINA_LSP_WITH_CODEGEN
+#include "tileir/CheckFile.h"
+#endif
 #endif
 
 #include <algorithm>
 #include <cctype>
 #include <malloc.h>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -50,13 +54,19 @@ struct DiagnosticList {
 };
 
 const std::string kTargetKey = "target";
+const std::string kBackendKey = "backend";
 
 #ifdef KINA_LSP_WITH_SEMA
 /// The parsed and checked file. Compared by identity: a re-execution counts
 /// as a change (CheckedFile has no equality).
 struct FrontendResult {
   std::shared_ptr<const CheckedFile> checked;
-  bool operator==(const FrontendResult &o) const { return checked == o.checked; }
+  /// kina.backend = "tileir": what the Tile IR half of the check adds
+  /// (tileir/CheckFile.h), as `kina check --backend=tileir` does.
+  std::shared_ptr<const std::vector<Diagnostic>> backendDiagnostics;
+  bool operator==(const FrontendResult &o) const {
+    return checked == o.checked && backendDiagnostics == o.backendDiagnostics;
+  }
 };
 #endif
 
@@ -82,6 +92,7 @@ struct Analysis::Impl {
   query::Input<std::string, FileText> text{db, "fileText"};
   query::Input<std::string, int64_t> version{db, "fileVersion"};
   query::Input<std::string, std::string> target{db, "target"};
+  query::Input<std::string, std::string> backend{db, "backend"};
 
   // Lexical facts, item by item (rust-analyzer's pattern): the file is cut
   // into top-level segments; a projection query per segment cuts off when
@@ -139,8 +150,54 @@ struct Analysis::Impl {
         if (!t)
           return FrontendResult{};
         auto tg = ctx.get(target, kTargetKey);
-        return FrontendResult{itemCache(uri)->check(t->file, tg ? *tg : options.defaultTarget)};
+        auto be = ctx.get(backend, kBackendKey);
+        const std::string tgName = tg ? *tg : options.defaultTarget;
+        const std::string beName = be ? *be : std::string("ptx");
+        FrontendResult r{itemCache(uri)->check(t->file, tgName, beName), nullptr};
+        if (beName == "tileir")
+          r.backendDiagnostics = tileIrDiagnostics(*t->file, tgName, *r.checked);
+        return r;
       }};
+
+  /// The Tile IR half of `kina check --backend=tileir` on a file sema
+  /// accepted: the file analysed whole for the program, then every kernel
+  /// lowered to bytecode at the version tileiras would be asked for (one
+  /// probe per target, kept: a keystroke must not start a process).
+  std::shared_ptr<const std::vector<Diagnostic>>
+  tileIrDiagnostics(const SourceFile &file, const std::string &target, const CheckedFile &checked) {
+    auto out = std::make_shared<std::vector<Diagnostic>>();
+#ifdef KINA_LSP_WITH_CODEGEN
+    for (const Diagnostic &d : checked.diagnostics)
+      if (d.severity() == Severity::Error)
+        return out;
+    sema::FrontendOptions fe;
+    fe.target = target;
+    fe.backend = "tileir";
+    sema::Analysis analysis = sema::analyze(file, fe);
+    std::optional<tileir::CheckVersion> version;
+    if (auto t = tileir::parseTarget(target)) {
+      std::lock_guard<std::mutex> lock(tileIrVersionsMutex);
+      auto it = tileIrVersions.find(target);
+      if (it == tileIrVersions.end())
+        it = tileIrVersions.emplace(target, tileir::versionForCheck(*t)).first;
+      version = it->second;
+    }
+    tileir::checkFileForTileIr(analysis, target, analysis.diagnostics, version);
+    // What sema already reported is in `checked`; keep the Tile IR half.
+    for (const Diagnostic &d : analysis.diagnostics) {
+      const std::string_view code = d.info().code;
+      if (code == "K1122" || code == "K1124" || code == "K1125")
+        out->push_back(d);
+    }
+#else
+    (void)file, (void)target, (void)checked;
+#endif
+    return out;
+  }
+  std::mutex tileIrVersionsMutex;
+#ifdef KINA_LSP_WITH_CODEGEN
+  std::map<std::string, std::optional<tileir::CheckVersion>> tileIrVersions;
+#endif
 #endif
 
   std::mutex kinaPathMutex;
@@ -160,6 +217,12 @@ struct Analysis::Impl {
       db, "diagnostics", [this](query::QueryContext &ctx, const std::string &uri) {
 #ifdef KINA_LSP_WITH_SEMA
         auto fe = ctx.get(frontend, uri);
+        if (fe->checked && fe->backendDiagnostics && !fe->backendDiagnostics->empty()) {
+          auto all = std::make_shared<std::vector<Diagnostic>>(fe->checked->diagnostics);
+          all->insert(all->end(), fe->backendDiagnostics->begin(), fe->backendDiagnostics->end());
+          sortDiagnostics(*all);
+          return DiagnosticList{std::move(all)};
+        }
         if (fe->checked) // sorted by ItemCheckCache::check
           return DiagnosticList{std::shared_ptr<const std::vector<Diagnostic>>(
               fe->checked, &fe->checked->diagnostics)};
@@ -244,6 +307,10 @@ void Analysis::setTarget(const std::string &target) {
   impl_->target.set(kTargetKey, target.empty() ? impl_->options.defaultTarget : target);
 }
 
+void Analysis::setBackend(const std::string &backend) {
+  impl_->backend.set(kBackendKey, backend.empty() ? std::string("ptx") : backend);
+}
+
 std::unique_ptr<AnalysisSnapshot> Analysis::snapshot(query::CancellationToken token) {
   auto state = std::make_unique<AnalysisSnapshot::State>(
       AnalysisSnapshot::State{*impl_, impl_->db.snapshot(token), token});
@@ -266,6 +333,11 @@ std::optional<int64_t> AnalysisSnapshot::version(const std::string &uri) {
 std::string AnalysisSnapshot::target() {
   auto t = state_->snap->get(state_->impl.target, kTargetKey);
   return t ? *t : state_->impl.options.defaultTarget;
+}
+
+std::string AnalysisSnapshot::backend() {
+  auto b = state_->snap->get(state_->impl.backend, kBackendKey);
+  return b ? *b : std::string("ptx");
 }
 
 std::vector<Diagnostic> AnalysisSnapshot::diagnostics(const std::string &uri) {

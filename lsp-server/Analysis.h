@@ -196,6 +196,9 @@ public:
   void closeFile(const std::string &uri);
   /// Sets `kina.target` (empty: back to the default).
   void setTarget(const std::string &target);
+  /// Sets `kina.backend`: "ptx" (the default) or "tileir", as `kina check
+  /// --backend`. The caller validates the name (fromJSON(KinaSettings)).
+  void setBackend(const std::string &backend);
   /// Sets `kina.path` (empty: search for the driver).
   void setKinaPath(const std::string &path);
   /// Returns freed heap memory to the system (after a burst of analyses).
@@ -225,6 +228,7 @@ public:
   std::shared_ptr<const SourceFile> file(const std::string &uri);
   std::optional<int64_t> version(const std::string &uri);
   std::string target();
+  std::string backend();
 
   /// Every diagnostic of the file, sorted: equal to kina::sema::analyze's
   /// (parse + check), computed item by item (ItemCheck.h) when kina_sema is

@@ -127,7 +127,8 @@ std::shared_ptr<const syntax::Module> wholeModule(const syntax::ItemizedParse &p
 } // namespace
 
 std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const SourceFile> file,
-                                                         const std::string &target) {
+                                                         const std::string &target,
+                                                         const std::string &backend) {
   auto out = std::make_shared<CheckedFile>();
   auto parts = std::make_shared<CheckedFile::Parts>();
   {
@@ -165,7 +166,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
   itemByName.reserve(n);
   uint64_t namesHash = 0;
   std::set<std::string_view> duplicated; // names defined more than once
-  uint64_t headersKey = query::contentHash(target);
+  uint64_t headersKey = query::contentHash(target + "/" + backend);
   std::vector<PartFacts::PerItem *> facts(n);
   const uint64_t generation = [&] {
     std::lock_guard<std::mutex> lock(mu_);
@@ -237,7 +238,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
       }
     }
   }
-  const uint64_t targetHash = query::contentHash(target);
+  const uint64_t targetHash = query::contentHash(target + "/" + backend);
   std::vector<uint64_t> key(n);
   std::vector<std::set<int>> reachedBy(n);
   for (size_t i = 0; i < n; ++i) {
@@ -287,6 +288,7 @@ std::shared_ptr<const CheckedFile> ItemCheckCache::check(std::shared_ptr<const S
   // check reads only headers, and is kept by their layout (fileLevel_).
   sema::CheckOptions base;
   base.target = target;
+  base.backend = backend;
   base.sourceText = text;
   base.exprTypeTable = false; // nothing here reads CheckedProgram::exprTypes
   auto runCheck = [&](const syntax::Module &m, std::vector<int> only, DiagnosticSink &sink) {

@@ -12,7 +12,7 @@
 // (its diagnostics, type annotations, local symbols, references to other
 // items, kernel summary) is kept with spans relative to the item's start,
 // keyed by a hash of:
-//   - the target;
+//   - the target and the backend;
 //   - the item's text;
 //   - the text of every item it names, transitively (a caller is re-checked
 //     when a callee's body changes: capabilities flow from callees);
@@ -86,14 +86,17 @@ private:
 
 class ItemCheckCache {
 public:
-  /// Parses and checks `file` for `target`, re-checking only what changed
+  /// Parses and checks `file` for `target` and `backend` (sema's
+  /// CheckOptions::backend: "ptx" or "tileir"), re-checking only what changed
   /// since the previous calls (see the file comment). The file is kept until
   /// the next call (the next parse finds the edit by comparing with it).
   std::shared_ptr<const CheckedFile> check(std::shared_ptr<const SourceFile> file,
-                                           const std::string &target);
+                                           const std::string &target,
+                                           const std::string &backend = "ptx");
   /// The same on a copy of `file` (tests).
-  std::shared_ptr<const CheckedFile> check(const SourceFile &file, const std::string &target) {
-    return check(std::make_shared<const SourceFile>(file.path(), file.text()), target);
+  std::shared_ptr<const CheckedFile> check(const SourceFile &file, const std::string &target,
+                                           const std::string &backend = "ptx") {
+    return check(std::make_shared<const SourceFile>(file.path(), file.text()), target, backend);
   }
 
   /// Cached item results (for tests and memory accounting).

@@ -241,10 +241,18 @@ bool fromJSON(const json &v, InitializeParams &p, std::string &error) {
 bool fromJSON(const json &v, KinaSettings &s, std::string &error) {
   if (v.is_null())
     return true;
-  return bool(ObjectReader(v, error)
-                  .opt("target", s.target)
-                  .opt("debounceMs", s.debounceMs)
-                  .opt("path", s.path));
+  if (!ObjectReader(v, error)
+           .opt("target", s.target)
+           .opt("backend", s.backend)
+           .opt("debounceMs", s.debounceMs)
+           .opt("path", s.path))
+    return false;
+  if (s.backend && !s.backend->empty() && *s.backend != "ptx" && *s.backend != "tileir") {
+    error = "backend must be \"ptx\" or \"tileir\" (as `kina check --backend`), not \"" +
+            *s.backend + "\"";
+    return false;
+  }
+  return true;
 }
 
 bool fromJSON(const json &v, DidOpenTextDocumentParams &p, std::string &error) {

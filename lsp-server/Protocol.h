@@ -120,10 +120,11 @@ bool fromJSON(const json &, InitializeParams &, std::string &error);
 /// Kina's settings, from initializationOptions or `workspace/configuration`.
 struct KinaSettings {
   std::optional<std::string> target;    ///< `kina.target`, e.g. "sm_90a"
+  std::optional<std::string> backend;   ///< `kina.backend`: "ptx" or "tileir"
   std::optional<int64_t> debounceMs;    ///< `kina.debounceMs`; 0 publishes at once
   std::optional<std::string> path;      ///< `kina.path`: the `kina` driver for kina/run
 };
-/// Reads {"target": .., "debounceMs": .., "path": ..} (initializationOptions, or the
+/// Reads {"target": .., "backend": .., "debounceMs": .., "path": ..} (initializationOptions, or the
 /// `kina` section of didChangeConfiguration settings). Unknown keys ignored.
 bool fromJSON(const json &, KinaSettings &, std::string &error);
 

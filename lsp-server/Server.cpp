@@ -482,7 +482,7 @@ void Server::onInitialized() {
 
 void Server::pullConfiguration() {
   call("workspace/configuration",
-       configurationParams({"kina.target", "kina.debounceMs", "kina.path"}),
+       configurationParams({"kina.target", "kina.debounceMs", "kina.path", "kina.backend"}),
        [this](const json &result) {
          if (!result.is_array() || result.size() < 2) {
            log_.error("workspace/configuration: expected 3 results, got " + result.dump());
@@ -495,6 +495,14 @@ void Server::pullConfiguration() {
            s.debounceMs = result[1].get<int64_t>();
          if (result.size() > 2 && result[2].is_string())
            s.path = result[2].get<std::string>();
+         if (result.size() > 3 && result[3].is_string()) {
+           std::string backend = result[3].get<std::string>();
+           if (backend.empty() || backend == "ptx" || backend == "tileir")
+             s.backend = backend;
+           else
+             log_.error("kina.backend must be \"ptx\" or \"tileir\", not \"" + backend +
+                        "\" (ignored)");
+         }
          applySettings(s);
        });
 }
@@ -509,6 +517,13 @@ void Server::applySettings(const KinaSettings &s) {
     int64_t ms = std::clamp<int64_t>(*s.debounceMs, 0, options_.maxDebounce.count());
     scheduler_.setDebounceOverride(Millis(ms));
     log_.info("debounce fixed at " + std::to_string(ms) + " ms");
+  }
+  if (s.backend) {
+    analysis_.setBackend(*s.backend);
+    log_.info("backend: " + (s.backend->empty() ? std::string("ptx") : *s.backend));
+    if (state_ == State::Running && !s.target)
+      documents_.forEach(
+          [&](const std::string &uri, const Document &doc) { scheduler_.update(uri, doc.version); });
   }
   if (s.target) {
     analysis_.setTarget(*s.target);

@@ -6,7 +6,7 @@
 // the registry for the target (K1122), and assembled into a cubin. Writes
 // <out>.cubin and <out>.tileirbc beside it. Block-level kernels only; what
 // the lowering cannot express is K1125 at the construct, and `kina check
-// --backend=tileir` runs the same lowering (checkKernelForTileIr), so a
+// --backend=tileir` runs the same lowering (tileir/CheckFile.h), so a
 // kernel it accepts builds.
 //
 //===----------------------------------------------------------------------===//
@@ -16,7 +16,7 @@
 #include "target/CubinInfo.h"
 #include "target/TargetError.h"
 #include "tileir/Assembler.h"
-#include "tileir/CheckedLowering.h"
+#include "tileir/CheckFile.h"
 #include "tileir/FromTileIR.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -43,40 +43,12 @@ bool writeBytes(const std::string &path, const std::vector<std::uint8_t> &data,
 }
 } // namespace
 
-static std::optional<tileir::Target> tileIrTarget(const ir::Kernel &kernel,
-                                                  const std::string &targetName,
-                                                  std::vector<Diagnostic> &diags) {
-  auto target = tileir::parseTarget(targetName);
-  if (!target)
-    diags.push_back(Diagnostic{DiagId::TileIrUnknownTarget, kernel.span,
-                               targetName + " has no Tile IR backend (docs/tile-ir.md lists "
-                                            "sm_80 ... sm_121)"});
-  return target;
-}
-
-bool checkKernelForTileIr(const ir::Kernel &kernel, const std::string &targetName,
-                          std::vector<Diagnostic> &diags) {
-  auto target = tileIrTarget(kernel, targetName, diags);
-  if (!target)
-    return false;
-  // The version build would emit (checking needs no assembler).
-  auto version = tileir::versionForCheck(*target);
-  if (!version) {
-    diags.push_back(Diagnostic{DiagId::TileIrRequirementMissing, kernel.span,
-                               "Kina's bytecode writer has no Tile IR version that " + targetName +
-                                   " accepts (docs/tile-ir.md)"});
-    return false;
-  }
-  return tileir::lowerChecked(kernel, *target, version->version, version->describe, diags)
-      .has_value();
-}
-
 /// Returns true on success; on failure appends a diagnostic (or sets
 /// `ioError` for a file that cannot be written).
 bool buildKernelWithTileIr(const ir::Kernel &kernel, const std::string &targetName,
                            const std::string &output, std::vector<Diagnostic> &diags,
                            std::string &ioError) {
-  auto target = tileIrTarget(kernel, targetName, diags);
+  auto target = tileir::targetOrDiagnose(targetName, kernel.span, diags);
   if (!target)
     return false;
   tileir::ChoiceOptions co;
@@ -116,7 +88,7 @@ std::optional<TileIrRunImage> tileIrImageForRun(const ir::Kernel &kernel,
                                                 const std::string &cubinPath,
                                                 std::vector<Diagnostic> &diags,
                                                 std::string &error) {
-  auto target = tileIrTarget(kernel, targetName, diags);
+  auto target = tileir::targetOrDiagnose(targetName, kernel.span, diags);
   if (!target)
     return std::nullopt;
   TileIrRunImage image;

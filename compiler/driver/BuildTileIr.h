@@ -12,13 +12,8 @@
 
 namespace kina::driver {
 
-/// `kina check --backend=tileir`: lowers a checked kernel to Tile IR
-/// bytecode (no assembler needed) and checks the registry's requirements;
-/// appends K1124/K1125/K1122 and returns false when the backend cannot take it.
-bool checkKernelForTileIr(const ir::Kernel &kernel, const std::string &targetName,
-                          std::vector<Diagnostic> &diags);
-
-/// `kina build --backend=tileir`: the same, then tileiras; writes the cubin
+/// `kina build --backend=tileir`: lowers and checks as `kina check
+/// --backend=tileir` (tileir/CheckFile.h), then tileiras; writes the cubin
 /// and <out>.tileirbc. False with a diagnostic, or with `ioError` set.
 bool buildKernelWithTileIr(const ir::Kernel &kernel, const std::string &targetName,
                            const std::string &output, std::vector<Diagnostic> &diags,

@@ -5,12 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Render.h"
-#include "driver/BuildTileIr.h"
 #include "driver/Commands.h"
 #include "driver/DiagnosticJson.h"
 #include "driver/SourceLoader.h"
-#include "lower/TileIRFromAst.h"
 #include "sema/Frontend.h"
+#include "tileir/CheckFile.h"
 
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/Error.h"
@@ -19,31 +18,6 @@
 #include <memory>
 
 namespace kina::driver {
-
-namespace {
-/// --backend=tileir: every kernel of an error-free file also goes through
-/// the Tile IR lowering, so what that backend cannot express is reported
-/// here, coded, rather than by `kina build --backend=tileir`.
-void checkTileIrBackend(const sema::Analysis &analysis, const std::string &target,
-                        std::vector<Diagnostic> &diags) {
-  for (const Diagnostic &d : diags)
-    if (d.severity() == Severity::Error)
-      return;
-  // Lower every kernel first: the lowering looks at the analysis's
-  // diagnostics, which the Tile IR checks below append to.
-  std::vector<ir::Kernel> kernels;
-  for (const auto &k : analysis.program.kernels) {
-    auto kernel = lower::lowerKernel(analysis, k.name);
-    if (!kernel) {
-      llvm::consumeError(kernel.takeError());
-      continue; // the PTX build reports it (K1210)
-    }
-    kernels.push_back(std::move(*kernel));
-  }
-  for (const ir::Kernel &kernel : kernels)
-    checkKernelForTileIr(kernel, target, diags);
-}
-} // namespace
 
 int runCheckCommand(const CheckOptions &options) {
   bool anyError = false;
@@ -65,7 +39,7 @@ int runCheckCommand(const CheckOptions &options) {
     fe.tunePoint = options.common.tunePoint;
     auto analysis = std::make_unique<sema::Analysis>(sema::analyze(*file, fe));
     if (tileIr)
-      checkTileIrBackend(*analysis, options.common.target, analysis->diagnostics);
+      tileir::checkFileForTileIr(*analysis, options.common.target, analysis->diagnostics);
     for (const Diagnostic &d : analysis->diagnostics)
       anyError |= d.severity() == Severity::Error;
     if (options.common.format == DiagnosticsFormat::Json) {

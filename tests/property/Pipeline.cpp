@@ -9,7 +9,7 @@
 #include "sema/Frontend.h"
 #include "target/TargetError.h"
 #include "tileir/Assembler.h"
-#include "tileir/CheckedLowering.h"
+#include "tileir/CheckFile.h"
 #include <nlohmann/json.hpp>
 
 #include "llvm/Support/Error.h"
@@ -162,36 +162,19 @@ Outcome checkThenBuildTileIr(const std::string &path, const std::string &text,
   fe.target = target;
   fe.backend = "tileir";
   sema::Analysis analysis = sema::analyze(file, fe);
-  for (const Diagnostic &d : analysis.diagnostics)
+  std::vector<Diagnostic> diags = analysis.diagnostics;
+  tileir::FileCheck checked = tileir::checkFileForTileIr(analysis, target, diags);
+  for (const Diagnostic &d : diags)
     if (d.severity() == Severity::Error)
       out.rejectCodes.emplace_back(d.info().code);
   if (!out.rejectCodes.empty())
     return out;
-  // The version `kina check --backend=tileir` lowers at (the installed
-  // tileiras's, which build then uses too).
-  auto version = tileir::versionForCheck(*tileTarget);
-  if (!version) {
-    out.rejectCodes.emplace_back("K1122");
-    return out;
-  }
-  std::vector<std::pair<std::string, tileir::LoweredKernel>> lowered;
-  for (const sema::KernelSummary &k : analysis.program.kernels) {
-    auto kernel = lower::lowerKernel(analysis, k.name);
-    if (!kernel) { // as checkTileIrBackend: the PTX property reports it
-      llvm::consumeError(kernel.takeError());
-      continue;
-    }
-    std::vector<Diagnostic> diags;
-    auto l = tileir::lowerChecked(*kernel, *tileTarget, version->version, version->describe, diags);
-    if (!l) {
-      out.rejectCodes.emplace_back(diags.empty() ? "K1125" : std::string(diags[0].info().code));
-      return out;
-    }
-    lowered.emplace_back(k.name, std::move(*l));
-  }
+  const auto &version = checked.version;
+  const auto &lowered = checked.kernels;
   out.checkClean = true;
   // ---- kina build --backend=tileir (compiler/driver/BuildTileIr.cpp) ----
-  if (!version->assembler) // no tileiras here: the check half is all there is
+  // No kernel, or no tileiras here: the check half is all there is.
+  if (!version || !version->assembler)
     return out;
   for (const auto &[name, l] : lowered) {
     ++out.kernels;

@@ -10,6 +10,9 @@ local defaults = {
   cmd = nil,
   -- Target GPU (kina.target); also set with :KinaTarget.
   target = 'sm_90a',
+  -- Backend the checker proves for (kina.backend): 'ptx' or 'tileir', as
+  -- `kina check --backend`.
+  backend = 'ptx',
   -- Diagnostics debounce in ms; nil lets the server adapt it.
   debounce_ms = nil,
   -- Start kina-lsp for kina buffers.

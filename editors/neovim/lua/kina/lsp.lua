@@ -1,6 +1,7 @@
 -- Starts kina-lsp and attaches it to kina buffers: vim.lsp.start on Neovim
 -- 0.10+ (with inlay hints and semantic tokens), vim.lsp.start_client +
--- buf_attach_client on 0.7. Forwards `kina.target` / `kina.debounceMs` as
+-- buf_attach_client on 0.7. Forwards `kina.target` / `kina.backend` /
+-- `kina.debounceMs` as
 -- initializationOptions and settings, relays $/progress of kina/run to the
 -- run buffer, and explains a missing server once instead of failing silently.
 local util = require('kina.util')
@@ -46,12 +47,12 @@ end
 
 function M.settings()
   local c = config()
-  return { kina = { target = c.target, debounceMs = c.debounce_ms } }
+  return { kina = { target = c.target, backend = c.backend, debounceMs = c.debounce_ms } }
 end
 
 local function init_options()
   local c = config()
-  return { target = c.target, debounceMs = c.debounce_ms }
+  return { target = c.target, backend = c.backend, debounceMs = c.debounce_ms }
 end
 
 local function on_progress(err, result, ctx, cfg)
