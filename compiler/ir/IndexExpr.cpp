@@ -152,6 +152,32 @@ std::optional<int64_t> IndexExpr::asConstant() const {
   }
 }
 
+bool provablyNonNegative(const IndexExpr &e, const std::function<bool(unsigned)> &varNonNegative) {
+  using K = IndexExpr::Kind;
+  switch (e.kind()) {
+  case K::Const:
+    return e.value() >= 0;
+  case K::Dim:
+  case K::BlockId:
+  case K::WarpId:
+  case K::WarpgroupId:
+  case K::ClusterRank:
+  case K::Mod:
+    return true;
+  case K::Var:
+    return varNonNegative(e.index());
+  case K::Add:
+  case K::Mul:
+  case K::Div:
+  case K::FloorDiv:
+  case K::CeilDiv:
+    return provablyNonNegative(e.lhs(), varNonNegative) &&
+           provablyNonNegative(e.rhs(), varNonNegative);
+  default:
+    return false;
+  }
+}
+
 bool IndexExpr::anyLeaf(const std::function<bool(const IndexExpr &)> &pred) const {
   if (isLeaf())
     return pred(*this);

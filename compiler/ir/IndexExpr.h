@@ -102,6 +102,12 @@ IndexExpr mod(IndexExpr a, IndexExpr divisor);
 IndexExpr floorDiv(IndexExpr a, int64_t divisor);
 IndexExpr ceilDiv(IndexExpr a, int64_t divisor);
 
+/// True when `e` is >= 0 wherever it is evaluated: constants >= 0, dims and
+/// grid ids, `mod` (the non-negative remainder by a positive divisor), sums,
+/// products and quotients of such, and the variables `varNonNegative` names.
+/// Backends use it to pick unsigned division and remainder.
+bool provablyNonNegative(const IndexExpr &e, const std::function<bool(unsigned)> &varNonNegative);
+
 /// Spelling of an operator kind ("+", "mod", "<=", "and", ...).
 const char *indexKindSpelling(IndexExpr::Kind k);
 

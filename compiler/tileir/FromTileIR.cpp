@@ -23,6 +23,15 @@ struct Lowering {
   /// A known divisor of each variable's value (0: the value is 0), for the
   /// slice starts: a partition view addresses whole tiles only.
   std::map<ir::VarId, std::int64_t> varFactor;
+  /// Variables known >= 0 (ir::provablyNonNegative): a `let` of such a value,
+  /// a `for` from such a lower bound.
+  std::map<ir::VarId, bool> varNonNegative;
+  bool nonNegative(const ir::IndexExpr &e) const {
+    return ir::provablyNonNegative(e, [&](unsigned v) {
+      auto it = varNonNegative.find(v);
+      return it != varNonNegative.end() && it->second;
+    });
+  }
   std::map<ir::TileId, ValueId> tiles;
   std::vector<ValueId> blockIds;
   std::vector<ValueId> tensorViews;
@@ -90,7 +99,13 @@ struct Lowering {
              : e.kind() == K::Mod      ? B::Rem
              : e.kind() == K::FloorDiv ? B::DivFloor
                                        : B::DivCeil;
-      return w.binaryI(op, si(), l, r);
+      ValueId v = w.binaryI(op, si(), l, r);
+      // Kina's `mod` is the non-negative remainder by a positive divisor;
+      // remi truncates (a negative dividend gives a negative remainder), so
+      // ((a rem d) + d) rem d unless the dividend is known >= 0.
+      if (e.kind() == K::Mod && !nonNegative(e.lhs()))
+        v = w.binaryI(B::Rem, si(), w.binaryI(B::Add, si(), v, r), r);
+      return v;
     }
     default:
       fail("an index expression of this kind (warp ids, comparisons) has no Tile IR lowering");
@@ -242,6 +257,7 @@ struct Lowering {
 
   void lower(const ir::LetOp &op) {
     vars[op.var] = index(op.value);
+    varNonNegative[op.var] = nonNegative(op.value);
     varFactor[op.var] = factor(op.value);
   }
   void lower(const ir::FillOp &op) {
@@ -406,6 +422,7 @@ struct Lowering {
     auto body = w.beginFor(lb, ub, st, init, types, si());
     auto savedVars = vars;
     vars[op.var] = body[0];
+    varNonNegative[op.var] = nonNegative(op.lower);
     varFactor[op.var] = std::gcd(factor(op.lower), factor(op.step));
     auto savedTiles = tiles;
     for (size_t i = 0; i < carried.size(); ++i)

@@ -389,6 +389,11 @@ private:
   std::vector<Value> dims_, params_, scalars_;
   Value blockId_[3], warpId_[2], tid_, lane_, laneRow_, laneCol2_, smem_;
   std::vector<Value> vars_;
+  /// Whether each variable is known >= 0 (a `for` from a non-negative lower
+  /// bound, a `let` of a non-negative value): its `/` and `mod` may then use
+  /// the unsigned instructions.
+  std::vector<char> varNonNegative_;
+  bool nonNegative(const IndexExpr &e) const;
   std::vector<Value> regTiles_;
   kir::DeadOnEntry deadOnEntry_{k_};
   // The sm_90a op family (HopperToMLIR.cpp), for kernels with a warpgroup grid.
@@ -436,16 +441,31 @@ Value Emitter::index(const IndexExpr &e) {
     return arith::SubIOp::create(b_, loc_, l, r);
   case K::Mul:
     return mul(l, r);
-  // A dim-expression divisor (`t / (N/256)`) was proved > 0 by the checker
-  // and both operands non-negative, so the unsigned forms are exact.
+  // The divisor is positive (a constant, or a dim expression the checker
+  // proved > 0). Kina's `/` is exact and its `mod` is the non-negative
+  // remainder (docs/language.md): for a dividend known >= 0 both are the
+  // unsigned instructions; otherwise `/` is the signed (truncating, so exact)
+  // division and `mod` the signed remainder moved into [0, divisor):
+  // `(k - 1) mod 3` at k = 0 is 2, where an unsigned remainder of
+  // 0xffffffff gave 0.
   case K::Div:
+    if (!nonNegative(e.lhs()))
+      return arith::DivSIOp::create(b_, loc_, l, r);
     if (auto c = e.rhs().asConstant())
       return divu(l, *c);
     return arith::DivUIOp::create(b_, loc_, l, r);
-  case K::Mod:
-    if (auto c = e.rhs().asConstant())
-      return remu(l, *c);
-    return arith::RemUIOp::create(b_, loc_, l, r);
+  case K::Mod: {
+    if (nonNegative(e.lhs())) {
+      if (auto c = e.rhs().asConstant())
+        return remu(l, *c);
+      return arith::RemUIOp::create(b_, loc_, l, r);
+    }
+    if (auto cl = constOf(l), cr = constOf(r); cl && cr && *cr > 0)
+      return c32(((*cl % *cr) + *cr) % *cr);
+    Value rem = arith::RemSIOp::create(b_, loc_, l, r);
+    Value neg = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, rem, c32(0));
+    return arith::SelectOp::create(b_, loc_, neg, add(rem, r), rem);
+  }
   case K::FloorDiv:
     return floorDivS(l, *e.rhs().asConstant());
   case K::CeilDiv:
@@ -469,6 +489,11 @@ Value Emitter::index(const IndexExpr &e) {
   default:
     return l;
   }
+}
+
+bool Emitter::nonNegative(const IndexExpr &e) const {
+  return ir::provablyNonNegative(
+      e, [&](unsigned v) { return v < varNonNegative_.size() && varNonNegative_[v]; });
 }
 
 Value Emitter::floorDivS(Value a, int64_t c) {
@@ -1762,6 +1787,7 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
     hopper_->resetGroupState(); // a wgmma group never spans a region boundary
   if (auto *o = op.as<kir::LetOp>()) {
     vars_[o->var] = index(o->value);
+    varNonNegative_[o->var] = nonNegative(o->value);
   } else if (auto *o = op.as<kir::FillOp>()) {
     const auto &t = k_.tiles[o->dst];
     std::map<const void *, Value> memo;
@@ -1804,6 +1830,7 @@ LogicalResult Emitter::op(const kir::Op &op, std::string &error) {
     OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPoint(loop.getBody()->getTerminator());
     vars_[o->var] = loop.getInductionVar();
+    varNonNegative_[o->var] = nonNegative(o->lower); // the step is positive
     if (hopper_)
       hopper_->resetGroupState();
     for (kir::TileId t : deadOnEntry_.tiles(*o))
@@ -1955,6 +1982,7 @@ OwningOpRef<ModuleOp> Emitter::run(bool dynamicShared, std::string &error) {
     regTiles_[i] = LLVM::AllocaOp::create(b_, loc_, ptr(0), arr, one, 16);
   }
   vars_.resize(k_.vars.size());
+  varNonNegative_.assign(k_.vars.size(), 0);
   if (k_.warpgroups > 0) {
     hopperContext_ = std::make_unique<EmitContext>(
         EmitContext{ctx_,
