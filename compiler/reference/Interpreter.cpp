@@ -28,11 +28,13 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace kina::reference {
@@ -76,16 +78,57 @@ float roundToBF16(float x) {
 
 } // namespace
 
+namespace {
+/// v modulo 2^bits, as a two's-complement (or, `isUnsigned`, plain) value
+/// of that width: what the GPU's integer arithmetic leaves in a register.
+double wrapInteger(double v, int bits, bool isUnsigned) {
+  const double m = std::ldexp(1.0, bits);
+  double r = std::fmod(std::nearbyint(v), m); // exact
+  if (r < 0)
+    r += m;
+  if (!isUnsigned && r >= m / 2)
+    r -= m;
+  return r;
+}
+
+/// The integer element types' widths (I64 is kept as a double: exact to 2^53).
+std::optional<std::pair<int, bool>> integerWidth(ir::DType t) {
+  switch (t) {
+  case ir::DType::I8: return std::pair{8, false};
+  case ir::DType::U8: return std::pair{8, true};
+  case ir::DType::I32: return std::pair{32, false};
+  default: return std::nullopt;
+  }
+}
+} // namespace
+
 double roundTo(ir::DType t, double v) {
   switch (t) {
   case ir::DType::F16: return roundToF16(static_cast<float>(v));
   case ir::DType::BF16: return roundToBF16(static_cast<float>(v));
   case ir::DType::F32: return static_cast<float>(v);
-  case ir::DType::I8: return std::clamp(std::nearbyint(v), -128.0, 127.0);
-  case ir::DType::U8: return std::clamp(std::nearbyint(v), 0.0, 255.0);
-  case ir::DType::I32: return std::clamp(std::nearbyint(v), -2147483648.0, 2147483647.0);
-  default: return v;
+  default: break;
   }
+  if (auto w = integerWidth(t))
+    return wrapInteger(v, w->first, w->second);
+  return v;
+}
+
+/// add/sub/mul of two integer elements of type t, exactly (64-bit wrapping
+/// arithmetic, then t's width): a product of two I32 values needs 62 bits,
+/// more than a double holds.
+static double integerArithmetic(ir::DType t, char op, double x, double y) {
+  auto a = static_cast<uint64_t>(static_cast<int64_t>(x));
+  auto b = static_cast<uint64_t>(static_cast<int64_t>(y));
+  uint64_t r = op == '+' ? a + b : op == '-' ? a - b : a * b;
+  auto w = integerWidth(t);
+  if (!w)
+    return static_cast<double>(static_cast<int64_t>(r));
+  uint64_t mask = (uint64_t{1} << w->first) - 1;
+  r &= mask;
+  if (!w->second && (r >> (w->first - 1)))
+    return static_cast<double>(static_cast<int64_t>(r | ~mask));
+  return static_cast<double>(r);
 }
 
 /// The math builtins' reference values (docs/math.md), from long double
@@ -152,7 +195,14 @@ double convertTo(ir::DType t, double v) {
     return roundTo(t, v);
   if (std::isnan(v))
     return 0.0;
-  return roundTo(t, std::trunc(v));
+  v = std::trunc(v);
+  switch (t) {
+  case ir::DType::I8: return std::clamp(v, -128.0, 127.0);
+  case ir::DType::U8: return std::clamp(v, 0.0, 255.0);
+  case ir::DType::I32: return std::clamp(v, -2147483648.0, 2147483647.0);
+  case ir::DType::I64: return std::clamp(v, -9223372036854775808.0, 9223372036854774784.0);
+  default: return v;
+  }
 }
 
 namespace {
@@ -454,12 +504,13 @@ private:
     }
     double a = scalarAs(e.dtype(), e.lhs(), warp), b = scalarAs(e.dtype(), e.rhs(), warp);
     double r = 0;
+    const bool isInt = !ir::isFloat(e.dtype());
     switch (e.kind()) {
-    case K::Add: r = a + b; break;
-    case K::Sub: r = a - b; break;
-    case K::Mul: r = a * b; break;
+    case K::Add: r = isInt ? integerArithmetic(e.dtype(), '+', a, b) : a + b; break;
+    case K::Sub: r = isInt ? integerArithmetic(e.dtype(), '-', a, b) : a - b; break;
+    case K::Mul: r = isInt ? integerArithmetic(e.dtype(), '*', a, b) : a * b; break;
     case K::Div:
-      r = ir::isFloat(e.dtype()) ? a / b : (b != 0 ? std::trunc(a / b) : 0.0);
+      r = isInt ? (b != 0 ? std::trunc(a / b) : 0.0) : a / b;
       break;
     default: break;
     }
@@ -721,10 +772,11 @@ private:
           double x = operand(bin->lhs, dst.dtype, w, i / cols, i % cols);
           double y = operand(bin->rhs, dst.dtype, w, i / cols, i % cols);
           double z = 0;
+          const bool isInt = !ir::isFloat(dst.dtype);
           switch (bin->kind) {
-          case ir::BinaryKind::Add: z = x + y; break;
-          case ir::BinaryKind::Sub: z = x - y; break;
-          case ir::BinaryKind::Mul: z = x * y; break;
+          case ir::BinaryKind::Add: z = isInt ? integerArithmetic(dst.dtype, '+', x, y) : x + y; break;
+          case ir::BinaryKind::Sub: z = isInt ? integerArithmetic(dst.dtype, '-', x, y) : x - y; break;
+          case ir::BinaryKind::Mul: z = isInt ? integerArithmetic(dst.dtype, '*', x, y) : x * y; break;
           case ir::BinaryKind::Div:
             z = ir::isFloat(dst.dtype) ? x / y : (y != 0 ? std::trunc(x / y) : 0.0);
             break;
@@ -1094,7 +1146,7 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
       case K::Sub: return ev(x.lhs()) - ev(x.rhs());
       case K::Mul: return ev(x.lhs()) * ev(x.rhs());
       case K::Div: return ev(x.rhs()) ? ev(x.lhs()) / ev(x.rhs()) : 0;
-      case K::Mod: return ev(x.rhs()) ? ev(x.lhs()) % ev(x.rhs()) : 0;
+      case K::Mod: return ev(x.rhs()) ? ((ev(x.lhs()) % ev(x.rhs())) + ev(x.rhs())) % ev(x.rhs()) : 0;
       case K::FloorDiv:
       case K::CeilDiv: {
         int64_t a = ev(x.lhs()), b = ev(x.rhs());

@@ -22,11 +22,13 @@ struct Buffer {
   std::vector<double> data;
 };
 
-/// Rounds v as a store to element type t does (round-to-nearest-even;
-/// integers round to nearest and saturate).
+/// Rounds v as an arithmetic result of element type t is rounded: floats to
+/// nearest even; integers wrap modulo 2^width as the GPU's do (I8 100 * 3 is
+/// 44, U8 50 - 200 is 106).
 double roundTo(ir::DType t, double v);
 /// Converts v to element type t as `convert` does: floats round to nearest
-/// even, integers truncate toward zero and saturate (PTX cvt.rzi.sat).
+/// even, integers truncate toward zero and saturate (PTX cvt.rzi.sat; NaN
+/// becomes 0), from floats and from wider or differently signed integers.
 double convertTo(ir::DType t, double v);
 
 /// Runs the kernel over its whole grid. `dims` are in Kernel::dims order;

@@ -29,9 +29,10 @@ public:
   /// (U8). Float to integer truncates toward zero.
   mlir::Value convert(mlir::Value v, mlir::Type to, bool fromUnsigned = false,
                       bool toUnsigned = false);
-  mlir::Value convert(mlir::Value v, ir::DType from, ir::DType to) {
-    return convert(v, elemType(to), from == ir::DType::U8, to == ir::DType::U8);
-  }
+  /// `convert`: to an integer type it saturates (from floats after
+  /// truncating toward zero, NaN to 0; from integers of another width or
+  /// signedness), as the interpreter's convertTo does.
+  mlir::Value convert(mlir::Value v, ir::DType from, ir::DType to);
   /// Integer division with Kina's meaning: x / 0 = 0 (the reference
   /// interpreter's), never LLVM's undefined behaviour.
   mlir::Value intDiv(mlir::Value l, mlir::Value r, bool isUnsigned);

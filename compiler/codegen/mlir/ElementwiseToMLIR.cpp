@@ -123,13 +123,45 @@ Value ElementMath::convert(Value v, Type to, bool fromUnsigned, bool toUnsigned)
   if (!fromF && toF)
     return fromUnsigned ? Value(arith::UIToFPOp::create(b_, loc_, to, v))
                         : Value(arith::SIToFPOp::create(b_, loc_, to, v));
-  if (fromF && !toF)
-    return toUnsigned ? Value(arith::FPToUIOp::create(b_, loc_, to, v))
-                      : Value(arith::FPToSIOp::create(b_, loc_, to, v));
+  if (fromF && !toF) {
+    // The saturating forms (NaN is 0): arith's fptosi is poison out of range,
+    // and became a 16-bit cvt whose low byte was stored (266.0 -> U8 10).
+    std::string name = std::string(toUnsigned ? "llvm.fptoui.sat.i" : "llvm.fptosi.sat.i") +
+                       std::to_string(to.getIntOrFloatBitWidth()) + ".f" +
+                       std::to_string(from.getIntOrFloatBitWidth());
+    if (isa<Float16Type, BFloat16Type>(from)) { // no f16/bf16 overloads on NVPTX: exact in f32
+      v = arith::ExtFOp::create(b_, loc_, f32, v);
+      name = name.substr(0, name.rfind(".f")) + ".f32";
+    }
+    return intrinsic(name.c_str(), to, ValueRange{v});
+  }
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return fromUnsigned ? Value(arith::ExtUIOp::create(b_, loc_, to, v))
                         : Value(arith::ExtSIOp::create(b_, loc_, to, v));
   return arith::TruncIOp::create(b_, loc_, to, v);
+}
+
+Value ElementMath::convert(Value v, ir::DType from, ir::DType to) {
+  const bool fromU = from == ir::DType::U8, toU = to == ir::DType::U8;
+  Type target = elemType(to), source = v.getType();
+  if (isa<FloatType>(source) || isa<FloatType>(target))
+    return convert(v, target, fromU, toU);
+  // Integer to integer: clamp to the target's range in the wider of the two
+  // widths, then truncate (I32 300 -> I8 127, U8 200 -> I8 127, I8 -5 -> U8 0).
+  unsigned fw = source.getIntOrFloatBitWidth(), tw = target.getIntOrFloatBitWidth();
+  if (fw < tw || (fw == tw && fromU == toU))
+    return convert(v, target, fromU, toU); // exact (widening, or the same type)
+  Type wide = fw > tw ? source : b_.getIntegerType(2 * fw); // I8 <-> U8 in 16 bits
+  Value x = fw > tw ? v : convert(v, wide, fromU, false);
+  unsigned w = wide.getIntOrFloatBitWidth();
+  APInt lo = toU ? APInt::getZero(w) : APInt::getSignedMinValue(tw).sext(w);
+  APInt hi = toU ? APInt::getMaxValue(tw).zext(w) : APInt::getSignedMaxValue(tw).sext(w);
+  Value loV = arith::ConstantOp::create(b_, loc_, wide, b_.getIntegerAttr(wide, lo));
+  Value hiV = arith::ConstantOp::create(b_, loc_, wide, b_.getIntegerAttr(wide, hi));
+  // Only U8 is unsigned and it is never the wider type, so x is signed here
+  // (a U8 source was zero-extended).
+  Value c = arith::MinSIOp::create(b_, loc_, arith::MaxSIOp::create(b_, loc_, x, loV), hiV);
+  return arith::TruncIOp::create(b_, loc_, target, c);
 }
 
 Value ElementMath::intDiv(Value l, Value r, bool isUnsigned) {
@@ -137,10 +169,22 @@ Value ElementMath::intDiv(Value l, Value r, bool isUnsigned) {
   Value zero = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 0));
   Value one = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, 1));
   Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, r, zero);
-  Value safe = arith::SelectOp::create(b_, loc_, isZero, one, r);
-  Value q = isUnsigned ? Value(arith::DivUIOp::create(b_, loc_, l, safe))
-                       : Value(arith::DivSIOp::create(b_, loc_, l, safe));
-  return arith::SelectOp::create(b_, loc_, isZero, zero, q);
+  if (isUnsigned) {
+    Value safe = arith::SelectOp::create(b_, loc_, isZero, one, r);
+    return arith::SelectOp::create(b_, loc_, isZero, zero,
+                                   arith::DivUIOp::create(b_, loc_, l, safe));
+  }
+  // Signed: a divisor of 0 gives 0, and of -1 the negation (which wraps for
+  // the minimum, as the interpreter's arithmetic does); LLVM's sdiv is
+  // undefined for both.
+  Value minusOne = arith::ConstantOp::create(b_, loc_, t, b_.getIntegerAttr(t, -1));
+  Value isMinusOne = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, r, minusOne);
+  Value special = arith::OrIOp::create(b_, loc_, isZero, isMinusOne);
+  Value safe = arith::SelectOp::create(b_, loc_, special, one, r);
+  Value q = arith::DivSIOp::create(b_, loc_, l, safe);
+  Value negated = arith::SubIOp::create(b_, loc_, zero, l);
+  return arith::SelectOp::create(b_, loc_, isZero, zero,
+                                 arith::SelectOp::create(b_, loc_, isMinusOne, negated, q));
 }
 
 Value ElementMath::expF64(Value x) {
