@@ -27,6 +27,9 @@ bool keepsPartialSums(std::string_view op, size_t tensorOperands, bool allPartia
 
 namespace {
 
+/// CUDA device ordinals are ints; a mesh this large is a typo.
+constexpr int64_t kMaxDevice = 1023;
+
 bool onMesh(const TensorType &t) { return t.sharding.kind != ShardKind::None; }
 
 bool isHostElementwise(const std::string &f) {
@@ -63,9 +66,10 @@ bool Checker::resolveMesh(const syntax::TypeRef &t, TensorType &tt, bool isDevic
     // In kernel and tile-function signatures the index has no effect (as
     // before issue 19): a launch runs on the device of its operands.
     if (isDeviceContext) {
-    } else if (!c || *c < 0) {
+    } else if (!c || *c < 0 || *c > kMaxDevice) {
       error(DiagId::BadDeviceIndex, m.expr(t.placement.device).span,
-            "a device index is a non-negative integer constant, found `" + str(*v) + "`");
+            "a device index is an integer constant from 0 to " + std::to_string(kMaxDevice) +
+                ", found `" + str(*v) + "`");
       ok = false;
     } else {
       tt.device = *c;
@@ -94,9 +98,10 @@ bool Checker::resolveMesh(const syntax::TypeRef &t, TensorType &tt, bool isDevic
     if (!v)
       return false;
     auto c = v->constantValue();
-    if (!c || *c < 0) {
+    if (!c || *c < 0 || *c > kMaxDevice) {
       error(DiagId::BadSharding, m.expr(d).span,
-            "a mesh lists device indices, non-negative integer constants");
+            "a mesh lists device indices, integer constants from 0 to " +
+                std::to_string(kMaxDevice));
       return false;
     }
     if (std::find(s.mesh.begin(), s.mesh.end(), *c) != s.mesh.end()) {
@@ -116,6 +121,10 @@ bool Checker::resolveMesh(const syntax::TypeRef &t, TensorType &tt, bool isDevic
     if (!v)
       return false;
     auto c = v->constantValue();
+    if (tt.shape.empty()) {
+      error(DiagId::BadSharding, sr.span, "a tensor without axes cannot be sharded");
+      return false;
+    }
     if (!c || *c < 0 || *c >= int64_t(tt.shape.size())) {
       error(DiagId::BadSharding, m.expr(sr.dim).span,
             "`dim` is an axis of the tensor: 0 to " + std::to_string(tt.shape.size() - 1) +
@@ -234,9 +243,10 @@ Type Checker::meshRules(const Expr &e, Type r) {
     if (first == 1) {
       auto v = indexValue(e.children[0]);
       auto c = v ? v->constantValue() : std::nullopt;
-      if (!c || *c < 0) {
+      if (!c || *c < 0 || *c > kMaxDevice) {
         error(DiagId::BadDeviceIndex, m.expr(e.children[0]).span,
-              "`copy_to_device d x` takes a device index d, a non-negative integer constant");
+              "`copy_to_device d x` takes a device index d, an integer constant from 0 to " +
+                  std::to_string(kMaxDevice));
         return Type::error();
       }
       r.tensor.device = *c;
