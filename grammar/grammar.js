@@ -146,6 +146,7 @@ module.exports = grammar({
       field('dtype', $.dtype),
       ',',
       field('shape', $.shape),
+      optional(seq(',', field('sharding', choice($.sharded, $.replicated)))),
       optional(seq(',', 'on', '=', field('placement', $.placement))),
       optional(seq(',', 'layout', '=', field('layout', $.identifier))),
       optional(','),
@@ -164,6 +165,17 @@ module.exports = grammar({
       optional(','),
       ']',
     ),
+
+    // Issue 19: the sharding refinement of a tensor over a mesh of devices
+    // (docs/language.md "Devices, meshes and sharding"). `Sharded(dim=1,
+    // mesh=[0, 1])` splits axis 1 into equal contiguous blocks, block i on
+    // device mesh[i]; `Replicated(mesh=[0, 1])` keeps a whole copy on each.
+    sharded: $ => seq(
+      'Sharded', '(', 'dim', '=', field('dim', $.integer), ',',
+      'mesh', '=', field('mesh', $.mesh), optional(','), ')',
+    ),
+    replicated: $ => seq('Replicated', '(', 'mesh', '=', field('mesh', $.mesh), optional(','), ')'),
+    mesh: $ => seq('[', commaSep1(field('device', $.integer)), ']'),
 
     scalar_type: $ => field('dtype', $.dtype),
 

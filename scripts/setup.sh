@@ -65,6 +65,10 @@ CUDA_WHEELS=(
 # .deps/cuda/**/bin search after the 13.0 tools, which keep the PTX path).
 TILEIRAS_WHEELS=("nvidia-cuda-tileiras==13.3.36" "nvidia-nvvm==13.3.33" "nvidia-cuda-nvcc==13.3.33")
 CUDA_DIR="$KINA_DEPS/cuda"
+# NCCL for host functions on a mesh of devices (issue 19; runtime/Nccl.h
+# dlopens it, and its unit test calls ncclGetVersion, which needs no GPU).
+NCCL_WHEEL="nvidia-nccl-cu13==2.27.7"
+NCCL_DIR="$KINA_DEPS/nccl"
 CUDA_WHEEL_BIN="$CUDA_DIR/nvidia/cu13/bin"
 
 WITH_EDITORS=0
@@ -237,6 +241,23 @@ if ((unpack_wheels)); then
   log "NVIDIA wheels unpacked in $(elapsed "$T") s"
 fi
 
+# ---- NCCL: the pinned wheel into .deps/nccl --------------------------------------
+if [ ! -f "$NCCL_DIR/.installed" ] || [ "$(cat "$NCCL_DIR/.installed")" != "$NCCL_WHEEL" ]; then
+  T=$(now_s)
+  mkdir -p "$wheel_cache"
+  nccl_whl() { ls "$wheel_cache/nvidia_nccl_cu13-${NCCL_WHEEL#*==}-"*.whl 2>/dev/null | head -1; }
+  if [ -z "$(nccl_whl)" ]; then
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      --platform manylinux2014_x86_64 --dest "$wheel_cache" "$NCCL_WHEEL" </dev/null ||
+      die "pip download of $NCCL_WHEEL failed"
+  fi
+  rm -rf "$NCCL_DIR"
+  mkdir -p "$NCCL_DIR"
+  unzip -qo "$(nccl_whl)" -d "$NCCL_DIR" || die "cannot unpack $NCCL_WHEEL"
+  echo "$NCCL_WHEEL" >"$NCCL_DIR/.installed"
+  log "NCCL ($NCCL_WHEEL) unpacked into $NCCL_DIR in $(elapsed "$T") s"
+fi
+
 # ---- Editor-test dependencies (owned by the editors engineer) ------------------
 # Before the wait below: their downloads overlap the tree-sitter CLI build.
 if ((WITH_EDITORS)); then
@@ -277,6 +298,7 @@ export KINA_TREE_SITTER="$TS_BIN"
 export KINA_LIT="$KINA_LIT"
 export KINA_LLVM_BIN="$KINA_LLVM_BIN"
 export KINA_CUDA_WHEEL_BIN="$CUDA_WHEEL_BIN"
+export KINA_LIBNCCL="\${KINA_LIBNCCL:-$NCCL_DIR/nvidia/nccl/lib/libnccl.so.2}"
 case ":\$PATH:" in *":${TS_BIN%/*}:"*) ;; *) export PATH="${TS_BIN%/*}:\$PATH" ;; esac
 case ":\$PATH:" in *":$KINA_LLVM_BIN:"*) ;; *) export PATH="\$PATH:$KINA_LLVM_BIN" ;; esac
 _kina_cuda_tool() {

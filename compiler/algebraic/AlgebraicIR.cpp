@@ -8,11 +8,41 @@ namespace kina::algebraic {
 
 const char *placementName(Placement p) { return p == Placement::Host ? "host" : "cuda:global"; }
 
+std::string shardName(const TensorType &t) {
+  std::string mesh = "[";
+  for (size_t i = 0; i < t.mesh.size(); ++i)
+    mesh += (i ? ", " : "") + std::to_string(t.mesh[i]);
+  mesh += "]";
+  switch (t.shard) {
+  case Shard::None:
+    return "";
+  case Shard::Replicated:
+    return "Replicated(mesh=" + mesh + ")";
+  case Shard::Sharded:
+    return "Sharded(dim=" + std::to_string(t.shardDim) + ", mesh=" + mesh + ")";
+  case Shard::Partial:
+    return "Partial(mesh=" + mesh + ")";
+  }
+  return "";
+}
+
+int64_t localExtent(const TensorType &t, size_t axis, int64_t logical) {
+  if (t.shard == Shard::Sharded && int(axis) == t.shardDim && !t.mesh.empty())
+    return logical / int64_t(t.mesh.size());
+  return logical;
+}
+
 std::string printType(const TensorType &t) {
   std::string s = "Tensor[" + t.dtype + ", [";
   for (size_t i = 0; i < t.shape.size(); ++i)
     s += (i ? ", " : "") + t.shape[i];
-  return s + "], on=" + placementName(t.on) + "]";
+  s += "]";
+  if (t.onMesh())
+    s += ", " + shardName(t);
+  s += std::string(", on=") + placementName(t.on);
+  if (t.on == Placement::Device && !t.onMesh() && t.device != 0)
+    s += "(" + std::to_string(t.device) + ")";
+  return s + "]";
 }
 
 const char *opName(OpKind k) {
@@ -59,6 +89,12 @@ const char *opName(OpKind k) {
     return "rmsnorm";
   case OpKind::Call:
     return "call";
+  case OpKind::AllReduce:
+    return "all_reduce";
+  case OpKind::AllGather:
+    return "all_gather";
+  case OpKind::ReduceScatter:
+    return "reduce_scatter";
   }
   return "?";
 }
@@ -124,7 +160,9 @@ std::string print(const Function &f) {
         os << " {broadcast=" << broadcastName(op.broadcast) << "}";
     }
     os << " : " << printType(op.type);
-    if (op.kind != OpKind::Param && op.kind != OpKind::Call && !op.name.empty())
+    if (op.inserted)
+      os << "  // inserted: " << op.insertedFor;
+    else if (op.kind != OpKind::Param && op.kind != OpKind::Call && !op.name.empty())
       os << "  // " << op.name;
     os << "\n";
   }
@@ -157,13 +195,29 @@ std::vector<std::string> verify(const Function &f) {
     };
     auto samePlacement = [&]() {
       for (size_t k = 0; k < op.operands.size(); ++k)
-        if (operand(k).on != op.type.on) {
-          err(i, std::string("operand ") + std::to_string(k) + " is on " +
-                     placementName(operand(k).on) + ", the result on " + placementName(op.type.on));
+        if (!operand(k).samePlace(op.type)) {
+          err(i, std::string("operand ") + std::to_string(k) + " is " + printType(operand(k)) +
+                     ", the result " + printType(op.type));
           return false;
         }
+      // Partial sums are read only where keepsPartialSums allows (issue 19).
+      bool anyPartial = false, allPartial = true;
+      for (size_t k = 0; k < op.operands.size(); ++k) {
+        anyPartial |= operand(k).shard == Shard::Partial;
+        allPartial &= operand(k).shard == Shard::Partial;
+      }
+      bool linear = ((op.kind == OpKind::Add || op.kind == OpKind::Sub) && allPartial &&
+                     op.operands.size() == 2) ||
+                    ((op.kind == OpKind::Mul || op.kind == OpKind::Div) &&
+                     op.broadcast == Broadcast::Scalar) ||
+                    op.kind == OpKind::Neg || op.kind == OpKind::Transpose;
+      if (anyPartial && !linear) {
+        err(i, "reads partial sums without an all_reduce");
+        return false;
+      }
       return true;
     };
+
     switch (op.kind) {
     case OpKind::Param:
       if (!op.operands.empty())
@@ -176,12 +230,32 @@ std::vector<std::string> verify(const Function &f) {
       Placement from = op.kind == OpKind::CopyToDevice ? Placement::Host : Placement::Device;
       TensorType moved = operand(0);
       moved.on = from == Placement::Host ? Placement::Device : Placement::Host;
-      if (operand(0).on != from)
+      bool peer = op.kind == OpKind::CopyToDevice && operand(0).on == Placement::Device &&
+                  !operand(0).onMesh();
+      if (operand(0).on != from && !peer)
         err(i, std::string("copies from ") + placementName(from) + ", operand is on " +
                    placementName(operand(0).on));
-      else if (!(moved == op.type))
+      else if (operand(0).shard == Shard::Sharded || operand(0).shard == Shard::Partial ||
+               (op.kind == OpKind::CopyToDevice && operand(0).onMesh()))
+        err(i, "copies a single-device or replicated tensor, operand is " + printType(operand(0)));
+      else if (moved.dtype != op.type.dtype || moved.shape != op.type.shape || op.type.onMesh() ||
+               op.type.on !=
+                   (op.kind == OpKind::CopyToDevice ? Placement::Device : Placement::Host))
         err(i, "result type " + printType(op.type) + " is not the operand's moved, " +
                    printType(moved));
+      break;
+    }
+    case OpKind::AllReduce:
+    case OpKind::AllGather:
+    case OpKind::ReduceScatter: {
+      if (!want(1))
+        break;
+      const TensorType &x = operand(0);
+      Shard in = op.kind == OpKind::AllGather ? Shard::Sharded : Shard::Partial;
+      Shard out = op.kind == OpKind::ReduceScatter ? Shard::Sharded : Shard::Replicated;
+      if (x.shard != in || op.type.shard != out || x.mesh != op.type.mesh ||
+          x.shape != op.type.shape || x.dtype != op.type.dtype)
+        err(i, "collective from " + printType(x) + " to " + printType(op.type));
       break;
     }
     case OpKind::MatMul: {

@@ -26,14 +26,36 @@ enum class Placement : uint8_t { Host, Device };
 /// `host` or `cuda:global`.
 const char *placementName(Placement p);
 
+/// How a device value lies over a mesh (sema::ShardKind; issue 19).
+enum class Shard : uint8_t { None, Replicated, Sharded, Partial };
+
 /// A tensor type: element type name (`BF16`), shape as dimension
-/// expressions over the function's dims (`M`, `2 * H`, `128`), placement.
+/// expressions over the function's dims (`M`, `2 * H`, `128`), placement;
+/// on cuda:global, the device (one device) or the mesh and sharding. The
+/// shape is always the whole (logical) tensor's.
 struct TensorType {
   std::string dtype;
   std::vector<std::string> shape;
   Placement on = Placement::Host;
+  int64_t device = 0;        ///< cuda:global(d), when shard is None
+  Shard shard = Shard::None; ///< None: one device
+  int shardDim = -1;         ///< Sharded: the axis split
+  std::vector<int64_t> mesh; ///< the devices, block i on mesh[i]
   bool operator==(const TensorType &) const = default;
+  bool onMesh() const { return shard != Shard::None; }
+  /// Same device or mesh (placement, device, mesh; not the sharding).
+  bool samePlace(const TensorType &o) const {
+    return on == o.on && onMesh() == o.onMesh() &&
+           (onMesh() ? mesh == o.mesh : on == Placement::Host || device == o.device);
+  }
 };
+
+/// `Sharded(dim=1, mesh=[0, 1])` ("" for a single device).
+std::string shardName(const TensorType &t);
+
+/// The extent of axis `axis` on one device: the logical extent, divided by
+/// the mesh size on the sharded axis.
+int64_t localExtent(const TensorType &t, size_t axis, int64_t logical);
 
 /// `Tensor[BF16, [M, H], on=cuda:global]`.
 std::string printType(const TensorType &t);
@@ -60,6 +82,10 @@ enum class OpKind : uint8_t {
   LayerNorm, ///< x gamma beta, over the last axis (eps 1e-5)
   RmsNorm,   ///< x gamma, over the last axis (eps 1e-6)
   Call,      ///< a Kina kernel launched from the host function
+  // Collectives over a mesh (issue 19; NCCL on GPUs).
+  AllReduce,     ///< Partial -> Replicated: the sum
+  AllGather,     ///< Sharded(d) -> Replicated: the blocks concatenated along d
+  ReduceScatter, ///< Partial -> Sharded(0): the sum, each device its rows
 };
 
 /// The spelling in the printed IR (`matmul`, `copy_to_device`, ...).
@@ -77,6 +103,10 @@ struct Op {
   std::string name;          ///< Param: its name; Call: the kernel; a `let` name when bound
   double scalar = 0;         ///< Broadcast::Scalar: the value
   Broadcast broadcast = Broadcast::None;
+  /// AllReduce: inserted by the builder where the types sum partial sums
+  /// (sema::keepsPartialSums), not written; `insertedFor` names the use.
+  bool inserted = false;
+  std::string insertedFor;
   Span span;
 };
 

@@ -56,7 +56,40 @@ struct Builder {
       notCompiled(span, "a host-level tensor outside host and cuda:global memory");
       return std::nullopt;
     }
+    if (r.on == Placement::Device) {
+      const sema::Sharding &sh = t.tensor.sharding;
+      r.device = sh.kind == sema::ShardKind::None ? t.tensor.device : 0;
+      r.shard = sh.kind == sema::ShardKind::Replicated ? Shard::Replicated
+                : sh.kind == sema::ShardKind::Sharded  ? Shard::Sharded
+                : sh.kind == sema::ShardKind::Partial  ? Shard::Partial
+                                                       : Shard::None;
+      r.shardDim = sh.kind == sema::ShardKind::Sharded ? sh.dim : -1;
+      r.mesh = sh.mesh;
+    }
     return r;
+  }
+
+  /// Sums partial sums that `fn` reads but is not linear in: an all_reduce
+  /// before the use (the checker typed the use as if it were there).
+  void reducePartials(const std::string &fn, std::vector<int> &operands, bool scalarOperand,
+                      Span span) {
+    bool allPartial = !operands.empty();
+    for (int v : operands)
+      allPartial &= f.ops[v].type.shard == Shard::Partial;
+    for (int &v : operands) {
+      if (f.ops[v].type.shard != Shard::Partial ||
+          sema::keepsPartialSums(fn, operands.size(), allPartial, scalarOperand))
+        continue;
+      Op r;
+      r.kind = OpKind::AllReduce;
+      r.operands = {v};
+      r.type = f.ops[v].type;
+      r.type.shard = Shard::Replicated;
+      r.inserted = true;
+      r.insertedFor = "`" + fn + "` reads the sum of the partial sums";
+      r.span = span;
+      v = add(std::move(r));
+    }
   }
 
   int add(Op op) {
@@ -106,6 +139,9 @@ struct Builder {
         {"softmax", OpKind::Softmax},
         {"layernorm", OpKind::LayerNorm},
         {"rmsnorm", OpKind::RmsNorm},
+        {"all_reduce", OpKind::AllReduce},
+        {"all_gather", OpKind::AllGather},
+        {"reduce_scatter", OpKind::ReduceScatter},
     };
     const std::string &fn = e.name.name;
     auto type = typeOf(a.program.exprTypes[id], e.span);
@@ -134,7 +170,9 @@ struct Builder {
       op.kind = k->second;
     }
     size_t n = e.children.size();
-    for (size_t i = 0; i < n; ++i) {
+    // `copy_to_device d x`: the device is in the result's type.
+    size_t firstOperand = op.kind == OpKind::CopyToDevice && n == 2 ? 1 : 0;
+    for (size_t i = firstOperand; i < n; ++i) {
       ExprId c = e.children[i];
       const sema::Type &ct = a.program.exprTypes[c];
       if (i == 1 && isElementwiseBinary(op.kind) &&
@@ -159,6 +197,8 @@ struct Builder {
         return -1;
       op.operands.push_back(v);
     }
+    reducePartials(op.kind == OpKind::Call ? std::string("call") : fn, op.operands,
+                   op.broadcast == Broadcast::Scalar, e.span);
     if (isElementwiseBinary(op.kind) && op.broadcast == Broadcast::None) {
       const TensorType &x = f.ops[op.operands[0]].type, &y = f.ops[op.operands[1]].type;
       if (y.shape != x.shape)
@@ -209,8 +249,22 @@ std::variant<Function, std::vector<Diagnostic>> buildFunction(const sema::Analys
     op.type.dtype = t.dtype.name;
     for (ExprId d : t.shape)
       op.type.shape.push_back(syntax::printExpr(m, d));
-    op.type.on =
-        t.placement.kind == syntax::PlacementKind::Host ? Placement::Host : Placement::Device;
+    // No placement is `host` in a host function, as the checker reads it.
+    op.type.on = t.placement.kind == syntax::PlacementKind::Host ||
+                         t.placement.kind == syntax::PlacementKind::None
+                     ? Placement::Host
+                     : Placement::Device;
+    // Issue 19: the device index and the sharding (constants the checker proved).
+    if (t.placement.device != syntax::kNone)
+      op.type.device = evalDim(syntax::printExpr(m, t.placement.device), {}).value_or(0);
+    if (t.sharding.kind != syntax::ShardingKind::None) {
+      op.type.shard =
+          t.sharding.kind == syntax::ShardingKind::Sharded ? Shard::Sharded : Shard::Replicated;
+      if (t.sharding.dim != syntax::kNone)
+        op.type.shardDim = int(m.expr(t.sharding.dim).intValue);
+      for (ExprId d : t.sharding.mesh)
+        op.type.mesh.push_back(m.expr(d).intValue);
+    }
     int v = b.add(std::move(op));
     b.f.params.push_back(v);
     b.scope[p.name.name] = v;
@@ -226,6 +280,11 @@ std::variant<Function, std::vector<Diagnostic>> buildFunction(const sema::Analys
       b.scope[s.name.name] = v;
     } else if (s.kind == syntax::StmtKind::Return) {
       b.f.result = b.build(s.value);
+      if (b.f.result >= 0) { // partial sums are returned summed
+        std::vector<int> r{b.f.result};
+        b.reducePartials("return", r, false, s.span);
+        b.f.result = r[0];
+      }
     } else {
       b.notCompiled(s.span, "this statement in a host function");
       break;

@@ -18,13 +18,26 @@
 
 namespace kina::algebraic {
 
-/// A concrete tensor: row-major values (already rounded to `dtype`).
+/// A concrete tensor: row-major values (already rounded to `dtype`). A
+/// value on a mesh (issue 19) keeps one part per device, in mesh order,
+/// each a separate buffer of that device's local block (or copy, or partial
+/// sum); `data` is then empty and `shape` the logical shape. Operations on
+/// a mesh run on each part; the collectives combine the parts.
 struct Value {
   std::vector<int64_t> shape;
   std::string dtype;
   std::vector<double> data;
+  std::vector<Value> parts;
   size_t numel() const;
 };
+
+/// `whole` laid out as `t`: a copy per device (Replicated), the blocks along
+/// the sharded axis (Sharded); unchanged for a single device.
+Value distribute(const Value &whole, const TensorType &t);
+
+/// The logical tensor of `v`, laid out as `t`: the blocks concatenated
+/// (Sharded), the sum (Partial), the first device's copy (Replicated).
+Value gather(const Value &v, const TensorType &t);
 
 /// Rounds v to `dtype` (F32, BF16, F16 round to nearest even; F64 exact;
 /// integers to nearest, saturating).

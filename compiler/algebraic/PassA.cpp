@@ -160,11 +160,14 @@ struct Selector {
         users[a].push_back(int(i));
   }
 
+  /// One device's extent: a step on a mesh runs on each device over its
+  /// local blocks, so its kernel sees the block's extents (issue 19).
   int64_t extent(int v, size_t axis) {
     const TensorType &t = f.ops[v].type;
     if (axis >= t.shape.size())
       return 1;
-    return evalDim(t.shape[axis], dims).value_or(-1);
+    auto e = evalDim(t.shape[axis], dims);
+    return e ? localExtent(t, axis, *e) : -1;
   }
   /// The one user of `v` (and `v` is not the result), or -1.
   int soleUser(int v) {
@@ -347,25 +350,45 @@ struct Selector {
       return "";
     bool half = t.dtype != "F32";
     std::map<int, std::string> expr;
+    std::set<int> rows; ///< row-bias inputs ([N] or [1, N]): read as slices
     inputs.clear();
-    auto operand = [&](int v) -> std::string {
-      if (auto it = expr.find(v); it != expr.end())
-        return "(" + it->second + ")";
+    auto index = [&](int v) {
       auto in = std::find(inputs.begin(), inputs.end(), v);
       size_t k = size_t(in - inputs.begin());
       if (in == inputs.end())
         inputs.push_back(v);
-      std::string r = "r" + std::to_string(k);
+      return k;
+    };
+    bool mixed = false; ///< a value read both as a row and as a tile
+    auto operand = [&](int v) -> std::string {
+      if (auto it = expr.find(v); it != expr.end())
+        return "(" + it->second + ")";
+      mixed |= rows.count(v) > 0;
+      std::string r = "r" + std::to_string(index(v));
       return half ? "(convert F32 " + r + ")" : r;
     };
     for (int v : chainOps) {
       const Op &o = op(v);
-      if (o.broadcast == Broadcast::Row || o.broadcast == Broadcast::Column)
+      if (o.broadcast == Broadcast::Column)
         return "";
+      // A row bias is a broadcast slice of a global tensor (converted to
+      // the F32 tile's type as it loads): `x1[bn * 64 ..+ 64]`.
+      if (o.broadcast == Broadcast::Row && expr.count(o.operands[1]))
+        return ""; // a row computed in the chain: not in this version
       std::string e = opName(o.kind);
       if (o.kind == OpKind::Gelu)
         e = "gelu";
       e += " " + operand(o.operands[0]);
+      if (o.broadcast == Broadcast::Row) {
+        int b = o.operands[1];
+        if (std::find(inputs.begin(), inputs.end(), b) != inputs.end() && !rows.count(b))
+          return "";
+        rows.insert(b);
+        std::string x = "x" + std::to_string(index(b));
+        e += " " + x + (op(b).type.shape.size() == 1 ? "[bn * 64 ..+ 64]" : "[0, bn * 64 ..+ 64]");
+        expr[v] = e;
+        continue;
+      }
       if (o.broadcast == Broadcast::Scalar) {
         std::ostringstream os;
         os << o.scalar;
@@ -378,19 +401,27 @@ struct Selector {
       }
       expr[v] = e;
     }
+    if (mixed)
+      return "";
     const std::string dt = t.dtype;
     std::ostringstream src;
     src << "kernel " << name << "\n    [M, N]\n    requires (M mod 64 = 0)\n"
         << "    requires (N mod 64 = 0)\n    requires capability(sm_80)\n";
     for (size_t k = 0; k < inputs.size(); ++k)
-      src << "    (x" << k << " : Tensor[" << dt << ", [M, N], on=cuda:global])\n";
+      src << "    (x" << k << " : Tensor[" << dt << ", "
+          << (!rows.count(inputs[k])                 ? "[M, N]"
+              : op(inputs[k]).type.shape.size() == 1 ? "[N]"
+                                                     : "[1, N]")
+          << ", on=cuda:global])\n";
     src << "    : (out : Tensor[" << dt << ", [M, N], on=cuda:global]) {\n"
         << "  block_grid [M/64, N/64] {\n    let bm = block_id 0 in\n    let bn = block_id 1 in\n"
         << "    warp_grid [4] {\n      let row = bm * 64 + warp_id 0 * 16 in\n";
     for (size_t k = 0; k < inputs.size(); ++k)
-      src << "      register r" << k << " : Tile[" << dt << ", [16, 64], on=cuda:register]\n";
+      if (!rows.count(inputs[k]))
+        src << "      register r" << k << " : Tile[" << dt << ", [16, 64], on=cuda:register]\n";
     for (size_t k = 0; k < inputs.size(); ++k)
-      src << "      r" << k << " <- x" << k << "[row ..+ 16, bn * 64 ..+ 64]\n";
+      if (!rows.count(inputs[k]))
+        src << "      r" << k << " <- x" << k << "[row ..+ 16, bn * 64 ..+ 64]\n";
     std::string body = expr[chainOps.back()];
     src << "      out[row ..+ 16, bn * 64 ..+ 64] <- "
         << (half ? "convert " + dt + " (" + body + ")" : body) << "\n    }\n  }\n}\n";
@@ -420,7 +451,8 @@ struct Selector {
     if (source.empty())
       gen.why =
           "the generated elementwise kernel covers 2-D F32, BF16 and F16 tensors of one shape "
-          "with scalar operands; this chain has a broadcast operand or another shape";
+          "with scalar operands and row biases; this chain has a column operand or another "
+          "shape";
     else if (auto r = cat.generatedRefusal ? cat.generatedRefusal(source, s.kdims)
                                            : std::optional<std::string>("no kernel generator"))
       gen.why = *r;
@@ -489,10 +521,35 @@ struct Selector {
       s.ops = {v};
       s.output = v;
       s.inputs = o.operands;
-      if (o.kind == OpKind::CopyToDevice || o.kind == OpKind::CopyToHost) {
+      const TensorType &from = o.operands.empty() ? o.type : op(o.operands[0]).type;
+      if (o.kind == OpKind::CopyToDevice && from.on == Placement::Device) {
         s.backend = Backend::Copy;
-        s.decision = o.kind == OpKind::CopyToDevice ? "host -> device through pinned staging"
-                                                    : "device -> host through pinned staging";
+        s.decision = "device " + std::to_string(from.device) + " -> device " +
+                     std::to_string(o.type.device) +
+                     ": a peer copy (cuMemcpyPeer) where cuDeviceCanAccessPeer allows it, "
+                     "else staged through pinned host memory";
+      } else if (o.kind == OpKind::CopyToDevice || o.kind == OpKind::CopyToHost) {
+        s.backend = Backend::Copy;
+        s.decision =
+            o.kind == OpKind::CopyToDevice
+                ? "host -> device " + std::to_string(o.type.device) + " through pinned staging"
+            : from.onMesh()
+                ? "device " + std::to_string(from.mesh[0]) +
+                      " (the first of the mesh; every device holds the "
+                      "same copy) -> host through pinned staging"
+                : "device " + std::to_string(from.device) + " -> host through pinned staging";
+      } else if (o.kind == OpKind::AllReduce || o.kind == OpKind::AllGather ||
+                 o.kind == OpKind::ReduceScatter) {
+        s.backend = Backend::Collective;
+        s.kernel = std::string("nccl:") + opName(o.kind);
+        std::string mesh = shardName(from);
+        mesh = mesh.substr(mesh.find("mesh="));
+        mesh.pop_back();
+        s.decision = std::string(o.kind == OpKind::AllReduce       ? "ncclAllReduce (sum)"
+                                 : o.kind == OpKind::ReduceScatter ? "ncclReduceScatter (sum)"
+                                                                   : "ncclAllGather") +
+                     " over " + mesh + ", " + shardName(from) + " -> " + shardName(o.type) +
+                     (o.inserted ? "; inserted by pass A: " + o.insertedFor : "; written");
       } else if (o.type.on == Placement::Host) {
         s.backend = Backend::Host;
         s.decision = "host tensors: computed on the CPU";
@@ -533,6 +590,8 @@ std::string backendName(Backend b) {
     return "host (CPU)";
   case Backend::Copy:
     return "transfer";
+  case Backend::Collective:
+    return "collective";
   case Backend::Kina:
     return "Kina kernel";
   case Backend::CublasLt:
@@ -575,6 +634,19 @@ std::string describePlan(const Function &f, const Plan &plan, const Catalogue &c
                             : " (" + s.file + ")");
     if (s.backend == Backend::CublasLt)
       os << " epilogue " << s.kernel << (s.weightTransposed ? ", b transposed ([N, K])" : "");
+    if (s.backend == Backend::Collective)
+      os << " " << s.kernel;
+    std::string where; // after the kernel's dims, which are one device's
+    if (const TensorType &t = f.ops[s.output].type;
+        t.onMesh() && (s.backend == Backend::Kina || s.backend == Backend::CublasLt)) {
+      where = " on each device of mesh [";
+      for (size_t k = 0; k < t.mesh.size(); ++k)
+        where += (k ? ", " : "") + std::to_string(t.mesh[k]);
+      where += "] (local blocks)";
+    } else if (t.on == Placement::Device && !t.onMesh() && t.device != 0 &&
+               (s.backend == Backend::Kina || s.backend == Backend::CublasLt)) {
+      where = " on device " + std::to_string(t.device);
+    }
     if (!s.kdims.empty()) {
       os << " [";
       bool first = true;
@@ -584,7 +656,7 @@ std::string describePlan(const Function &f, const Plan &plan, const Catalogue &c
       }
       os << "]";
     }
-    os << "\n";
+    os << where << "\n";
     if (s.ops.size() > 1)
       os << "  fused: " << s.ops.size() << " ops in one "
          << (s.backend == Backend::CublasLt ? "cuBLASLt call" : "kernel") << "\n";

@@ -31,6 +31,9 @@ enum class Backend : uint8_t {
   Copy,     ///< copy_to_device / copy_to_host: a transfer
   Kina,     ///< a Kina kernel: stdlib, the file's own, or generated
   CublasLt, ///< cublasLtMatmul with an epilogue
+  /// all_reduce / all_gather / reduce_scatter over a mesh: NCCL on GPUs,
+  /// the CPU reference under --interpret (issue 19)
+  Collective,
 };
 
 /// The function a GEMM group computes after the product: nothing, + bias

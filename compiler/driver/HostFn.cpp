@@ -302,6 +302,37 @@ std::optional<std::vector<int64_t>> concreteShape(const alg::TensorType &t,
   return shape;
 }
 
+/// One device's shape of a value of type `t` (the block on a mesh).
+std::optional<std::vector<int64_t>> localShape(const alg::TensorType &t,
+                                               const std::map<std::string, int64_t> &dims) {
+  auto shape = concreteShape(t, dims);
+  if (shape)
+    for (size_t a = 0; a < shape->size(); ++a)
+      (*shape)[a] = alg::localExtent(t, a, (*shape)[a]);
+  return shape;
+}
+
+/// The devices a host function uses: the highest index (-1: none) and
+/// whether it uses more than device 0 (a mesh, or a device index).
+std::pair<int64_t, bool> devicesUsed(const alg::Function &f) {
+  int64_t top = -1;
+  bool multi = false;
+  for (const alg::Op &op : f.ops) {
+    const alg::TensorType &t = op.type;
+    if (t.on != alg::Placement::Device)
+      continue;
+    if (t.onMesh()) {
+      multi = true;
+      for (int64_t d : t.mesh)
+        top = std::max(top, d);
+    } else {
+      multi |= t.device != 0;
+      top = std::max(top, t.device);
+    }
+  }
+  return {top, multi};
+}
+
 runtime::DType runtimeDType(const std::string &dtype) {
   return runtime::parseDType(lower(dtype)).value_or(runtime::DType::F32);
 }
@@ -410,12 +441,20 @@ struct Execution {
       if (interpret) { // the CPU reference stands in for cuBLASLt
         if (auto err = alg::evaluateOps(f, s.ops, values, /*roundEach=*/false))
           return *err;
-        ++launches;
+        launches += out.type.onMesh() ? unsigned(out.type.mesh.size()) : 1u; // one per device
         return "";
       }
       return cublasLt(s);
     case alg::Backend::Kina:
       return kina(s, out);
+    case alg::Backend::Collective:
+      if (interpret) { // the CPU reference computes what NCCL would
+        if (auto err = alg::evaluateOps(f, s.ops, values, /*roundEach=*/true))
+          return *err;
+        return "";
+      }
+      return std::string("error[") + std::string(diagInfo(DiagId::MultiDeviceNotCompiled).code) +
+             "]: collectives run under --interpret only in this version";
     }
     return "unknown step";
   }
@@ -423,9 +462,21 @@ struct Execution {
   std::string copy(const alg::Step &s) {
     int in = s.inputs[0];
     bool toDevice = f.ops[s.output].kind == alg::OpKind::CopyToDevice;
-    if (interpret) {
-      values[s.output] = values.at(in);
+    if (interpret) { // a mesh's replicated copy_to_host reads the first device's copy
+      if (auto err = alg::evaluateOps(f, s.ops, values, /*roundEach=*/true))
+        return *err;
+      (void)in;
       return "";
+    }
+    if (toDevice && f.ops[in].type.on == alg::Placement::Device) {
+      // `copy_to_device 0 x` of a value already on device 0 (a copy to
+      // another device is refused before the run, K1351/K1352): staged
+      // through the host into a new buffer.
+      auto shape = concreteShape(f.ops[in].type, dims);
+      runtime::HostTensor t(runtimeDType(f.ops[in].type.dtype), *shape);
+      if (auto ok = staging->toHost(t.span(), buffers.at(in), nullptr); !ok)
+        return ok.error().message;
+      values[in] = toValue(t, f.ops[in].type.dtype);
     }
     if (toDevice) {
       runtime::HostTensor t = toTensor(values.at(in));
@@ -514,42 +565,55 @@ struct Execution {
       return err;
     std::vector<int> args = s.inputs;
     std::vector<std::vector<int64_t>> shapes;
+    // A step on a mesh: each device runs the kernel over its local blocks.
     for (int v : args)
-      shapes.push_back(*concreteShape(f.ops[v].type, dims));
-    auto outShape = concreteShape(out.type, dims);
+      shapes.push_back(*localShape(f.ops[v].type, dims));
+    auto outShape = localShape(out.type, dims);
     shapes.push_back(*outShape);
     std::map<std::string, int64_t> kd = bindKernelDims(*k, shapes);
     if (k->params.size() != args.size() + 1)
       return "kernel `" + s.kernel + "` takes " + std::to_string(k->params.size()) +
              " tensors, the step passes " + std::to_string(args.size() + 1);
     if (interpret) {
-      std::vector<reference::Buffer> refs;
-      for (size_t i = 0; i < args.size(); ++i) {
-        reference::Buffer b;
-        b.shape = shapes[i];
-        b.dtype = k->params[i].dtype;
-        b.data = values.at(args[i]).data;
-        refs.push_back(std::move(b));
-      }
-      reference::Buffer o;
-      o.shape = *outShape;
-      o.dtype = k->params.back().dtype;
-      o.data.assign(runtime::shapeNumel(*outShape), 0.0);
-      refs.push_back(std::move(o));
       if (auto r = guardRefusal(*k, hs.target, kd))
         return "kernel `" + s.kernel + "` refused before launch: " + *r;
       std::vector<int64_t> dv;
       for (const ir::Dim &d : k->dims)
         dv.push_back(kd.at(d.name));
       unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-      if (auto e = reference::execute(*k, dv, refs, threads))
-        return "the reference interpreter failed on `" + s.kernel + "`: " + *e;
-      alg::Value v;
-      v.shape = *outShape;
-      v.dtype = out.type.dtype;
-      v.data = std::move(refs.back().data);
-      values[s.output] = std::move(v);
-      ++launches;
+      // One launch per device of the mesh (or one), each on that device's parts.
+      size_t devices = out.type.onMesh() ? out.type.mesh.size() : 1;
+      alg::Value result;
+      result.shape = *concreteShape(out.type, dims);
+      result.dtype = out.type.dtype;
+      for (size_t dev = 0; dev < devices; ++dev) {
+        std::vector<reference::Buffer> refs;
+        for (size_t i = 0; i < args.size(); ++i) {
+          const alg::Value &val = values.at(args[i]);
+          reference::Buffer b;
+          b.shape = shapes[i];
+          b.dtype = k->params[i].dtype;
+          b.data = out.type.onMesh() ? val.parts.at(dev).data : val.data;
+          refs.push_back(std::move(b));
+        }
+        reference::Buffer o;
+        o.shape = *outShape;
+        o.dtype = k->params.back().dtype;
+        o.data.assign(runtime::shapeNumel(*outShape), 0.0);
+        refs.push_back(std::move(o));
+        if (auto e = reference::execute(*k, dv, refs, threads))
+          return "the reference interpreter failed on `" + s.kernel + "`: " + *e;
+        alg::Value v;
+        v.shape = *outShape;
+        v.dtype = out.type.dtype;
+        v.data = std::move(refs.back().data);
+        if (out.type.onMesh())
+          result.parts.push_back(std::move(v));
+        else
+          result = std::move(v);
+        ++launches;
+      }
+      values[s.output] = std::move(result);
       return "";
     }
     // The GPU: compile once, the launch guard, then launch.
@@ -616,6 +680,18 @@ struct Execution {
   bool keepAll = false; ///< --bench: keep every device value for the timed reruns
 
   std::string runAll() {
+    // Parameters declared on the device: uploaded from their inputs first.
+    if (!interpret)
+      for (int p : f.params)
+        if (f.ops[p].type.on == alg::Placement::Device && !buffers.count(p)) {
+          runtime::HostTensor t = toTensor(values.at(p));
+          auto buf = runtime::DeviceBuffer::alloc(*device, t.byteSize(), f.ops[p].name);
+          if (!buf)
+            return buf.error().message;
+          if (auto ok = staging->toDevice(*buf, t.span(), nullptr); !ok)
+            return ok.error().message;
+          buffers[p] = buf.take();
+        }
     std::vector<int> lastUse(f.ops.size(), -1);
     for (size_t i = 0; i < plan.steps.size(); ++i)
       for (int v : plan.steps[i].inputs)
@@ -630,6 +706,12 @@ struct Execution {
       else if (st.backend == alg::Backend::CublasLt)
         log.push_back("%" + std::to_string(st.output) + ": cuBLASLt " + st.kernel +
                       (interpret ? " (CPU reference)" : ""));
+      else if (st.backend == alg::Backend::Collective)
+        log.push_back("%" + std::to_string(st.output) + ": " + st.kernel +
+                      (interpret ? " (CPU reference over the simulated devices)" : ""));
+      if (const alg::TensorType &t = f.ops[st.output].type;
+          t.onMesh() && (st.backend == alg::Backend::Kina || st.backend == alg::Backend::CublasLt))
+        log.back() += ", on each of " + std::to_string(t.mesh.size()) + " devices";
       for (auto it = buffers.begin(); it != buffers.end();)
         it = !keepAll && lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
                                                                                : std::next(it);
@@ -735,6 +817,26 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
   auto dims = functionDims(*f, options.dims, error);
   if (!dims)
     return fail(error, UsageError);
+  // Issue 19: more than device 0 needs those devices (K1351) and, in this
+  // version, the interpreter (K1352).
+  if (auto [top, multi] = devicesUsed(*f); multi && !options.interpret) {
+    int found = 0;
+    if (device)
+      if (auto n = runtime::Device::count())
+        found = *n;
+    if (top + 1 > found)
+      return coded(DiagId::NotEnoughDevices,
+                   "fn `" + f->name + "` uses devices 0 to " + std::to_string(top) + " (" +
+                       std::to_string(top + 1) + " devices), and this machine has " +
+                       std::to_string(found) + (device ? "" : " (" + noDevice->message + ")") +
+                       "; `--interpret` simulates them on the CPU",
+                   ToolFailure);
+    return coded(DiagId::MultiDeviceNotCompiled,
+                 "fn `" + f->name +
+                     "` runs on more than one device, which this version runs with "
+                     "`--interpret` only (each device simulated, collectives on the CPU)",
+                 ToolFailure);
+  }
   HostSession hs{*file, a, target, {}, {}, {}};
   makeCatalogue(hs, host, options.interpret);
   alg::Plan plan = alg::selectKernels(*f, *dims, hs.catalogue);
@@ -785,7 +887,8 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     } else {
       runtime::fillRandom(t, options.seed, i);
     }
-    inputs[f->params[i]] = toValue(t, p.type.dtype);
+    // A parameter on a mesh: each device gets its block or its copy.
+    inputs[f->params[i]] = alg::distribute(toValue(t, p.type.dtype), p.type);
   }
 
   std::optional<std::pair<size_t, size_t>> memBefore, memAfter;
@@ -816,7 +919,7 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     if (res.type.on == alg::Placement::Host)
       result = ex.values.at(f->result);
     else if (options.interpret)
-      result = ex.values.at(f->result);
+      result = alg::gather(ex.values.at(f->result), res.type);
     else {
       auto shape = concreteShape(res.type, *dims);
       runtime::HostTensor t(runtimeDType(res.type.dtype), *shape);

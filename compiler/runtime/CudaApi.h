@@ -153,6 +153,9 @@ using PFN_cuDriverGetVersion = CUresult (*)(int *);
 using PFN_cuGetErrorName = CUresult (*)(CUresult, const char **);
 using PFN_cuGetErrorString = CUresult (*)(CUresult, const char **);
 using PFN_cuDeviceGetCount = CUresult (*)(int *);
+/// Issue 19 (optional symbols): peer access between devices, peer copies.
+using PFN_cuDeviceCanAccessPeer = CUresult (*)(int *, CUdevice, CUdevice);
+using PFN_cuMemcpyPeer = CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
 using PFN_cuDeviceGet = CUresult (*)(CUdevice *, int);
 using PFN_cuDeviceGetName = CUresult (*)(char *, int, CUdevice);
 using PFN_cuDeviceGetAttribute = CUresult (*)(int *, CUdevice_attribute, CUdevice);

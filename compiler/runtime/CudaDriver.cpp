@@ -181,6 +181,8 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::string &libraryP
   resolve(handle, d->cuMemFreeHost, "cuMemFreeHost");
   resolve(handle, d->cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   resolve(handle, d->cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  resolve(handle, d->cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
+  resolve(handle, d->cuMemcpyPeer, "cuMemcpyPeer");
 
   if (!missing.empty())
     return makeError(ErrorKind::DriverTooOld,

@@ -88,6 +88,9 @@ public:
   cuda::PFN_cuMemFreeHost cuMemFreeHost = nullptr;
   cuda::PFN_cuMemcpyHtoDAsync cuMemcpyHtoDAsync = nullptr;
   cuda::PFN_cuMemcpyDtoHAsync cuMemcpyDtoHAsync = nullptr;
+  // Optional (issue 19, runtime/Devices.h): null when the driver lacks them.
+  cuda::PFN_cuDeviceCanAccessPeer cuDeviceCanAccessPeer = nullptr;
+  cuda::PFN_cuMemcpyPeer cuMemcpyPeer = nullptr;
 
 private:
   CudaDriver() = default;

@@ -34,6 +34,10 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"matmul", P::Host, 2},
     {"copy_to_device", P::Host, 1},
     {"copy_to_host", P::Host, 1},
+    // Collectives over the devices of a mesh (issue 19, CheckMesh.cpp).
+    {"all_reduce", P::Host, 1},
+    {"all_gather", P::Host, 1},
+    {"reduce_scatter", P::Host, 1},
     // The math builtins (docs/math.md; Checker::checkMath).
     {"sqrt", P::Device, 1},
     {"rsqrt", P::Device, 1},

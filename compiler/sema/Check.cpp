@@ -285,8 +285,8 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
   case syntax::PlacementKind::Shared: tt.space = Space::Shared; break;
   case syntax::PlacementKind::Register: tt.space = Space::Register; break;
   }
-  if (t.placement.device != syntax::kNone)
-    (void)indexValue(t.placement.device);
+  if (!resolveMesh(t, tt, isDeviceContext))
+    ok = false;
   if (t.layout.valid()) {
     auto layout = parseSharedLayout(t.layout.name);
     if (!layout) {
@@ -793,11 +793,22 @@ void Checker::checkStmt(StmtId id) {
     if (inKernel)
       return notHere("kernels write their result; `return` is for tile and host functions");
     Type t = checkExpr(s.value);
+    if (current && current->item->kind == syntax::ItemKind::HostFunction)
+      t = reducedForReturn(t); // partial sums are all-reduced (issue 19)
     if (current && current->item->result != syntax::kNone && !t.isError()) {
       Type want = resolveTypeQuiet(current->item->result);
       if (!want.isError() && !sameType(t, want))
         error(DiagId::TypeMismatch, m.expr(s.value).span,
               "returns " + typeStr(t) + ", but the declared result is " + typeStr(want));
+      else if (!want.isError() && t.isTensor() && t.tensor.space == Space::Global &&
+               (t.tensor.device != want.tensor.device || t.tensor.sharding != want.tensor.sharding))
+        error(t.tensor.sharding.kind == want.tensor.sharding.kind &&
+                      t.tensor.sharding.kind == ShardKind::None
+                  ? DiagId::DeviceMismatch
+                  : DiagId::ShardingMismatch,
+              m.expr(s.value).span,
+              "returns a tensor on " + placeStr(t.tensor) + ", but the declared result is on " +
+                  placeStr(want.tensor));
     }
     return;
   }

@@ -343,6 +343,8 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
   if (result.isTensor() && callee.kind == syntax::ItemKind::TileFunction &&
       result.tensor.space == Space::Register)
     result.tensor.writable = true;
+  if (inHost && callee.kind == syntax::ItemKind::Kernel)
+    result = meshRules(e, result); // launched on the device of its operands (issue 19)
   annotate(e.span, result, true);
   return result;
 }

@@ -905,9 +905,12 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
         std::swap(r.tensor.shape[0], r.tensor.shape[1]);
       else
         r.tensor.shape[1] = DimExpr::constant(1);
+      if (!inDevice)
+        r = meshRules(e, r);
       annotate(e.span, r, true);
+      return r;
     }
-    return r;
+    return inDevice ? r : meshRules(e, r);
   }
   if (f == "matmul" || f == "copy_to_device" || f == "copy_to_host") {
     if (inDevice) {
@@ -950,24 +953,46 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
       }
       Type r = a;
       r.tensor.shape = {a.tensor.shape[0], b.tensor.shape[1]};
-      return r;
+      return meshRules(e, r);
     }
-    if (!arity(1))
+    // `copy_to_device d x` names the device (issue 19); `copy_to_device x` is device 0.
+    bool withDevice = f == "copy_to_device" && e.children.size() == 2;
+    if (withDevice) {
+      Type d = checkExpr(e.children[0]);
+      if (d.isError()) {
+        checkExpr(e.children[1]);
+        return Type::error();
+      }
+      if (d.kind != Type::Index) {
+        error(DiagId::BadDeviceIndex, m.expr(e.children[0]).span,
+              "`copy_to_device d x` takes a device index d, a non-negative integer constant; "
+              "found " +
+                  typeStr(d));
+        checkExpr(e.children[1]);
+        return Type::error();
+      }
+    } else if (!arity(1))
       return Type::error();
-    Type x = checkExpr(e.children[0]);
+    ExprId src = e.children[withDevice ? 1 : 0];
+    Type x = checkExpr(src);
     if (x.isError())
       return x;
     bool toDevice = f == "copy_to_device";
     Space from = toDevice ? Space::Host : Space::Global;
-    if (!x.isTensor() || x.tensor.space != from) {
-      error(DiagId::CrossPlacement, m.expr(e.children[0]).span,
+    // A copy between devices (`copy_to_device 1 x`, x on cuda:global(0)) is
+    // a peer copy where the hardware allows it, staged otherwise.
+    bool peer = withDevice && x.isTensor() && x.tensor.space == Space::Global;
+    if (!x.isTensor() || (x.tensor.space != from && !peer)) {
+      error(DiagId::CrossPlacement, m.expr(src).span,
             "`" + f + "` takes a tensor on " + spaceName(from) + ", found " + typeStr(x));
       return Type::error();
     }
     Type r = x;
     r.tensor.space = toDevice ? Space::Global : Space::Host;
-    return r;
+    return meshRules(e, r);
   }
+  if (f == "all_reduce" || f == "all_gather" || f == "reduce_scatter")
+    return checkCollective(id, e); // issue 19 (CheckMesh.cpp)
   // Calls of tile functions, kernels (from host functions) and host functions.
   auto it = itemsByName.find(f);
   if (it == itemsByName.end()) {

@@ -89,7 +89,7 @@ std::optional<Type> Checker::checkHostOp(ExprId id, const Expr &e) {
   }
   if (!isHostActivation(f) && !isHostOnlyOp(f) && !isHostBinary(f))
     return std::nullopt;
-  Type r = checkHostOpTyped(e);
+  Type r = meshRules(e, checkHostOpTyped(e));
   annotateHostOp(e, r);
   return r;
 }

@@ -395,6 +395,19 @@ public:
   Type checkColumnReduction(const Expr &e, const std::string &f, const Type &x);
   Type checkBlockReduction(ExprId id, const Expr &e);
   Type checkCall(ExprId id, const Expr &e, int calleeItem);
+  // ---- devices, meshes and sharding (CheckMesh.cpp, issue 19) ----
+  /// The device index and sharding of type `t` into `tt` (K0443, K0444).
+  bool resolveMesh(const syntax::TypeRef &t, TensorType &tt, bool isDeviceContext);
+  /// The device and mesh rules of host-level operation `e`, whose operands
+  /// passed the placement, shape and dtype checks and whose result is `r`:
+  /// sets r's device and sharding, or reports K0440-K0442.
+  Type meshRules(const Expr &e, Type r);
+  /// `all_reduce x`, `all_gather x`, `reduce_scatter x` (K0445).
+  Type checkCollective(ExprId id, const Expr &e);
+  /// A returned value: partial sums are all-reduced first.
+  Type reducedForReturn(Type t);
+  /// `host`, `cuda:global(1)`, `Sharded(dim=1, mesh=[0, 1])`.
+  std::string placeStr(const TensorType &t) const;
   /// Whether tile function `from` calls item `to`, directly or through other
   /// tile functions (on the syntax: independent of checking order).
   bool tileFunctionReaches(int from, int to);

@@ -76,6 +76,27 @@ std::string printShape(const std::vector<DimExpr> &shape, const SymbolTable &sym
   return out + "]";
 }
 
+std::string meshName(const std::vector<int64_t> &mesh) {
+  std::string s = "[";
+  for (size_t i = 0; i < mesh.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(mesh[i]);
+  return s + "]";
+}
+
+std::string shardingName(const Sharding &s) {
+  switch (s.kind) {
+  case ShardKind::None:
+    return "";
+  case ShardKind::Replicated:
+    return "Replicated(mesh=" + meshName(s.mesh) + ")";
+  case ShardKind::Sharded:
+    return "Sharded(dim=" + std::to_string(s.dim) + ", mesh=" + meshName(s.mesh) + ")";
+  case ShardKind::Partial:
+    return "Partial(mesh=" + meshName(s.mesh) + ")";
+  }
+  return "";
+}
+
 std::string printType(const Type &type, const SymbolTable &symbols) {
   switch (type.kind) {
   case Type::Error: return "<error>";
@@ -88,7 +109,11 @@ std::string printType(const Type &type, const SymbolTable &symbols) {
   case Type::Tensor: {
     const TensorType &t = type.tensor;
     return std::string(t.isTile ? "Tile[" : "Tensor[") + dtypeName(t.dtype) + ", " +
-           printShape(t.shape, symbols) + ", on=" + spaceName(t.space) +
+           printShape(t.shape, symbols) +
+           (t.sharding.kind != ShardKind::None ? ", " + shardingName(t.sharding) : std::string()) +
+           ", on=" + spaceName(t.space) +
+           (t.space == Space::Global && t.device != 0 ? "(" + std::to_string(t.device) + ")"
+                                                      : std::string()) +
            (t.layout != SharedLayout::None ? std::string(", layout=") + sharedLayoutName(t.layout)
                                            : std::string()) +
            "]";

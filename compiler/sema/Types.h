@@ -42,10 +42,43 @@ enum class SharedLayout : uint8_t { None, Swizzle128B };
 const char *sharedLayoutName(SharedLayout l); ///< `swizzle_128b`
 std::optional<SharedLayout> parseSharedLayout(std::string_view name);
 
+/// Issue 19: how a host-level tensor's elements lie over a mesh of devices
+/// (docs/language.md "Devices, meshes and sharding"). None: one device (or
+/// the host). Replicated: a whole copy on each device of `mesh`. Sharded:
+/// axis `dim` split into equal contiguous blocks, block i on `mesh[i]`.
+/// Partial: each device holds a partial sum of the same shape; the value is
+/// their sum (what a matmul contracting over a sharded axis leaves, before
+/// its all-reduce). Users write Sharded and Replicated; Partial is inferred.
+enum class ShardKind : uint8_t { None, Replicated, Sharded, Partial };
+
+struct Sharding {
+  ShardKind kind = ShardKind::None;
+  int dim = -1;              ///< Sharded: the axis split
+  std::vector<int64_t> mesh; ///< device indices, in block order
+  bool operator==(const Sharding &) const = default;
+};
+
+/// Whether host-level operation `op` computes on partial sums without
+/// summing them first: `add`/`sub` of two partial sums, `mul`/`div` by a
+/// scalar, `neg`, `transpose` (linear in them), and the collectives that sum
+/// them. Any other use is preceded by an all_reduce, which the checker types
+/// and compiler/algebraic inserts (one rule for both; sema/CheckMesh.cpp).
+bool keepsPartialSums(std::string_view op, size_t tensorOperands, bool allPartial,
+                      bool scalarOperand);
+
+/// `Sharded(dim=1, mesh=[0, 1])`, `Replicated(mesh=[0, 1])`, `Partial(mesh=[0, 1])`, "" for None.
+std::string shardingName(const Sharding &s);
+/// `[0, 1]`.
+std::string meshName(const std::vector<int64_t> &mesh);
+
 struct TensorType {
   DType dtype = DType::F32;
   std::vector<DimExpr> shape;
   Space space = Space::Global;
+  /// cuda:global(d): the device (0 for plain `cuda:global`). Meaningful on
+  /// single-device host-level tensors; kernels run on their operands' device.
+  int64_t device = 0;
+  Sharding sharding; ///< issue 19; None except on host-level cuda:global tensors
   bool isTile = false;
   bool writable = false; ///< kernel parameters declared `mut`, results, local tiles
   SharedLayout layout = SharedLayout::None; ///< shared tiles (and their views)

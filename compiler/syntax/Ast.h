@@ -96,12 +96,24 @@ struct Placement {
 
 enum class TypeKind : uint8_t { Tensor, Tile, Scalar, Barrier, Error };
 
+enum class ShardingKind : uint8_t { None, Sharded, Replicated };
+
+/// `Sharded(dim=1, mesh=[0, 1])` / `Replicated(mesh=[0, 1])` (issue 19).
+struct ShardingRef {
+  ShardingKind kind = ShardingKind::None;
+  Span span;
+  ExprId dim = kNone;       ///< Sharded: the integer literal
+  std::vector<ExprId> mesh; ///< the device integer literals
+  Span meshSpan;
+};
+
 struct TypeRef {
   TypeKind kind = TypeKind::Error;
   Span span;
   Ident dtype;
   std::vector<ExprId> shape;
   Span shapeSpan;
+  ShardingRef sharding; ///< Tensor: issue 19's sharding refinement
   Placement placement;
   Ident layout;            ///< Tile: `layout=swizzle_128b` (empty when absent)
   ExprId stages = kNone;   ///< Barrier[stages, arrivals=A]

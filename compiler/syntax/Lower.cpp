@@ -265,6 +265,8 @@ private:
       } else if (f == ids_.f_shape) {
         t.shapeSpan = span(c);
         t.shape = lowerShape(c);
+      } else if (f == ids_.f_sharding) {
+        t.sharding = lowerSharding(c);
       } else if (f == ids_.f_placement) {
         t.placement = lowerPlacement(c);
       } else if (f == ids_.f_layout) {
@@ -283,6 +285,26 @@ private:
         t.arrivals = errorExpr({t.span.end, t.span.end});
     }
     return addType(std::move(t));
+  }
+
+  ShardingRef lowerSharding(Node n) {
+    ShardingRef r;
+    r.span = span(n);
+    r.kind = sym(n) == ids_.sharded ? ShardingKind::Sharded : ShardingKind::Replicated;
+    forEachChild(n, [&](Node c, TSFieldId f) {
+      if (f == ids_.f_dim) {
+        r.dim = lowerExpr(c);
+      } else if (f == ids_.f_mesh) {
+        r.meshSpan = span(c);
+        forEachChild(c, [&](Node d, TSFieldId g) {
+          if (g == ids_.f_device)
+            r.mesh.push_back(lowerExpr(d));
+        });
+      }
+    });
+    if (r.kind == ShardingKind::Sharded && r.dim == kNone)
+      r.dim = errorExpr({r.span.end, r.span.end});
+    return r;
   }
 
   Placement lowerPlacement(Node n) {

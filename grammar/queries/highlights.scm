@@ -50,7 +50,7 @@
 (dtype (identifier) @type.builtin)
 (scalar_type (dtype (identifier) @type.builtin))
 
-[ "on" "cuda" "global" "layout" "arrivals" ] @attribute
+[ "on" "cuda" "global" "layout" "arrivals" "Sharded" "Replicated" "dim" "mesh" ] @attribute
 (host_placement) @attribute
 (shared_placement) @attribute
 (register_placement) @attribute
@@ -65,7 +65,7 @@
     "wmma_mma" "fill" "block_id" "warp_id" "convert" "relu" "exp" "exp2" "neg" "abs"
     "sqrt" "rsqrt" "recip" "add" "sub" "mul" "div" "max" "min" "row_sum" "row_max"
     "transpose" "matmul" "copy_to_device" "copy_to_host" "floor_div" "ceil_div"
-    "col_sum" "col_max" "block_sum" "block_max"))
+    "col_sum" "col_max" "block_sum" "block_max" "all_reduce" "all_gather" "reduce_scatter"))
 (application function: (identifier) @function.call)
 
 (dim_params dim: (identifier) @constant)

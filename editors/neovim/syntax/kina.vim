@@ -15,11 +15,11 @@ syn keyword kinaAsync arrive expect_tx wait round tma_load completes multicast m
 syn keyword kinaAsync tma_store tma_store_commit tma_store_wait
 syn keyword kinaStorage masked
 syn keyword kinaOperatorWord mod
-syn keyword kinaPlacement on host cuda global layout arrivals
+syn keyword kinaPlacement on host cuda global layout arrivals Sharded Replicated dim mesh
 syn keyword kinaType Tensor Tile Barrier
 " Not keywords: identifiers the checker knows (dtypes, primitive ops).
 syn keyword kinaDtype F16 BF16 F32 F64 TF32 I8 U8 I16 U16 I32 U32 I64 U64 E4M3 E5M2 FP8_E4M3 FP8_E5M2 Bool
-syn keyword kinaBuiltin block_id warp_id warpgroup_id cluster_rank wmma_mma mma_sync ldmatrix copy_to_device copy_to_host matmul relu exp max sum convert
+syn keyword kinaBuiltin block_id warp_id warpgroup_id cluster_rank wmma_mma mma_sync ldmatrix copy_to_device copy_to_host matmul relu exp max sum convert all_reduce all_gather reduce_scatter
 syn match kinaTarget '\<sm_\d\+[a-z]\?\>'
 syn match kinaFloat '\<\d[0-9_]*\.\d[0-9_]*\([eE][+-]\?\d\+\)\?\>'
 syn match kinaNumber '\<\(0x[0-9a-fA-F_]\+\|\d[0-9_]*\)\>'
