@@ -83,7 +83,8 @@ private:
     if (id == syntax::kNone)
       return;
     const Expr &e = m_.expr(id);
-    if (e.kind == ExprKind::Application && e.name.name == "wmma_mma" && e.children.size() == 3)
+    if (e.kind == ExprKind::Application &&
+        (e.name.name == "wmma_mma" || e.name.name == "dp4a_mma") && e.children.size() == 3)
       for (size_t i = 1; i < 3; ++i) {
         // A transposed B `transpose s` reads s's rows (CheckMmaOperands.cpp).
         ExprId op = e.children[i];
