@@ -59,7 +59,7 @@ for p in $parts; do
       fails=0
       while read -r kern dims _; do
         case $kern in
-          mma_i8|dp4a_i8) f=tests/gpu/constructs/int8_mma.kina ;;
+          mma_i8|dp4a_i8|wrap_i8) f=tests/gpu/constructs/int8_mma.kina ;;
           gemm_i8_*) f=stdlib/gemm_i8_tuned.kina ;;
           gemm_f16_pipelined_tuned*) f=stdlib/gemm_f16_pipelined_tuned.kina ;;
           gemm_f16_tuned_*) f=stdlib/gemm_f16_tuned.kina ;;
