@@ -14,16 +14,16 @@
 #   tileir    tests/gpu/tileir/run.sh (carry .carry/tileir from prepare.sh)
 #   int8      (2026-12-02 s6-int8, never run on a GPU yet) the int8 and
 #             mma.sync kernels with `kina run --check` at their sizes.txt
-#             sizes (mma.sync m16n8k32, dp4a, the tuned mma.sync families,
-#             the mixed mma.sync/wgmma family), the int8 GEMM timed against
-#             torch._int_mm (bench/gemm/int8.py), and `kina tune` of the
-#             mma.sync and int8 families at 4096^3, ~8 min
+#             sizes (mma.sync m16n8k32, dp4a, .s32 wrapping, the tuned
+#             mma.sync families, the mixed mma.sync/wgmma family), then the
+#             int8 GEMM timed against torch._int_mm (bench/gemm/int8.py), ~6 min
+#   int8tune  `kina tune` of the mma.sync, mixed and int8 families at 4096^3, ~6 min
 # Logs are tarred per part into $OUT/<part>.tgz (the device returns few files).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 K=${KINA:?KINA=path to a static kina}
 OUT=${OUT:-/tmp/kina-out}
-parts=${*:-check14 bench14 tune host tileir int8}
+parts=${*:-check14 bench14 tune host tileir int8 int8tune}
 cd "$ROOT"
 for p in $parts; do
   O=$OUT/$p
@@ -72,7 +72,8 @@ for p in $parts; do
       echo "int8 correctness: $fails failed"
       # The anchor: torch._int_mm against the three int8 kernels' defaults.
       timeout 200 python3 bench/gemm/int8.py --kina "$K" --out "$O" > "$O/bench.txt" 2>&1
-      tail -5 "$O/bench.txt"
+      tail -5 "$O/bench.txt" ;;
+    int8tune)
       # The tuner over the new families at 4096^3 (the int8 winner is then
       # worth re-timing with bench/gemm/int8.py --param KERNEL=POINT).
       for f in gemm_f16_pipelined_tuned gemm_f16_tuned gemm_i8_tuned; do
