@@ -18,7 +18,8 @@ const std::vector<std::string> &kinaKeywords() {
 const std::vector<std::string> &kinaPrimitiveOps() {
   static const std::vector<std::string> words = {
       "cp_async", "cp_async_commit", "cp_async_wait_all", "cp_async_wait_group", "block_sync",
-      "fill",     "wmma_mma",        "block_id",          "warp_id"};
+      "fill",     "wmma_mma",        "dp4a_mma",          "block_id",
+      "warp_id"};
   return words;
 }
 const std::vector<std::string> &kinaDTypes() {

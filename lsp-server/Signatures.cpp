@@ -22,7 +22,14 @@ const std::vector<OpSignature> &primitiveOpSignatures() {
          {"c : register tile [m, n]", "a : shared tile [m, k]", "b : shared tile [k, n]"},
          "register tile [m, n]",
          "Tensor-core multiply-accumulate: c + a x b. m, n and k are multiples of 16; "
-         "needs the `mma_m16n16k16_<a>_<b>_<c>` capability of the operand dtypes."},
+         "needs the `mma_m16n16k16_<a>_<b>_<c>` capability of the operand dtypes (I8 x I8 -> "
+         "I32: `mma_m16n8k32_s8_s8_s32`, k a multiple of 32, b = `transpose` of a shared [n, k])."},
+        {"dp4a_mma",
+         {"c : I32 register tile [m, n]", "a : I8 shared tile [m, k]",
+          "b : transpose of an I8 shared tile [n, k]"},
+         "register tile [m, n]",
+         "int8 multiply-accumulate with dp4a.s32.s32 on the CUDA cores (the targets without "
+         "int8 tensor cores): c + a x b, wrapping; needs the `dp4a` capability."},
         {"fill", {"v : scalar"}, "splat", "A tile with every element v (its shape comes from the "
                                           "destination)."},
         {"convert", {"DT : dtype", "x : register tile"}, "register tile",

@@ -45,7 +45,9 @@ void collectCapabilities(const ir::Kernel &k, const ir::Block &b, std::set<Capab
         return "?";
       };
       std::string_view acc = o->acc < k.tiles.size() ? ir::dtypeName(k.tiles[o->acc].dtype) : "?";
-      if (const lw::MmaLowering *row = lw::mmaLowering(dtypeOf(o->a), dtypeOf(o->b), acc))
+      if (o->dp4a)
+        caps.insert(CapabilityId::Dp4a); // dp4a.s32.s32, per accumulator element
+      else if (const lw::MmaLowering *row = lw::mmaLowering(dtypeOf(o->a), dtypeOf(o->b), acc))
         for (CapabilityId c : row->instructions)
           caps.insert(c);
     } else if (auto *o = op.as<ir::WgmmaOp>()) {

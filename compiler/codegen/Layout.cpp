@@ -220,9 +220,15 @@ public:
         }
       } else if (auto *o = op.as<MmaOp>()) {
         auto a = accessShape(k_, o->a), b2 = accessShape(k_, o->b);
-        if (a.size() == 2 && b2.size() == 2)
+        if (a.size() == 2 && b2.size() == 2) {
           if (auto why = target::lowerable::mmaShapeProblem(a[0], b2[o->transB ? 0 : 1], a[1]))
             error(op.span, *why);
+          // An int8 mma.sync steps k by 32 (m16n8k32; dp4a_mma by 16).
+          else if (!o->dp4a && o->a.id < k_.tiles.size() &&
+                   k_.tiles[o->a.id].dtype == DType::I8 && a[1] % 32 != 0)
+            error(op.span, "an int8 mma of k = " + std::to_string(a[1]) +
+                               " does not split into m16n8k32 steps");
+        }
       } else if (auto *o = op.as<TransposeOp>()) {
         if (o->src < k_.tiles.size()) {
           auto &s = k_.tiles[o->src].shape;

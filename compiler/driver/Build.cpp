@@ -150,6 +150,7 @@ int runBuildCommand(const BuildOptions &options) {
   fe.target = options.common.target;
   fe.backend = options.backend;
   fe.tunePoint = options.common.tunePoint;
+  fe.onlyKernel = options.kernel; // sibling kernels do not stop it (Frontend.h)
   if (fe.tunePoint.empty()) {
     // The best cached point for --dims (Tune.cpp), else the default.
     std::string note;

@@ -11,8 +11,9 @@ namespace kina::driver {
 
 OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target,
                                           const std::map<std::string, int64_t> &tunePoint,
-                                          const std::string &backend) {
+                                          const std::string &backend, const std::string &kernel) {
   sema::FrontendOptions fe;
+  fe.onlyKernel = kernel;
   fe.target = target;
   fe.backend = backend;
   fe.tunePoint = tunePoint;

@@ -26,12 +26,14 @@ namespace kina::driver {
 template <class T> using OrExit = std::variant<T, int>;
 
 /// Parses and checks `file` for `target`; every diagnostic goes to stderr.
-/// Errors in the file give InputErrors.
+/// Errors in the file give InputErrors. With `kernel` (`--kernel K`), the
+/// file's other kernels are not checked (sema::FrontendOptions::onlyKernel).
 /// Kernels with tune parameters are checked at `tunePoint` (defaults for
 /// the parameters it does not name).
 OrExit<sema::Analysis> checkFileForTarget(const SourceFile &file, const std::string &target,
                                           const std::map<std::string, int64_t> &tunePoint = {},
-                                          const std::string &backend = "ptx");
+                                          const std::string &backend = "ptx",
+                                          const std::string &kernel = "");
 
 /// The kernels a subcommand works on: `kernel` alone when given (a usage
 /// error naming the file's kernels when there is none of that name), else

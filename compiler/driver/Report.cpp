@@ -34,7 +34,8 @@ int runReportCommand(const ReportOptions &options) {
     std::cerr << "kina: error: " << target::unknownTargetMessage(options.common.target) << "\n";
     return UsageError;
   }
-  auto analysis = checkFileForTarget(*file, options.common.target, options.common.tunePoint);
+  auto analysis = checkFileForTarget(*file, options.common.target, options.common.tunePoint, "ptx",
+                                     options.kernel);
   if (auto *code = std::get_if<int>(&analysis))
     return *code;
   auto kernels = selectKernels(std::get<sema::Analysis>(analysis), options.kernel, options.file);

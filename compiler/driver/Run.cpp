@@ -600,7 +600,7 @@ int runRunCommand(const RunOptions &options) {
     if (!note.empty())
       std::cerr << note << "\n";
   }
-  auto analysis = checkFileForTarget(*file, targetName, tunePoint, options.backend);
+  auto analysis = checkFileForTarget(*file, targetName, tunePoint, options.backend, options.kernel);
   if (auto *code = std::get_if<int>(&analysis))
     return *code;
   auto kernels = selectKernels(std::get<sema::Analysis>(analysis), options.kernel, options.file);

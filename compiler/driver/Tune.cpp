@@ -185,8 +185,8 @@ void printLattice(const tune::LatticeResult &lat, const std::string &file) {
     if (lat.rejected[r]) {
       std::map<std::string, int> codes;
       for (const tune::PointResult &p : lat.points)
-        if (static_cast<int>(p.reason) == r && !p.codes.empty())
-          ++codes[p.codes.front()];
+        if (static_cast<int>(p.reason) == r && !p.code.empty())
+          ++codes[p.code];
       std::cout << "  " << std::left << std::setw(14)
                 << tune::reasonName(static_cast<tune::Reason>(r)) << std::right << std::setw(6)
                 << lat.rejected[r] << "  (";
@@ -1161,7 +1161,7 @@ int checkAllPoints(const CheckOptions &options, const std::string &path) {
       ++bad;
       std::cerr << path << ": " << p.kernel << " [" << p.pointText
                 << "]: " << tune::reasonName(p.reason) << " ("
-                << (p.codes.empty() ? "" : p.codes.front()) << "): " << p.message << "\n";
+                << p.code << "): " << p.message << "\n";
     }
   if (lat.size)
     std::cerr << path << ": " << lat.size << " points, " << lat.legal << " legal, " << bad

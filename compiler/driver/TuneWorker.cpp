@@ -256,7 +256,7 @@ private:
     std::vector<std::string> spec = {pointText};
     if (!pointText.empty() && !syntax::parsePointSpec(spec, point, error))
       return failed("bad point '" + pointText + "': " + error);
-    auto analysis = checkFileForTarget(*file_, target_, point);
+    auto analysis = checkFileForTarget(*file_, target_, point, "ptx", kernel);
     if (std::holds_alternative<int>(analysis))
       return failed("the checker rejected the point (see the worker's log)");
     auto lowered = lowerCheckedKernel(std::get<sema::Analysis>(analysis), kernel, *file_);

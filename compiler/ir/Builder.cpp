@@ -129,8 +129,9 @@ void KernelBuilder::cpAsyncWait(unsigned pending, Span span) {
 
 void KernelBuilder::blockSync(Span span) { append(BlockSyncOp{}, span); }
 
-void KernelBuilder::mma(TileId dst, TileId acc, Access a, Access b, Span span, bool transB) {
-  append(MmaOp{dst, acc, std::move(a), std::move(b), transB}, span);
+void KernelBuilder::mma(TileId dst, TileId acc, Access a, Access b, Span span, bool transB,
+                        bool dp4a) {
+  append(MmaOp{dst, acc, std::move(a), std::move(b), transB, dp4a}, span);
 }
 
 void KernelBuilder::load(TileId dst, Access src, Span span) {

@@ -62,7 +62,8 @@ public:
   /// `cp_async_wait_group pending`; pending = 0 is `cp_async_wait_all`.
   void cpAsyncWait(unsigned pending, Span span = {});
   void blockSync(Span span = {});
-  void mma(TileId dst, TileId acc, Access a, Access b, Span span = {}, bool transB = false);
+  void mma(TileId dst, TileId acc, Access a, Access b, Span span = {}, bool transB = false,
+           bool dp4a = false);
   void load(TileId dst, Access src, Span span = {});
   void store(Access dst, TileId src, bool convert = false, Span span = {});
   void unary(UnaryKind kind, TileId dst, Operand src, Span span = {});

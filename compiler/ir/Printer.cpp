@@ -187,7 +187,8 @@ public:
   }
   void emit(const BlockSyncOp &, int, const std::string &) { out_ << "block_sync\n"; }
   void emit(const MmaOp &o, int, const std::string &) {
-    out_ << tileName(o.dst) << " <- mma " << tileName(o.acc) << ", " << access(o.a) << ", "
+    out_ << tileName(o.dst) << (o.dp4a ? " <- dp4a_mma " : " <- mma ") << tileName(o.acc) << ", "
+         << access(o.a) << ", "
          << (o.transB ? "transpose " : "") << access(o.b) << "\n";
   }
   void emit(const LoadOp &o, int, const std::string &) {

@@ -247,12 +247,16 @@ struct BlockSyncOp {};
 /// fragments, no shared memory); with transB, b is a shared slice [N, K]
 /// and the B operand is its transpose (`wmma_mma acc q (transpose k_s)`,
 /// ldmatrix without .trans); acc and dst may be F16 with F16 a and b.
+/// int8: I8 a and b (shared, transB) with I32 acc and dst are mma.sync
+/// m16n8k32 s8.s8.s32, or with dp4a set dp4a.s32.s32 per accumulator
+/// element (`dp4a_mma`); the I32 sums wrap modulo 2^32.
 struct MmaOp {
   TileId dst;
   TileId acc;
   Access a;
   Access b;
   bool transB = false;
+  bool dp4a = false;
 };
 /// `dst <- src[...]`: per-warp load from global or shared into a register
 /// tile. With a warpgroup-scope 16-bit dst [64, K], src is a [64, K] slice

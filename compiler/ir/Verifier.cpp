@@ -524,13 +524,22 @@ private:
         const TileDecl *c = registerTile(o->acc, sp, "mma accumulator");
         auto a = checkAccess(o->a, scope, sp, "mma A");
         auto bb = checkAccess(o->b, scope, sp, "mma B");
-        // F16 accumulators take F16 operands (mma.sync .f16.f16.f16.f16).
+        // F16 accumulators take F16 operands (mma.sync .f16.f16.f16.f16),
+        // I32 ones I8 operands (m16n8k32 s8.s8.s32 or dp4a).
         bool f16Acc = a && a->dtype == DType::F16;
+        bool int8 = a && a->dtype == DType::I8;
         for (auto *acc : {d, c})
-          if (acc && acc->dtype != DType::F32 && !(f16Acc && acc->dtype == DType::F16))
+          if (acc && (int8 ? acc->dtype != DType::I32
+                           : acc->dtype != DType::F32 && !(f16Acc && acc->dtype == DType::F16)))
             error(DiagId::TileIRTypeMismatch, sp,
-                  "mma: accumulator '" + acc->name + "' must be F32 (or F16 with F16 operands), " +
-                      "it is " + std::string(dtypeName(acc->dtype)));
+                  "mma: accumulator '" + acc->name +
+                      "' must be F32 (or F16 with F16 operands, I32 with I8 ones), " + "it is " +
+                      std::string(dtypeName(acc->dtype)));
+        if (o->dp4a && !int8)
+          error(DiagId::TileIRTypeMismatch, sp, "dp4a_mma: the operands must be I8");
+        if (int8 && (!o->transB || (a && a->space != MemSpace::Shared)))
+          error(DiagId::TileIRTypeMismatch, sp,
+                "mma: I8 operands are a shared A and a transposed shared B");
         // Register A: a whole register tile (MMA operands, issue 14 part 4).
         if (a && a->space == MemSpace::Register && !o->a.slice.empty())
           error(DiagId::TileIRTypeMismatch, sp, "mma: a register A operand is a whole tile");
@@ -542,9 +551,10 @@ private:
           bool oneWarpBlock = k_.warpGrid[0] * k_.warpGrid[1] == 1 && k_.warpgroups == 0;
           bool placed = (*x)->space == MemSpace::Shared ||
                         ((x == &a || oneWarpBlock) && (*x)->space == MemSpace::Register);
-          if (!placed || ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16))
+          if (!placed || ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16 &&
+                          (*x)->dtype != DType::I8))
             error(DiagId::TileIRTypeMismatch, sp,
-                  "mma: operand '" + (*x)->name + "' must be an F16 or BF16 shared tile" +
+                  "mma: operand '" + (*x)->name + "' must be an F16, BF16 or I8 shared tile" +
                       (x == &a ? " or register tile" : ""));
           if ((*x)->shape.size() != 2) {
             error(DiagId::TileIRTypeMismatch, sp,

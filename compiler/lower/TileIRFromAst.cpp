@@ -725,7 +725,7 @@ private:
     auto dtype = tensorDType(id);
     if (!dtype)
       return std::nullopt;
-    if (f == "wmma_mma" && e.children.size() == 3) {
+    if ((f == "wmma_mma" || f == "dp4a_mma") && e.children.size() == 3) {
       // MMA operands (issue 14 part 4, sema/CheckMmaOperands.cpp): A may be
       // any 16-bit register-tile expression, B `transpose s` of a shared
       // slice s [N, K].
@@ -752,7 +752,7 @@ private:
       if (!acc || !a || !bb)
         return std::nullopt;
       ir::TileId out = destination(dst, *dtype, b_.tileDecl(*acc).shape, span);
-      b_.mma(out, *acc, *a, *bb, span, transB);
+      b_.mma(out, *acc, *a, *bb, span, transB, f == "dp4a_mma");
       return out;
     }
     const auto &unary = kUnaryBuiltins;

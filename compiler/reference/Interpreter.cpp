@@ -686,6 +686,22 @@ private:
         // transB: b is [N, K] and the operand is its transpose.
         int64_t M = a.rows, K = a.cols, N = mma->transB ? bv.rows : bv.cols;
         std::vector<double> out(M * N);
+        if (dst.dtype == ir::DType::I32) {
+          // int8 (mma.sync s8.s8.s32 or dp4a): exact integer sums that wrap
+          // modulo 2^32 as the hardware's .s32 adds do (no .satfinite).
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              uint32_t s = static_cast<uint32_t>(static_cast<int64_t>(acc.data[i * N + j]));
+              for (int64_t kk = 0; kk < K; ++kk) {
+                auto x = static_cast<int64_t>(a.at(i, kk));
+                auto y = static_cast<int64_t>(mma->transB ? bv.at(j, kk) : bv.at(kk, j));
+                s += static_cast<uint32_t>(x * y);
+              }
+              out[i * N + j] = static_cast<double>(static_cast<int32_t>(s));
+            }
+          dst.data = std::move(out);
+          continue;
+        }
         for (int64_t i = 0; i < M; ++i)
           for (int64_t j = 0; j < N; ++j) {
             double s = acc.data[i * N + j];

@@ -41,6 +41,7 @@ public:
 private:
   Checker &c_;
   const Module &m_;
+  bool dp4a_ = false; ///< the operands being checked are dp4a_mma's (16-byte vectors)
 
   void walkStmt(StmtId id) {
     const Stmt &st = m_.stmt(id);
@@ -83,7 +84,9 @@ private:
     if (id == syntax::kNone)
       return;
     const Expr &e = m_.expr(id);
-    if (e.kind == ExprKind::Application && e.name.name == "wmma_mma" && e.children.size() == 3)
+    if (e.kind == ExprKind::Application &&
+        (e.name.name == "wmma_mma" || e.name.name == "dp4a_mma") && e.children.size() == 3) {
+      dp4a_ = e.name.name == "dp4a_mma";
       for (size_t i = 1; i < 3; ++i) {
         // A transposed B `transpose s` reads s's rows (CheckMmaOperands.cpp).
         ExprId op = e.children[i];
@@ -94,6 +97,7 @@ private:
           op = oe.children[0];
         view(op, /*copy=*/false);
       }
+    }
     for (ExprId child : e.children)
       exprs(child);
   }
@@ -170,8 +174,10 @@ private:
       return;
     Span at = m_.expr(id).span;
     std::string who = copy ? "`cp_async` writes 16-byte chunks"
-                           : "`wmma_mma` loads its operands with ldmatrix, which needs 16-byte "
-                             "aligned rows";
+                           : dp4a_ ? "`dp4a_mma` loads its operands in 16-byte vectors, which "
+                                     "need 16-byte aligned rows"
+                                   : "`wmma_mma` loads its operands with ldmatrix, which needs "
+                                     "16-byte aligned rows";
     // Rows of the view: the second-to-last dimension (a 1-D tile has one).
     size_t rank = t.shape.size();
     int64_t rows = rank >= 2 ? v->lengths[rank - 2] : 1;
@@ -208,7 +214,9 @@ private:
       std::string what = copy ? "destination column offset" : "column offset";
       c_.error(DiagId::MisalignedSharedAccess, v->colSpan,
                (copy ? std::string("`cp_async` writes 16-byte chunks")
-                     : std::string("`wmma_mma` loads its operands with ldmatrix in 16-byte rows")) +
+                     : std::string(dp4a_ ? "`dp4a_mma` loads its operands in 16-byte vectors"
+                                         : "`wmma_mma` loads its operands with ldmatrix in "
+                                           "16-byte rows")) +
                    ": cannot prove the " + what + " `" + c_.str(*col0) + "` of `" + v->name +
                    "` is a multiple of " + std::to_string(per16));
     }

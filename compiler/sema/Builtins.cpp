@@ -18,6 +18,7 @@ constexpr BuiltinInfo kBuiltins[] = {
     {"ceil_div", P::Anywhere, 2},
     {"fill", P::Device, 1},
     {"wmma_mma", P::Device, 3},
+    {"dp4a_mma", P::Device, 3},
     {"convert", P::Device, 2},
     {"relu", P::Anywhere, 1},
     {"exp", P::Anywhere, 1},

@@ -614,7 +614,9 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     t.scalar = v.kind == Type::Scalar ? v.scalar : DType::I32;
     return t;
   }
-  if (f == "wmma_mma") {
+  if (f == "wmma_mma" || f == "dp4a_mma") {
+    // dp4a_mma: the same operands, read by dp4a (CheckMmaOperands.cpp).
+    bool dp4a = f == "dp4a_mma";
     if (!arity(3))
       return Type::error();
     Type c = checkExpr(e.children[0]);
@@ -628,15 +630,19 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     for (int i = 0; i < 3; ++i)
       if (!ops[i]->isTensor() || ops[i]->tensor.shape.size() != 2) {
         error(DiagId::ExpectedTile, m.expr(e.children[i]).span,
-              std::string("the ") + roles[i] + " of `wmma_mma` must be a 2-D tile, found " +
+              std::string("the ") + roles[i] + " of `" + f + "` must be a 2-D tile, found " +
                   typeStr(*ops[i]));
         return Type::error();
       }
+    // int8: both operands K-major shared slices (K0154).
+    bool int8 = dp4a || (a.tensor.dtype == DType::I8 && b.tensor.dtype == DType::I8);
+    if (int8 && !checkMmaInt8Operands(e, a, transposedB))
+      return Type::error();
     // Placements per seed 003 §2.3: A and B in shared memory, C in registers.
     bool placed = true;
     if (c.tensor.space != Space::Register) {
       error(DiagId::OperandPlacement, m.expr(e.children[0]).span,
-            std::string("the accumulator of `wmma_mma` must be on cuda:register, found ") +
+            "the accumulator of `" + f + "` must be on cuda:register, found " +
                 spaceName(c.tensor.space));
       placed = false;
     }
@@ -656,7 +662,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
         continue;
       if (ops[i]->tensor.space != Space::Shared) {
         error(DiagId::OperandPlacement, m.expr(e.children[i]).span,
-              std::string("the ") + roles[i] + " of `wmma_mma` must be on " +
+              std::string("the ") + roles[i] + " of `" + f + "` must be on " +
                   (i == 1 ? "cuda:shared or cuda:register" : "cuda:shared") + ", found " +
                   spaceName(ops[i]->tensor.space) +
                   (ops[i]->tensor.space == Space::Global ? "; stage it with `cp_async` first"
@@ -677,7 +683,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     };
     if (!same(cm, am) || !same(cn, bn) || !same(ak, bk)) {
       error(DiagId::MmaShape, e.span,
-            "`wmma_mma` shapes do not agree: accumulator " + printShape(c.tensor.shape, symbols) +
+            "`" + f + "` shapes do not agree: accumulator " + printShape(c.tensor.shape, symbols) +
                 ", A " + printShape(a.tensor.shape, symbols) + ", B " +
                 printShape(b.tensor.shape, symbols) + " (need [m, n] += [m, k] x [k, n])");
       return Type::error();
@@ -688,7 +694,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
     if (vm && vn && vk &&
         (*vm % lw::kLanguageMmaTile || *vn % lw::kLanguageMmaTile || *vk % lw::kLanguageMmaTile)) {
       error(DiagId::MmaShape, e.span,
-            "`wmma_mma` tiles must be multiples of the 16x16x16 tensor-core tile, got m=" +
+            "`" + f + "` tiles must be multiples of the 16x16x16 tensor-core tile, got m=" +
                 std::to_string(*vm) + " n=" + std::to_string(*vn) + " k=" + std::to_string(*vk));
       return Type::error();
     }
@@ -697,7 +703,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
         if (*v % lw::kLanguageMmaTile == 0)
           continue;
         error(DiagId::MmaShape, e.span,
-              "`wmma_mma` tiles must be multiples of the 16x16x16 tensor-core tile, got " +
+              "`" + f + "` tiles must be multiples of the 16x16x16 tensor-core tile, got " +
                   std::string(name) + "=" + std::to_string(*v));
         return Type::error();
       }
@@ -709,18 +715,37 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
         // Over the function's own dims: each call site proves it.
         impliedRequirements[current->itemIndex].push_back(
             {*d, lw::kLanguageMmaTile,
-             "its `wmma_mma` (" + std::string(name) + " = `" + str(*d) +
+             "its `" + f + "` (" + std::string(name) + " = `" + str(*d) +
                  "` must be a multiple of 16)",
              e.span});
         continue;
       }
       auto &diag = error(DiagId::MmaShape, e.span,
-                         "`wmma_mma` needs " + std::string(name) + " = `" + str(*d) +
+                         "`" + f + "` needs " + std::string(name) + " = `" + str(*d) +
                              "` to be a multiple of 16: cannot prove " + fact);
       if (symbols.onlyDims(*d))
         addRequiresFix(diag, fact);
       return Type::error();
     }
+    if (dp4a) {
+      if (a.tensor.dtype != DType::I8 || b.tensor.dtype != DType::I8 ||
+          c.tensor.dtype != DType::I32) {
+        error(DiagId::MmaDTypes, e.span,
+              std::string("`dp4a_mma` multiplies I8 x I8 into an I32 accumulator, found ") +
+                  dtypeName(a.tensor.dtype) + " x " + dtypeName(b.tensor.dtype) + " with a " +
+                  dtypeName(c.tensor.dtype) + " accumulator");
+        return Type::error();
+      }
+      useCapability("dp4a", e.span);
+      if (!placed)
+        return Type::error();
+      Type result = c;
+      result.tensor.space = Space::Register;
+      annotate(e.span, result, true);
+      return result;
+    }
+    if (int8 && !checkMmaInt8K(e, ak))
+      return Type::error();
     const lw::MmaLowering *row = lw::mmaLowering(
         dtypeName(a.tensor.dtype), dtypeName(b.tensor.dtype), dtypeName(c.tensor.dtype));
     if (!row) {

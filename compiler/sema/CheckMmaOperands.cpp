@@ -11,7 +11,12 @@
 //    [N, K] (S = Q Kᵀ with K stored [keys, d]; ldmatrix without .trans);
 //    `transpose` of anything else, or of the A operand, is K0153;
 //  * as the accumulator, any register-tile expression (CheckExpr.cpp);
-//    F16 accumulators with F16 A and B (target/Lowerable.def).
+//    F16 accumulators with F16 A and B (target/Lowerable.def);
+//  * int8 (I8 x I8 -> I32): mma.sync m16n8k32 s8.s8.s32 for `wmma_mma`,
+//    dp4a.s32.s32 for `dp4a_mma`. Both read A and B K-major: A a shared
+//    slice [M, K], B `transpose s` of a shared slice [N, K] (ldmatrix .trans
+//    moves 16-bit elements, so it cannot transpose bytes); anything else is
+//    K0154. An int8 `wmma_mma` steps k by 32 (K0104 otherwise).
 //
 //===----------------------------------------------------------------------===//
 #include "sema/Checker.h"
@@ -101,6 +106,60 @@ bool Checker::checkMmaRegisterA(ExprId id, const Type &a, const Type &b) {
                ")",
            std::string("convert to ") + dtypeName(want))
       .note("the 16-bit register tile's fragments are the A fragments of mma.sync");
+  return false;
+}
+
+bool Checker::checkMmaInt8Operands(const Expr &e, const Type &a, bool transposedB) {
+  const std::string &f = e.name.name;
+  const char *instruction = f == "dp4a_mma" ? "dp4a" : "mma.sync m16n8k32";
+  if (a.tensor.space == Space::Register) {
+    error(DiagId::MmaInt8Operand, m.expr(e.children[1]).span,
+          "the I8 A operand of `" + f + "` must be a shared slice [M, K], found a register tile")
+        .note(std::string(instruction) +
+              " reads four consecutive k bytes per register; the register layout holds two "
+              "columns per register: stage A in a shared tile");
+    return false;
+  }
+  if (!transposedB) {
+    error(DiagId::MmaInt8Operand, m.expr(e.children[2]).span,
+          "the I8 B operand of `" + f +
+              "` is read K-major: write `transpose s` of a shared slice s [N, K]")
+        .note(f == "dp4a_mma"
+                  ? "dp4a multiplies four consecutive k bytes of a B column, which a B stored "
+                    "[K, N] keeps a row apart; store B as [N, K] (K contiguous, the int8 \"TN\" "
+                    "layout)"
+                  : "ldmatrix .trans moves 16-bit elements, not bytes, so a B stored [K, N] has "
+                    "no mma.sync m16n8k32 fragment load; store B as [N, K] (K contiguous, the "
+                    "int8 \"TN\" layout)");
+    return false;
+  }
+  return true;
+}
+
+bool Checker::checkMmaInt8K(const Expr &e, const DimExpr &k) {
+  constexpr int64_t step = 32;
+  if (auto v = k.constantValue()) {
+    if (*v % step == 0)
+      return true;
+    error(DiagId::MmaShape, e.span,
+          "an I8 `wmma_mma` is mma.sync m16n8k32: k = " + std::to_string(*v) +
+              " must be a multiple of 32")
+        .note("`dp4a_mma` takes k a multiple of 16");
+    return false;
+  }
+  if (prover.proveDivisible(k, step).proved())
+    return true;
+  std::string fact = str(k) + " mod 32 = 0";
+  if (current && current->item->kind == syntax::ItemKind::TileFunction && symbols.onlyDims(k)) {
+    impliedRequirements[current->itemIndex].push_back(
+        {k, step, "its I8 `wmma_mma` (k = `" + str(k) + "` must be a multiple of 32)", e.span});
+    return true;
+  }
+  auto &diag = error(DiagId::MmaShape, e.span,
+                     "an I8 `wmma_mma` is mma.sync m16n8k32: k = `" + str(k) +
+                         "` must be a multiple of 32: cannot prove " + fact);
+  if (symbols.onlyDims(k))
+    addRequiresFix(diag, fact);
   return false;
 }
 

@@ -273,6 +273,11 @@ public:
   Type checkMmaA(ExprId id);
   Type checkMmaB(ExprId id, bool &transposed);
   bool checkMmaRegisterA(ExprId id, const Type &a, const Type &b);
+  /// int8 `wmma_mma` / `dp4a_mma` operands: A a shared slice, B `transpose s`
+  /// (K0154); false after reporting.
+  bool checkMmaInt8Operands(const Expr &e, const Type &a, bool transposedB);
+  /// The k of an int8 `wmma_mma` is a multiple of 32 (one m16n8k32 step; K0104).
+  bool checkMmaInt8K(const Expr &e, const DimExpr &k);
   void checkCapabilities(const Item &item, ItemState &state);
 
   /// What a tile function's body needs of its own dims beyond its `requires`

@@ -132,11 +132,21 @@ Analysis analyze(const SourceFile &file, const FrontendOptions &options) {
   co.backend = options.backend;
   co.sourceText = file.text();
   co.onlyItems = options.onlyItems;
+  if (!options.onlyKernel.empty() && co.onlyItems.empty()) {
+    const auto &items = a.parse.module.items;
+    auto isKernel = [&](const syntax::Item &it) { return it.kind == syntax::ItemKind::Kernel; };
+    if (std::any_of(items.begin(), items.end(), [&](const syntax::Item &it) {
+          return isKernel(it) && it.name.name == options.onlyKernel;
+        }))
+      for (size_t i = 0; i < items.size(); ++i)
+        if (!isKernel(items[i]) || items[i].name.name == options.onlyKernel)
+          co.onlyItems.push_back(static_cast<int>(i));
+  }
   std::vector<Diagnostic> semantic;
   if (options.diagnosticsOnly) {
     co.ideTables = false;
     unsigned threads = checkThreads(a.parse.module, options);
-    semantic = checkDiagnosticsOnly(a.parse.module, co, options.onlyItems, threads);
+    semantic = checkDiagnosticsOnly(a.parse.module, co, co.onlyItems, threads);
   } else {
     DiagnosticSink sink;
     a.program = check(a.parse.module, co, sink);

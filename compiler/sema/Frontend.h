@@ -19,6 +19,12 @@ struct FrontendOptions {
   std::string target = std::string(target::defaultTargetName());
   std::string backend = "ptx";      ///< CheckOptions::backend
   std::vector<int> onlyItems;       ///< check only these items (see CheckOptions)
+  /// `--kernel K` of build, run and report: when the file has a kernel K,
+  /// every item but the file's other kernels is checked (tile and host
+  /// functions are reported as always), so a sibling kernel the target
+  /// cannot run (the wgmma kernel of a family on sm_80) does not stop K,
+  /// as the tune lattice judges each kernel alone (tune/Lattice.cpp).
+  std::string onlyKernel;
   /// Only Analysis::diagnostics is wanted (`kina check`): the IDE tables are
   /// not built, Analysis::program stays empty, and the items may be checked
   /// on several threads. The diagnostics equal those of a full analysis.

@@ -30,11 +30,13 @@ const std::vector<MmaLowering> &mmaRows() {
 #define MmaM16n8k16F16F16F32 CapabilityId::MmaM16n8k16F16F16F32
 #define MmaM16n8k16Bf16Bf16F32 CapabilityId::MmaM16n8k16Bf16Bf16F32
 #define MmaM16n8k16F16F16F16 CapabilityId::MmaM16n8k16F16F16F16
+#define MmaM16n8k32S8S8S32 CapabilityId::MmaM16n8k32S8S8S32
 #include "target/Lowerable.def"
 #undef Ldmatrix
 #undef MmaM16n8k16F16F16F32
 #undef MmaM16n8k16Bf16Bf16F32
 #undef MmaM16n8k16F16F16F16
+#undef MmaM16n8k32S8S8S32
 #undef KINA_LOWERABLE_MMA
   };
   return rows;

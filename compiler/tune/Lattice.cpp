@@ -178,12 +178,20 @@ void checkPoint(const SourceFile &file, const syntax::Module &module, const Latt
   sema::CheckedProgram program = sema::check(m, co, sink);
   std::vector<Diagnostic> diags = sink.take();
   sortDiagnostics(diags);
+  bool capability = false;
   for (const Diagnostic &d : diags) {
     if (d.severity() != Severity::Error)
       continue;
-    if (r.codes.empty()) {
-      r.reason = reasonForCode(d.info().code, d.info().diagClass);
+    Reason reason = reasonForCode(d.info().code, d.info().diagClass);
+    // The reason is the first error's, except that a capability the target
+    // lacks wins: no other parameter value can make such a point legal (an
+    // mma.sync kernel's points on sm_75 are "capability", whatever else
+    // they also exceed).
+    if (r.codes.empty() || (reason == Reason::Capability && !capability)) {
+      r.reason = reason;
       r.message = d.message;
+      r.code = d.info().code;
+      capability = reason == Reason::Capability;
     }
     r.codes.emplace_back(d.info().code);
   }
@@ -195,6 +203,7 @@ void checkPoint(const SourceFile &file, const syntax::Module &module, const Latt
       if (evaluateRequirement(m, req.condition, options.shape) == 0) {
         r.reason = Reason::Divisibility;
         r.codes.push_back("requires");
+        r.code = "requires";
         r.message =
             "requires (" + syntax::printExpr(m, req.condition) + ") does not hold at the shape";
         break;

@@ -7,7 +7,8 @@
 // pool of threads. The checker is the legality oracle: a point is legal iff
 // its instance checks without an error and, with a problem shape, every
 // `requires (cond)` holds at that shape. A rejected point keeps its reason
-// class (from the first error's code) and the codes and message, so nothing
+// class (from the first error's code, or from a capability error when there
+// is one) and the codes and message, so nothing
 // is dropped silently.
 //
 //===----------------------------------------------------------------------===//
@@ -50,7 +51,8 @@ struct PointResult {
   std::string pointText; ///< `BM=128,BN=256,...`
   Reason reason = Reason::Legal;
   std::vector<std::string> codes; ///< every error code, in report order
-  std::string message;            ///< the first error's message
+  std::string message;            ///< the message of the error giving the reason
+  std::string code;               ///< the code of that error
   // Facts of a legal instance (sema::KernelSummary).
   uint64_t sharedBytes = 0;
   unsigned threadsPerBlock = 0;

@@ -62,7 +62,7 @@
 (application
   function: (identifier) @function.builtin
   (#any-of? @function.builtin
-    "wmma_mma" "fill" "block_id" "warp_id" "convert" "relu" "exp" "exp2" "neg" "abs"
+    "wmma_mma" "dp4a_mma" "fill" "block_id" "warp_id" "convert" "relu" "exp" "exp2" "neg" "abs"
     "sqrt" "rsqrt" "recip" "add" "sub" "mul" "div" "max" "min" "row_sum" "row_max"
     "transpose" "matmul" "copy_to_device" "copy_to_host" "floor_div" "ceil_div"
     "col_sum" "col_max" "block_sum" "block_max" "all_reduce" "all_gather" "reduce_scatter"))

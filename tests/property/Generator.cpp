@@ -1219,10 +1219,22 @@ private:
       accT = "F16";
       feature("mma-f16-accumulator");
     }
+    // int8 (docs/language.md "int8 MMA"): I8 x I8 -> I32, B stored [N, K]
+    // and read as `transpose b_s[...]`, by mma.sync m16n8k32 or dp4a_mma.
+    bool int8 = r_.percent(12);
+    bool dp4a = int8 && r_.percent(35);
+    if (int8) {
+      in = "I8";
+      accT = "I32";
+      feature(dp4a ? "dp4a_mma" : "mma-int8");
+    }
+    std::string mmaOp = dp4a ? "dp4a_mma" : "wmma_mma";
     noteDType(in);
     noteDType(accT);
     std::string lc = in == "F16" ? "f16" : "bf16";
     std::string cap = "mma_m16n16k16_" + lc + "_" + lc + "_" + (accT == "F32" ? "f32" : "f16");
+    if (int8)
+      cap = dp4a ? "dp4a" : "mma_m16n8k32_s8_s8_s32";
     static const std::vector<std::pair<int, int>> layouts = {{2, 2}, {2, 4}, {4, 2}, {1, 4}, {4, 1},
                                                              {2, 1}, {1, 1}, {2, 0}, {4, 0}};
     static const std::vector<std::pair<int, int>> unusual = {{3, 0}, {1, 3}, {3, 2},
@@ -1239,7 +1251,10 @@ private:
     int bk = r_.pick(std::vector<int>{16, 32, 32, 64, 128});
     int stages = r_.percent(55) ? 1 : r_.range(2, 4);
     int bm = wm * tm, bn = wnn * tn;
-    while (stages * (bm * bk + bk * bn) * 2 > 96 * 1024 && bk > 16)
+    // An int8 wmma_mma steps k by 32 (m16n8k32).
+    int minBk = int8 && !dp4a ? 32 : 16;
+    bk = std::max(bk, minBk);
+    while (stages * (bm * bk + bk * bn) * 2 > 96 * 1024 && bk > minBk)
       bk /= 2;
     h.dims = {"M", "N", "K"};
     h.facts = {"M mod " + lit(bm) + " = 0", "N mod " + lit(bn) + " = 0",
@@ -1253,13 +1268,14 @@ private:
     // of B into registers and stores it into the shared tiles.
     int warpsTotal = wm * wnn;
     bool regStaged = stages == 1 && (bm / warpsTotal) % 16 == 0 && bm % warpsTotal == 0 &&
-                     bn % warpsTotal == 0 && (bn / warpsTotal) % 8 == 0 && r_.percent(30);
+                     bn % warpsTotal == 0 && (bn / warpsTotal) % (int8 ? 16 : 8) == 0 &&
+                     r_.percent(30);
     h.caps = {cap};
     if (!regStaged)
       h.caps.push_back("cp_async");
     h.params.push_back("(a : " + globalTensor(in, "M, K") + ")");
-    h.params.push_back("(b : " + globalTensor(in, "K, N") + ")");
-    bool bias = r_.percent(15);
+    h.params.push_back("(b : " + globalTensor(in, int8 ? "N, K" : "K, N") + ")");
+    bool bias = !int8 && r_.percent(15);
     if (bias) {
       feature("column-input");
       h.params.push_back("(bias : " + globalTensor(accT, "M, 1") + ")");
@@ -1279,8 +1295,10 @@ private:
     std::string sa = stages > 1 ? std::to_string(stages) + ", " : "";
     out_.line("shared a_s : Tile[" + in + ", [" + sa + std::to_string(bm) + ", " +
               std::to_string(bk) + "], on=cuda:shared]");
-    out_.line("shared b_s : Tile[" + in + ", [" + sa + std::to_string(bk) + ", " +
-              std::to_string(bn) + "], on=cuda:shared]");
+    out_.line("shared b_s : Tile[" + in + ", [" + sa +
+              (int8 ? std::to_string(bn) + ", " + std::to_string(bk)
+                    : std::to_string(bk) + ", " + std::to_string(bn)) +
+              "], on=cuda:shared]");
     std::string warps = std::to_string(wm) + (wn ? ", " + std::to_string(wn) : "");
     out_.open("warp_grid [" + warps + "]");
     out_.line("let warp_m = warp_id 0 in");
@@ -1290,12 +1308,18 @@ private:
       wnE = "warp_n * " + lit(tn);
     }
     out_.line("register acc : " + tileType(accT, tm, tn));
-    out_.line("acc <- fill 0.0");
+    out_.line(int8 ? "acc <- fill 0" : "acc <- fill 0.0");
     feature("fill");
     std::string aWin = "warp_m * " + lit(tm) + " ..+ " + lit(tm) + ", 0 ..+ " + lit(bk);
-    std::string bWin = "0 ..+ " + lit(bk) + ", " + wnE + " ..+ " + lit(tn);
+    std::string bWin = int8 ? wnE + " ..+ " + lit(tn) + ", 0 ..+ " + lit(bk)
+                            : "0 ..+ " + lit(bk) + ", " + wnE + " ..+ " + lit(tn);
+    // The B operand: `b_s[...]`, or for int8 `(transpose b_s[...])`.
+    auto bOperand = [&](const std::string &stage) {
+      std::string v = "b_s[" + stage + bWin + "]";
+      return int8 ? "(transpose " + v + ")" : v;
+    };
     std::string accIn = "acc";
-    if (r_.percent(8)) {
+    if (!int8 && r_.percent(8)) {
       feature("mma-expression-accumulator");
       accIn = "(mul acc 1.0)";
     }
@@ -1306,6 +1330,14 @@ private:
                                : "[" + st + "0 ..+ " + lit(bm) + ", 0 ..+ " + lit(bk) + "]") +
                 " <- a[block_m * " + lit(bm) + " ..+ " + lit(bm) + ", " + kExpr + " ..+ " +
                 lit(bk) + "]");
+      if (int8) {
+        out_.line("cp_async b_s" +
+                  (stage.empty() ? std::string()
+                                 : "[" + st + "0 ..+ " + lit(bn) + ", 0 ..+ " + lit(bk) + "]") +
+                  " <- b[block_n * " + lit(bn) + " ..+ " + lit(bn) + ", " + kExpr + " ..+ " +
+                  lit(bk) + "]");
+        return;
+      }
       out_.line("cp_async b_s" +
                 (stage.empty() ? std::string()
                                : "[" + st + "0 ..+ " + lit(bk) + ", 0 ..+ " + lit(bn) + "]") +
@@ -1319,16 +1351,23 @@ private:
       std::string w = wn ? "warp_m * " + std::to_string(wn) + " + warp_n" : "warp_m";
       out_.line("let w = " + w + " in");
       out_.line("register a_r : " + tileType(in, ra, bk));
-      out_.line("register b_r : " + tileType(in, bk, cb));
+      out_.line("register b_r : " + (int8 ? tileType(in, cb, bk) : tileType(in, bk, cb)));
       out_.open("for k in (0 .. K/" + lit(bk) + ")");
       out_.line("a_r <- a[block_m * " + lit(bm) + " + w * " + lit(ra) + " ..+ " + lit(ra) +
                 ", k * " + lit(bk) + " ..+ " + lit(bk) + "]");
-      out_.line("b_r <- b[k * " + lit(bk) + " ..+ " + lit(bk) + ", block_n * " + lit(bn) +
-                " + w * " + lit(cb) + " ..+ " + lit(cb) + "]");
+      if (int8)
+        out_.line("b_r <- b[block_n * " + lit(bn) + " + w * " + lit(cb) + " ..+ " + lit(cb) +
+                  ", k * " + lit(bk) + " ..+ " + lit(bk) + "]");
+      else
+        out_.line("b_r <- b[k * " + lit(bk) + " ..+ " + lit(bk) + ", block_n * " + lit(bn) +
+                  " + w * " + lit(cb) + " ..+ " + lit(cb) + "]");
       out_.line("a_s[w * " + lit(ra) + " ..+ " + lit(ra) + ", 0 ..+ " + lit(bk) + "] <- a_r");
-      out_.line("b_s[0 ..+ " + lit(bk) + ", w * " + lit(cb) + " ..+ " + lit(cb) + "] <- b_r");
+      if (int8)
+        out_.line("b_s[w * " + lit(cb) + " ..+ " + lit(cb) + ", 0 ..+ " + lit(bk) + "] <- b_r");
+      else
+        out_.line("b_s[0 ..+ " + lit(bk) + ", w * " + lit(cb) + " ..+ " + lit(cb) + "] <- b_r");
       out_.line("block_sync");
-      out_.line("acc <- wmma_mma " + accIn + " a_s[" + aWin + "] b_s[" + bWin + "]");
+      out_.line("acc <- " + mmaOp + " " + accIn + " a_s[" + aWin + "] " + bOperand(""));
       out_.line("block_sync");
       out_.close();
     } else if (stages == 1) {
@@ -1343,7 +1382,7 @@ private:
         out_.line("cp_async_wait_group 0");
       }
       out_.line("block_sync");
-      out_.line("acc <- wmma_mma " + accIn + " a_s[" + aWin + "] b_s[" + bWin + "]");
+      out_.line("acc <- " + mmaOp + " " + accIn + " a_s[" + aWin + "] " + bOperand(""));
       out_.line("block_sync");
       out_.close();
     } else {
@@ -1364,8 +1403,8 @@ private:
       out_.open("for k in (0 .. K/" + lit(bk) + ")");
       out_.line("cp_async_wait_group " + std::to_string(stages - 2));
       out_.line("block_sync");
-      out_.line("acc <- wmma_mma " + accIn + " a_s[k mod " + S + ", " + aWin + "] b_s[k mod " + S +
-                ", " + bWin + "]");
+      out_.line("acc <- " + mmaOp + " " + accIn + " a_s[k mod " + S + ", " + aWin + "] " +
+                bOperand("k mod " + S + ", "));
       std::string ahead = std::to_string(stages - 1);
       out_.open("if k + " + ahead + " < K/" + lit(bk));
       copies("(k + " + ahead + ") mod " + S, "(k + " + ahead + ") * " + lit(bk));
@@ -1384,7 +1423,7 @@ private:
     } else if (epi < 20) {
       value = "relu acc";
       feature("relu");
-    } else if (epi < 35) {
+    } else if (epi < 35 && !int8) {
       value = "mul acc " + floatLit();
       feature("broadcast-scalar");
     }

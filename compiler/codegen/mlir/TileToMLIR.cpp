@@ -332,6 +332,9 @@ private:
   LogicalResult op(const kir::Op &op, std::string &error);
   LogicalResult cpAsync(const kir::CpAsyncOp &o, std::string &error);
   LogicalResult mma(const kir::MmaOp &o, std::string &error);
+  /// int8: mma.sync m16n8k32 s8.s8.s32 and dp4a (`dp4a_mma`).
+  LogicalResult mmaInt8(const kir::MmaOp &o, const View &a, const View &bv);
+  LogicalResult dp4aMma(const kir::MmaOp &o, const View &a, const View &bv);
   LogicalResult load(const kir::LoadOp &o, std::string &error);
   LogicalResult store(const kir::StoreOp &o, std::string &error);
   void unary(const kir::UnaryOp &o);
@@ -868,6 +871,18 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
   auto bv = view(o.b, error);
   if ((!registerA && !a) || !bv)
     return failure();
+  if (bv->dtype == kir::DType::I8) {
+    // The checker admits I8 only as shared A and transposed shared B (K0154).
+    if (!a || !o.transB || a->dtype != kir::DType::I8) {
+      error = "an I8 mma needs a shared A and a transposed shared B (the checker's K0154)";
+      return failure();
+    }
+    return o.dp4a ? dp4aMma(o, *a, *bv) : mmaInt8(o, *a, *bv);
+  }
+  if (o.dp4a) {
+    error = "dp4a_mma takes I8 operands";
+    return failure();
+  }
   const auto &accShape = k_.tiles[o.acc].shape;
   int64_t M = accShape[0], N = accShape[1];
   int64_t K = registerA ? k_.tiles[o.a.id].shape[1] : a->cols;
@@ -973,6 +988,137 @@ LogicalResult Emitter::mma(const kir::MmaOp &o, std::string &error) {
   for (int64_t f = 0; f < tilesM * tilesN; ++f)
     for (int s = 0; s < 4; ++s)
       regStore(o.dst, f * 4 + s, acc[f][s]);
+  return success();
+}
+
+// int8 mma.sync m16n8k32 .row.col.s32.s8.s8.s32 (PTX ISA "Matrix Fragments
+// for mma.m16n8k32", .s8; CUTLASS SM80_16x8x32_S32S8S8S32_TN), g = lane / 4,
+// t = lane % 4, four bytes per register:
+//  * A (16x32): a0 = row g, k 4t..4t+3; a1 = row g+8; a2 = row g, k 16+4t..;
+//    a3 = row g+8, k 16+4t..: ldmatrix.x4 (8 rows x 16 bytes per matrix,
+//    lane L holds bytes 4(L%4).. of row L/4) of the matrices (rows 0-7, k
+//    0-15), (8-15, 0-15), (0-7, 16-31), (8-15, 16-31): the f16 A fetch with
+//    the k offsets doubled, since a 16-byte row is 16 bytes of k either way;
+//  * B (32x8): b0 = column n = g, k 4t..4t+3; b1 = the same n, k 16+4t..: B
+//    is read from s [N, K] (transposed B, the only int8 form) with plain
+//    ldmatrix, matrices (n 0-7, k 0-15), (n 0-7, k 16-31) per 8 columns.
+//    ldmatrix.trans transposes 16-bit elements, so a [K, N] B has no such
+//    load: the checker rejects it (K0154);
+//  * C/D (16x8 s32): c0,c1 = row g, columns 2t, 2t+1; c2,c3 = row g+8: the
+//    F32 accumulator layout, so an I32 register tile is the accumulator.
+// .s32 adds wrap (no .satfinite), as the reference interpreter's do.
+LogicalResult Emitter::mmaInt8(const kir::MmaOp &o, const View &a, const View &bv) {
+  const auto &accShape = k_.tiles[o.acc].shape;
+  int64_t M = accShape[0], N = accShape[1], K = a.cols;
+  int64_t tilesM = M / 16, tilesN = N / 8, steps = K / 32;
+  Type i32t = i32();
+  auto i32x = [&](unsigned n) {
+    SmallVector<Type> ts(n, i32t);
+    return LLVM::LLVMStructType::getLiteral(&ctx_, ts);
+  };
+  auto shape88 = NVVM::LdStMatrixShapeAttr::get(&ctx_, 8, 8);
+  auto ldmatrix = [&](Value p, unsigned num) {
+    Value s = NVVM::LdMatrixOp::create(b_, loc_, i32x(num), p, num, NVVM::MMALayout::row, shape88,
+                                       NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> regs;
+    for (unsigned i = 0; i < num; ++i)
+      regs.push_back(LLVM::ExtractValueOp::create(b_, loc_, s, ArrayRef<int64_t>{i}));
+    return regs;
+  };
+  Value lane16 = remu(lane_, 16), laneHi = divu(lane_, 16);
+  Value lane8 = remu(lane_, 8), laneQ = divu(lane_, 8);
+  using Frags = std::pair<std::vector<SmallVector<Value>>, std::vector<SmallVector<Value>>>;
+  auto fetch = [&](int64_t ks) {
+    Frags f;
+    f.first.resize(tilesM);
+    f.second.resize(tilesN);
+    for (int64_t tm = 0; tm < tilesM; ++tm)
+      f.first[tm] = ldmatrix(elemPtr(a, add(lane16, tm * 16), add(mul(laneHi, 16), ks * 32)), 4);
+    for (int64_t tn = 0; tn < tilesN; tn += 2) {
+      bool pair = tn + 1 < tilesN;
+      // x4: matrices (n0-7, k0-15) (n0-7, k16-31) (n8-15, k0-15) (n8-15, k16-31).
+      Value q = pair ? laneQ : remu(laneQ, 2);
+      Value kHalf = mul(remu(q, 2), 16), nHalf = mul(divu(q, 2), 8);
+      auto regs = ldmatrix(elemPtr(bv, add(add(nHalf, lane8), tn * 8), add(kHalf, ks * 32)),
+                           pair ? 4 : 2);
+      f.second[tn] = {regs[0], regs[1]};
+      if (pair)
+        f.second[tn + 1] = {regs[2], regs[3]};
+    }
+    return f;
+  };
+  Type accStruct = i32x(4);
+  std::array<NVVM::MMATypes, 2> ptxTypes{NVVM::MMATypes::s8, NVVM::MMATypes::s8};
+  std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row, NVVM::MMALayout::col};
+  std::vector<SmallVector<Value, 4>> acc(tilesM * tilesN);
+  for (int64_t f = 0; f < tilesM * tilesN; ++f)
+    for (int s = 0; s < 4; ++s)
+      acc[f].push_back(regLoad(o.acc, f * 4 + s));
+  Frags cur = fetch(0);
+  for (int64_t ks = 0; ks < steps; ++ks) {
+    Frags next;
+    if (ks + 1 < steps)
+      next = fetch(ks + 1);
+    for (int64_t tm = 0; tm < tilesM; ++tm)
+      for (int64_t tn = 0; tn < tilesN; ++tn) {
+        auto &c = acc[tm * tilesN + tn];
+        Value d = NVVM::MmaOp::create(b_, loc_, accStruct, cur.first[tm], cur.second[tn], c,
+                                      ArrayRef<int64_t>{16, 8, 32}, std::nullopt,
+                                      NVVM::MMAIntOverflow::wrapped, ptxTypes, layouts);
+        for (int s = 0; s < 4; ++s)
+          c[s] = LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{s});
+      }
+    cur = std::move(next);
+  }
+  for (int64_t f = 0; f < tilesM * tilesN; ++f)
+    for (int s = 0; s < 4; ++s)
+      regStore(o.dst, f * 4 + s, acc[f][s]);
+  return success();
+}
+
+// `dp4a_mma acc a (transpose s)`: the targets without int8 tensor cores
+// (dp4a, sm_61 and newer). Each lane computes the accumulator elements it
+// holds (codegen/Layout.h: rows g + 8h + 16fm, columns 2t + i + 8fn) with
+// dp4a.s32.s32, reading per k16 chunk one 16-byte vector of each of its A
+// rows and of each of its B rows (s [N, K], so k is contiguous in both);
+// 16-byte chunks are whole under the shared swizzle. The adds wrap.
+LogicalResult Emitter::dp4aMma(const kir::MmaOp &o, const View &a, const View &bv) {
+  const auto &accShape = k_.tiles[o.acc].shape;
+  int64_t M = accShape[0], N = accShape[1], K = a.cols;
+  int64_t tilesM = M / 16, tilesN = N / 8, chunks = K / 16;
+  Type v4i32 = VectorType::get({4}, i32());
+  Type v4i8 = VectorType::get({4}, b_.getI8Type());
+  int64_t slots = tilesM * tilesN * 4;
+  std::vector<Value> acc(slots);
+  for (int64_t s = 0; s < slots; ++s)
+    acc[s] = regLoad(o.acc, s);
+  auto words = [&](const View &v, Value row, int64_t chunk) {
+    Value vec = LLVM::LoadOp::create(b_, loc_, v4i32, elemPtr(v, row, c32(chunk * 16)), 16);
+    SmallVector<Value, 4> w;
+    for (int i = 0; i < 4; ++i)
+      w.push_back(LLVM::BitcastOp::create(
+          b_, loc_, v4i8, LLVM::ExtractElementOp::create(b_, loc_, vec, c32(i))));
+    return w;
+  };
+  auto sgn = NVVM::DotAccumulateType::SIGNED;
+  for (int64_t ch = 0; ch < chunks; ++ch) {
+    // The lane's A rows (2 per 16-row block) and B rows (= columns, 2 per 8).
+    std::vector<SmallVector<Value, 4>> aw(tilesM * 2), bw(tilesN * 2);
+    for (int64_t r = 0; r < tilesM * 2; ++r)
+      aw[r] = words(a, add(laneRow_, (r / 2) * 16 + (r % 2) * 8), ch);
+    for (int64_t c = 0; c < tilesN * 2; ++c)
+      bw[c] = words(bv, add(laneCol2_, (c / 2) * 8 + c % 2), ch);
+    for (int64_t s = 0; s < slots; ++s) {
+      int64_t frag = s / 4, slot = s % 4;
+      int64_t fm = frag / tilesN, fn = frag % tilesN;
+      const auto &ar = aw[fm * 2 + slot / 2];
+      const auto &bc = bw[fn * 2 + slot % 2];
+      for (int i = 0; i < 4; ++i)
+        acc[s] = NVVM::DotAccumulate4WayOp::create(b_, loc_, i32(), ar[i], sgn, bc[i], sgn, acc[s]);
+    }
+  }
+  for (int64_t s = 0; s < slots; ++s)
+    regStore(o.dst, s, acc[s]);
   return success();
 }
 

@@ -287,3 +287,66 @@ TEST(CheckOnly, SelectedItemsEqualTheFullAnalysisOfThem) {
 }
 
 } // namespace
+
+namespace {
+
+bool hasError(const sema::Analysis &a) {
+  return std::any_of(a.diagnostics.begin(), a.diagnostics.end(),
+                     [](const Diagnostic &d) { return d.severity() == Severity::Error; });
+}
+
+bool hasKernel(const sema::Analysis &a, const std::string &name) {
+  return std::any_of(a.program.kernels.begin(), a.program.kernels.end(),
+                     [&](const sema::KernelSummary &k) { return k.name == name; });
+}
+
+} // namespace
+
+// `--kernel K` (FrontendOptions::onlyKernel): the int8 family's mma.sync
+// kernels do not check for sm_75, so the whole file is rejected there, but
+// its dp4a kernel alone checks and is in the program (what `kina build
+// --kernel` and the tune worker lower); the mma.sync kernel alone is still
+// rejected, and a name that is no kernel leaves the whole file checked.
+TEST(Checker, OnlyKernelChecksThatKernelWithoutItsSiblings) {
+  std::string path = KINA_SOURCE_DIR "/stdlib/gemm_i8_tuned.kina";
+  SourceFile file(path, readFile(path));
+  sema::FrontendOptions fe;
+  fe.target = "sm_75";
+  EXPECT_TRUE(hasError(sema::analyze(file, fe)));
+  fe.onlyKernel = "gemm_i8_dp4a_tuned";
+  sema::Analysis dp4a = sema::analyze(file, fe);
+  EXPECT_FALSE(hasError(dp4a));
+  EXPECT_TRUE(hasKernel(dp4a, "gemm_i8_dp4a_tuned"));
+  fe.onlyKernel = "gemm_i8_tuned";
+  EXPECT_TRUE(hasError(sema::analyze(file, fe)));
+  fe.onlyKernel = "no_such_kernel";
+  EXPECT_TRUE(hasError(sema::analyze(file, fe)));
+}
+
+// Tile functions stay checked and reported under onlyKernel: an error in a
+// tile function the kernel calls is not hidden with its siblings.
+TEST(Checker, OnlyKernelStillReportsTileFunctions) {
+  SourceFile file("t.kina", R"(tile bad [R, C]
+    (x : Tile[F32, [R, C], on=cuda:register])
+    : Tile[F32, [R, C], on=cuda:register] {
+  return mul x undefined_name
+}
+kernel k
+    [M]
+    requires (M mod 16 = 0)
+    requires capability(sm_80)
+    (x : Tensor[F32, [M, 64], on=cuda:global])
+    : (out : Tensor[F32, [M, 64], on=cuda:global]) {
+  block_grid [M/16] {
+    warp_grid [1] {
+      register xr : Tile[F32, [16, 64], on=cuda:register]
+      xr <- x[block_id 0 * 16 ..+ 16, 0 ..+ 64]
+      out[block_id 0 * 16 ..+ 16, 0 ..+ 64] <- bad xr
+    }
+  }
+}
+)");
+  sema::FrontendOptions fe;
+  fe.onlyKernel = "k";
+  EXPECT_TRUE(hasError(sema::analyze(file, fe)));
+}

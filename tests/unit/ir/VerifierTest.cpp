@@ -90,8 +90,36 @@ TEST(TileIRVerifier, MmaOperandTypes) {
   b.mma(c, c, Access::tile(a), Access::tile(bb));
   auto d = check(build(b));
   EXPECT_TRUE(hasDiag(d, "K1202", "accumulator 'c' must be F32"));
-  EXPECT_TRUE(hasDiag(d, "K1202", "operand 'a' must be an F16 or BF16 shared tile"));
+  EXPECT_TRUE(hasDiag(d, "K1202", "operand 'a' must be an F16, BF16 or I8 shared tile"));
   EXPECT_TRUE(hasDiag(d, "K1202", "mma B: shape [16, 64] does not match [16, 32]"));
+}
+
+// int8 (docs/language.md "int8 MMA"): I8 A [M, K] and transposed I8 B
+// [N, K] shared slices into an I32 accumulator, by mma.sync or dp4a; a plain
+// B, an F32 accumulator, or dp4a of F16 operands is a verifier error.
+TEST(TileIRVerifier, MmaInt8) {
+  for (bool dp4a : {false, true}) {
+    KernelBuilder b("k");
+    TileId a = b.addSharedTile("a", DType::I8, {64, 64});
+    TileId bt = b.addSharedTile("bt", DType::I8, {32, 64}); // [N, K]
+    TileId c = b.addRegisterTile("c", DType::I32, {64, 32});
+    b.mma(c, c, Access::tile(a), Access::tile(bt), {}, /*transB=*/true, dp4a);
+    EXPECT_EQ(check(build(b)), std::vector<std::string>{}) << "dp4a " << dp4a;
+  }
+  KernelBuilder bad("k");
+  TileId a = bad.addSharedTile("a", DType::I8, {64, 64});
+  TileId bkn = bad.addSharedTile("bkn", DType::I8, {64, 32}); // [K, N]
+  TileId c = bad.addRegisterTile("c", DType::I32, {64, 32});
+  TileId f = bad.addRegisterTile("f", DType::F32, {64, 32});
+  TileId h = bad.addSharedTile("h", DType::F16, {64, 64});
+  TileId ht = bad.addSharedTile("ht", DType::F16, {32, 64});
+  bad.mma(c, c, Access::tile(a), Access::tile(bkn));
+  bad.mma(f, f, Access::tile(a), Access::tile(bkn));
+  bad.mma(f, f, Access::tile(h), Access::tile(ht), {}, /*transB=*/true, /*dp4a=*/true);
+  auto d = check(build(bad));
+  EXPECT_TRUE(hasDiag(d, "K1202", "I8 operands are a shared A and a transposed shared B"));
+  EXPECT_TRUE(hasDiag(d, "K1202", "accumulator 'f' must be F32 (or F16 with F16 operands, I32"));
+  EXPECT_TRUE(hasDiag(d, "K1202", "dp4a_mma: the operands must be I8"));
 }
 
 // MMA operands (issue 14 part 4): a whole 16-bit register tile as A, a

@@ -5,7 +5,8 @@
 
 The legal points come from `kina tune FILE --dry-run --json --shape DIMS`
 (the checker is the legality oracle). The sample is each kernel's default
-point plus points evenly spaced over the legal list, up to --count. Each is
+point and first legal point plus points evenly spaced over the legal list,
+up to --count. Each is
 compiled to a cubin (`kina build --emit cubin`, through ptxas) and run on the
 tile-IR interpreter at DIMS (`kina run --interpret --save`), and its output is
 compared with the kernel's independent NumPy reference (tests/gpu/refs,
@@ -53,6 +54,14 @@ def main():
             if p["point"] == "BM=128,BN=256,STAGES=3,CREGS=232":
                 sample.append(p)
                 seen.add((p["kernel"], p["point"]))
+    # Each kernel's first legal point: a family of several primitives (the
+    # mma.sync and the wgmma kernel, the int8 mma.sync and dp4a kernels)
+    # gets every kernel built.
+    for k in kernels:
+        first = next(p for p in legal if p["kernel"] == k)
+        if (k, first["point"]) not in seen and len(sample) < a.count:
+            sample.append(first)
+            seen.add((k, first["point"]))
     step = max(1, len(legal) // max(1, a.count - len(sample)))
     for i in range(0, len(legal), step):
         p = legal[i]
