@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -178,11 +179,16 @@ struct Selector {
   const Op &op(int v) { return f.ops[v]; }
 
   void noKernel(int v, const std::string &why) {
+    // The extents at these dims: the candidates' reasons name the kernels'
+    // own dims (a stdlib kernel's N may be the function's H).
+    std::string here;
+    for (size_t i = 0; i < op(v).type.shape.size(); ++i)
+      here += (i ? ", " : "") + std::to_string(extent(v, i));
     plan.errors.push_back(Diagnostic{DiagId::HostNoKernel,
                                      op(v).span,
                                      std::string("no kernel computes `") + opName(op(v).kind) +
-                                         "` on " + printType(op(v).type) +
-                                         " for these dims: " + why,
+                                         "` on " + printType(op(v).type) + " at [" + here +
+                                         "]: " + why,
                                      {},
                                      {},
                                      {}});
@@ -478,30 +484,40 @@ struct Selector {
     plan.steps.push_back(std::move(s));
   }
 
-  void single(int v, const char *kernel, const char *file, const char *dtype) {
+  /// One op by one stdlib kernel of `file`: the first of `kernels` the
+  /// launch guard accepts for the input's [rows, cols] (named `dims` in the
+  /// kernel), unless the tuning cache knows a faster accepted one.
+  void single(int v, std::initializer_list<const char *> kernels, const char *file,
+              const char *dtype, std::pair<const char *, const char *> dims = {"M", "N"}) {
     Step s;
     s.ops = {v};
     s.output = v;
     s.inputs = op(v).operands;
-    s.kdims = {{"M", extent(s.inputs[0], 0)}, {"N", extent(s.inputs[0], 1)}}; // the input's [M, N]
-    Candidate c{std::string("kina:") + kernel, false, "", std::nullopt};
-    if (op(v).type.dtype != dtype)
-      c.why = std::string("computes ") + dtype + ", not " + op(v).type.dtype;
-    else if (auto r = cat.refusal ? cat.refusal(file, kernel, s.kdims)
-                                  : std::optional<std::string>("no kernel catalogue"))
-      c.why = *r;
-    else {
-      c.accepted = true;
-      c.why = std::string("stdlib/") + file;
+    s.kdims = {{dims.first, extent(s.inputs[0], 0)}, {dims.second, extent(s.inputs[0], 1)}};
+    for (const char *kernel : kernels) {
+      Candidate c{std::string("kina:") + kernel, false, "", std::nullopt};
+      if (op(v).type.dtype != dtype)
+        c.why = std::string("computes ") + dtype + ", not " + op(v).type.dtype;
+      else if (auto r = cat.refusal ? cat.refusal(file, kernel, s.kdims)
+                                    : std::optional<std::string>("no kernel catalogue"))
+        c.why = *r;
+      else {
+        c.accepted = true;
+        c.why = std::string("stdlib/") + file;
+      }
+      s.candidates.push_back(c);
     }
-    s.candidates.push_back(c);
-    if (decide(s, op(v).type.dtype, std::string("the stdlib kernel ") + kernel) < 0) {
-      noKernel(v, c.name + ": " + c.why);
+    int pick = decide(s, op(v).type.dtype, std::string("the stdlib kernel ") + *kernels.begin());
+    if (pick < 0) {
+      std::string why;
+      for (const Candidate &c : s.candidates)
+        why += (why.empty() ? "" : "; ") + c.name + ": " + c.why;
+      noKernel(v, why);
       covered[v] = true;
       return;
     }
     s.backend = Backend::Kina;
-    s.kernel = kernel;
+    s.kernel = s.candidates[pick].name.substr(5); // past "kina:"
     s.file = std::string("stdlib/") + file;
     covered[v] = true;
     plan.steps.push_back(std::move(s));
@@ -564,10 +580,17 @@ struct Selector {
         elementwise(v);
         continue;
       } else if (o.kind == OpKind::Softmax) {
-        single(v, "softmax_f32", "softmax.kina", "F32");
+        single(v, {"softmax_f32"}, "softmax.kina", "F32");
         continue;
       } else if (o.kind == OpKind::Transpose) {
-        single(v, "transpose_f32", "transpose.kina", "F32");
+        single(v, {"transpose_f32"}, "transpose.kina", "F32");
+        continue;
+      } else if (o.kind == OpKind::LayerNorm) {
+        // The cp.async form where D allows it (D mod 512), else the plain one.
+        single(v, {"layernorm_cp_bf16", "layernorm_bf16"}, "layernorm.kina", "BF16", {"M", "D"});
+        continue;
+      } else if (o.kind == OpKind::RmsNorm) {
+        single(v, {"rmsnorm_cp_bf16", "rmsnorm_bf16"}, "rmsnorm.kina", "BF16", {"M", "D"});
         continue;
       } else {
         noKernel(v, "there is no stdlib kernel for it in this version; call a kernel of your own "
