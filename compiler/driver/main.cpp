@@ -41,8 +41,17 @@ bool parseDims(const std::vector<std::string> &specs, std::map<std::string, long
       std::string part =
           spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+      // `--dims "M=10, N=64"`: blanks around names and values are not part
+      // of them.
+      auto trim = [](std::string t) {
+        size_t b = t.find_first_not_of(" \t"), e = t.find_last_not_of(" \t");
+        return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+      };
+      part = trim(part);
       if (part.empty())
         continue;
+      if (size_t eq0 = part.find('='); eq0 != std::string::npos)
+        part = trim(part.substr(0, eq0)) + "=" + trim(part.substr(eq0 + 1));
       size_t eq = part.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == part.size()) {
         error = option + " expects NAME=VALUE pairs such as M=1024,N=1024, got `" + part + "`";
@@ -271,7 +280,7 @@ int main(int argc, char **argv) {
       return UsageError;
     std::string error;
     if (!parseDims(buildDims, build.dims, error)) {
-      std::cerr << "kina: error: " << error << "\n";
+      std::cerr << "kina: error[K1310]: " << error << "\n";
       return UsageError;
     }
     if (build.emit == "algebraic-ir")
@@ -284,7 +293,7 @@ int main(int argc, char **argv) {
     if (!host.fn.empty()) {
       std::string error;
       if (!parseDims(reportDimSpecs, host.dims, error)) {
-        std::cerr << "kina: error: " << error << "\n";
+        std::cerr << "kina: error[K1310]: " << error << "\n";
         return UsageError;
       }
       return runHostReport(report, host);
@@ -296,7 +305,7 @@ int main(int argc, char **argv) {
       return UsageError;
     std::string error;
     if (!parseDims(dimSpecs, run.dims, error)) {
-      std::cerr << "kina: error: " << error << "\n";
+      std::cerr << "kina: error[K1310]: " << error << "\n";
       return UsageError;
     }
     if (!host.fn.empty())
@@ -308,7 +317,7 @@ int main(int argc, char **argv) {
       return UsageError;
     std::string error;
     if (!parseDims(tuneShape, tune.shape, error, "--shape")) {
-      std::cerr << "kina: error: " << error << "\n";
+      std::cerr << "kina: error[K1310]: " << error << "\n";
       return UsageError;
     }
     if (tune.file.empty() && !tune.show) {

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 namespace kina::runtime {
@@ -250,6 +251,14 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
         n *= std::size_t(*e);
         pp.shape.push_back(*e);
       }
+      // The generated PTX computes element offsets
+      // in 32 bits: a larger tensor would wrap them and read or write the
+      // wrong elements, so the launch (and the interpreter) refuse it.
+      if (n > std::size_t(INT32_MAX))
+        return makeError(ErrorKind::InvalidDims,
+                         who + ": tensor `" + p.name + "` has " + std::to_string(n) +
+                             " elements; a tensor has at most 2147483647 (2^31 - 1), since the "
+                             "kernel computes element offsets in 32 bits");
       pp.bytes = n * dtypeSize(p.dtype);
     }
     plan.params.push_back(std::move(pp));

@@ -6,12 +6,14 @@
 // CheckExpr.cpp; the fence typestate in Fences.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "sema/Analysis.h"
 #include "sema/BlockLevel.h"
 #include "sema/Checker.h"
 
 #include "diag/Spelling.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 namespace kina::sema {
@@ -272,6 +274,25 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
     }
     tt.shape.push_back(*v);
   }
+  // The generated code indexes a tile or tensor with 32-bit element offsets
+  // (and the resource sums multiply extents): more than 2^31 - 1 elements is
+  // refused here, so no later stage multiplies huge extents (K0804).
+  if (ok) {
+    uint64_t elements = 1;
+    bool wraps = false;
+    for (const DimExpr &d : tt.shape)
+      if (auto c = d.constantValue())
+        wraps = wraps || __builtin_mul_overflow(elements, static_cast<uint64_t>(*c), &elements);
+    if (wraps || elements > uint64_t(INT32_MAX)) {
+      error(DiagId::ExtentTooLarge, t.shapeSpan.empty() ? t.span : t.shapeSpan,
+            std::string(tt.isTile ? "the tile" : "the tensor") + " has " +
+                (wraps ? std::string("more than 18446744073709551615") : std::to_string(elements)) +
+                " elements (" + printShape(tt.shape, symbols) +
+                "); a tile or tensor has at most 2147483647 (2^31 - 1), since element "
+                "offsets are 32-bit");
+      ok = false;
+    }
+  }
   switch (t.placement.kind) {
   case syntax::PlacementKind::None:
     if (isDeviceContext) {
@@ -504,8 +525,26 @@ void Checker::checkStmt(StmtId id) {
     for (size_t axis = 0; axis < s.shape.size() && axis < 3; ++axis) {
       auto extent = indexValue(s.shape[axis]);
       DimExpr e = extent.value_or(DimExpr::constant(1));
-      if (extent)
-        (void)prover.proveLessEqual(DimExpr::constant(1), e); // recorded for hover only
+      // An extent of 0 (or one that may be <= 0 under the `requires` facts)
+      // launches no blocks: every launch would be refused (K1310) and the
+      // coverage proofs would hold vacuously over an empty grid.
+      // (An extent already in error, such as an inexact `M/128`, K0201, is
+      // not reported twice.)
+      Span at = m.expr(s.shape[axis]).span;
+      if (extent && !errorWithin(*this, at)) {
+        solver::Proof p = prover.proveLessEqual(DimExpr::constant(1), e);
+        if (!p.proved()) {
+          auto c = e.constantValue();
+          auto &d = error(DiagId::BadGrid, at,
+                          c ? "`block_grid` extents must be at least 1, got " + std::to_string(*c)
+                            : "`block_grid` extent `" + syntax::printExpr(m, s.shape[axis]) +
+                                  "` may be less than 1: cannot prove " + str(e) + " >= 1");
+          if (!c && p.Result == solver::Verdict::Disproved)
+            d.note("it is less than 1 whenever the `requires` facts hold");
+          else if (!c && !p.Suggestions.empty() && !p.Suggestions[0].RequiresClauses.empty())
+            addRequiresFix(d, p.Suggestions[0].Text);
+        }
+      }
       grid.blockGrid.push_back(e);
       DimExpr id = symbols.newSymbolExpr("block_id " + std::to_string(axis),
                                          solver::SymbolKind::BlockId);
@@ -650,7 +689,7 @@ void Checker::checkStmt(StmtId id) {
       if (t.kind == Type::Barrier && shared && inKernel) {
         useCapability("mbarrier", s.keywordSpan);
         uint64_t bytes = 8 * static_cast<uint64_t>(t.barrier.stages);
-        current->sharedBytes += bytes;
+        current->sharedBytes = saturatingAdd(current->sharedBytes, bytes);
         current->tileCosts.push_back({s.name.name, s.name.span,
                                       "Barrier[" + std::to_string(t.barrier.stages) + "]", bytes,
                                       true});
@@ -706,13 +745,16 @@ void Checker::checkStmt(StmtId id) {
                     "[64, N], N a multiple of 8 from 8 to 256) or a wgmma A operand (BF16 or "
                     "F16 [64, K], K a multiple of 16 from 16 to 256)");
       }
+      // Saturating: the type's element count is below 2^31 (K0804), the sum
+      // of many tiles still must not wrap past a limit.
       uint64_t elements = 1;
       for (const DimExpr &d : t.tensor.shape)
-        elements *= static_cast<uint64_t>(d.constantValue().value_or(1));
-      uint64_t bytes = elements * dtypeBytes(t.tensor.dtype);
+        elements = saturatingMul(elements, static_cast<uint64_t>(d.constantValue().value_or(1)));
+      uint64_t bytes = saturatingMul(elements, dtypeBytes(t.tensor.dtype));
       uint64_t threads = warpgroupTile ? 128 : 32;
-      uint64_t cost = shared ? bytes : (bytes + threads - 1) / threads;
-      (shared ? current->sharedBytes : current->registerBytesPerThread) += cost;
+      uint64_t cost = shared ? bytes : bytes / threads + (bytes % threads != 0);
+      uint64_t &sum = shared ? current->sharedBytes : current->registerBytesPerThread;
+      sum = saturatingAdd(sum, cost);
       current->tileCosts.push_back(
           {s.name.name, s.name.span,
            std::string(dtypeName(t.tensor.dtype)) + " " + printShape(t.tensor.shape, symbols), cost,
@@ -796,12 +838,29 @@ void Checker::checkStmt(StmtId id) {
     if (current && current->item->kind == syntax::ItemKind::HostFunction)
       t = reducedForReturn(t); // partial sums are all-reduced (issue 19)
     if (current && current->item->result != syntax::kNone && !t.isError()) {
+      // A tile function's result has symbolic extents (its shape params):
+      // resolved as in its signature, or the comparison was skipped and a
+      // wrong result type only failed in the lowering (K1202).
+      bool savedTileSignature = inTileSignature;
+      inTileSignature = current->item->kind == syntax::ItemKind::TileFunction;
       Type want = resolveTypeQuiet(current->item->result);
-      if (!want.isError() && !sameType(t, want))
-        error(DiagId::TypeMismatch, m.expr(s.value).span,
-              "returns " + typeStr(t) + ", but the declared result is " + typeStr(want));
-      else if (!want.isError() && t.isTensor() && t.tensor.space == Space::Global &&
-               (t.tensor.device != want.tensor.device || t.tensor.sharding != want.tensor.sharding))
+      inTileSignature = savedTileSignature;
+      if (!want.isError() && !sameType(t, want)) {
+        auto &d = error(DiagId::TypeMismatch, m.expr(s.value).span,
+                        "`" + current->item->name.name + "` returns " + typeStr(t) +
+                            ", but its declared result is " + typeStr(want));
+        d.label(m.type(current->item->result).span, "declared result " + typeStr(want));
+        // `convert DT x` for a returned name (an application would need
+        // parentheses around it).
+        if (t.isTensor() && want.isTensor() && t.tensor.shape == want.tensor.shape &&
+            t.tensor.dtype != want.tensor.dtype && t.tensor.space == Space::Register &&
+            m.expr(s.value).kind == ExprKind::Name)
+          d.fix(Span{m.expr(s.value).span.begin, m.expr(s.value).span.begin},
+                std::string("convert ") + dtypeName(want.tensor.dtype) + " ",
+                std::string("convert to ") + dtypeName(want.tensor.dtype));
+      } else if (!want.isError() && t.isTensor() && t.tensor.space == Space::Global &&
+                 (t.tensor.device != want.tensor.device ||
+                  t.tensor.sharding != want.tensor.sharding)) {
         error(t.tensor.sharding.kind == want.tensor.sharding.kind &&
                       t.tensor.sharding.kind == ShardKind::None
                   ? DiagId::DeviceMismatch
@@ -809,6 +868,7 @@ void Checker::checkStmt(StmtId id) {
               m.expr(s.value).span,
               "returns a tensor on " + placeStr(t.tensor) + ", but the declared result is on " +
                   placeStr(want.tensor));
+      }
     }
     return;
   }

@@ -151,12 +151,12 @@ Type Checker::checkBlockReduction(ExprId, const Expr &e) {
   // The scratch tile the lowering adds: one copy of the tile per warp.
   uint64_t warps = 1, elements = 1;
   for (int64_t w : grid.warpGrid)
-    warps *= static_cast<uint64_t>(w);
+    warps = saturatingMul(warps, static_cast<uint64_t>(w));
   for (const DimExpr &d : x.tensor.shape)
-    elements *= static_cast<uint64_t>(d.constantValue().value_or(1));
-  uint64_t bytes = warps * elements * dtypeBytes(x.tensor.dtype);
+    elements = saturatingMul(elements, static_cast<uint64_t>(d.constantValue().value_or(1)));
+  uint64_t bytes = saturatingMul(saturatingMul(warps, elements), dtypeBytes(x.tensor.dtype));
   if (current) {
-    current->sharedBytes += bytes;
+    current->sharedBytes = saturatingAdd(current->sharedBytes, bytes);
     current->tileCosts.push_back({"(" + f + " scratch)", e.span,
                                   std::string(dtypeName(x.tensor.dtype)) + " [" +
                                       std::to_string(warps) + " x " + std::to_string(elements) +

@@ -257,12 +257,28 @@ Type Checker::checkCall(ExprId id, const Expr &e, int calleeIndex) {
     if (want.isError())
       continue;
     if (args[i].isTensor() && want.isTensor() && args[i].tensor.space != want.tensor.space) {
-      bool hostToDevice = args[i].tensor.space == Space::Host;
+      Space from = args[i].tensor.space, to = want.tensor.space;
+      // How the value moves: copy_to_device / copy_to_host between the host
+      // and the device; inside a kernel, into a tile declared for it.
+      std::string how;
+      if (from == Space::Host)
+        how = "move it with `copy_to_device`";
+      else if (to == Space::Host)
+        how = "move it with `copy_to_host`";
+      else if (to == Space::Shared && from == Space::Global)
+        how = "copy it into a `shared` tile with `cp_async` (or a load into a register tile and "
+              "a store into the shared tile) and pass that tile";
+      else if (to == Space::Shared)
+        how = "store it into a `shared` tile and pass that tile";
+      else if (to == Space::Register)
+        how = "load it into a `register` tile (`r <- " + syntax::printExpr(m, e.children[i]) +
+              "`) and pass that tile";
+      else
+        how = "store it into a " + std::string(spaceName(to)) + " tensor first";
       error(DiagId::CrossPlacement, m.expr(e.children[i]).span,
             std::string("argument ") + std::to_string(i + 1) + " of `" + callee.name.name +
-                "` is on " + spaceName(args[i].tensor.space) + " but the parameter is on " +
-                spaceName(want.tensor.space) + "; move it with `" +
-                (hostToDevice ? "copy_to_device" : "copy_to_host") + "`")
+                "` is on " + spaceName(from) + " but the parameter is on " + spaceName(to) + "; " +
+                how)
           .label(callee.params[i].span, "parameter declared here");
       ok = false;
       continue;

@@ -288,6 +288,15 @@ Type Checker::checkExpr(ExprId id) {
         t.scalar = *parseDType(e.name.name);
         return record(id, t);
       }
+      if (literalSuffixes.count(id)) {
+        // `1.0f`: a C suffix, read as the literal and a name `f`.
+        error(DiagId::UnknownName, e.span,
+              "`" + e.name.name + "` after a number: Kina literals have no type suffix")
+            .fix(e.span, "", "remove the suffix `" + e.name.name + "`")
+            .note("a literal takes the element type of the tile it meets (`add xr 1.0` on an F16 "
+                  "tile adds an F16 1.0)");
+        return record(id, Type::error());
+      }
       auto &d = error(DiagId::UnknownName, e.span, "unknown name `" + e.name.name + "`");
       std::string best;
       unsigned bestDistance = e.name.name.size() <= 3 ? 1 : 2;
@@ -338,7 +347,14 @@ Type Checker::checkExpr(ExprId id) {
 }
 
 Type Checker::checkBinary(ExprId id, const Expr &e) {
+  // `mul xr -1.0` parses as `(mul xr) - 1.0`: an application one argument
+  // short on the left of `-` says how to pass a negative argument.
+  ExprId savedMinus = minusAfterApplication;
+  minusAfterApplication = syntax::kNone;
+  if (e.op == syntax::BinaryOp::Sub && m.expr(e.children[0]).kind == ExprKind::Application)
+    minusAfterApplication = id;
   Type a = checkExpr(e.children[0]);
+  minusAfterApplication = savedMinus;
   Type b = checkExpr(e.children[1]);
   if (a.isError() || b.isError())
     return Type::error();
@@ -450,10 +466,35 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
   }
   const TensorType &t = base.tensor;
   if (count != t.shape.size()) {
-    error(DiagId::RankMismatch, e.span,
-          "`" + syntax::printExpr(m, e.children[0]) + "` has " + std::to_string(t.shape.size()) +
-              " dimension(s) " + printShape(t.shape, symbols) + " but " + std::to_string(count) +
-              " indices are given");
+    auto &d =
+        error(DiagId::RankMismatch, e.span,
+              "`" + syntax::printExpr(m, e.children[0]) + "` has " +
+                  std::to_string(t.shape.size()) + " dimension(s) " + printShape(t.shape, symbols) +
+                  " but " + std::to_string(count) + " indices are given");
+    // A stage index alone (`a_s[s]` of a staged tile) is the form of
+    // `tma_load` / `tma_store` only; everywhere else (`cp_async`, loads,
+    // stores) the slice is written in full: complete it with whole extents.
+    if (count >= 1 && count < t.shape.size() && t.isTile) {
+      std::string rest;
+      bool constant = true;
+      for (size_t i = count; i < t.shape.size(); ++i) {
+        auto c = t.shape[i].constantValue();
+        constant = constant && c.has_value();
+        if (c)
+          rest += ", 0 ..+ " + std::to_string(*c);
+      }
+      if (constant) {
+        std::string full = syntax::printExpr(m, e.children[0]) + "[";
+        for (size_t i = 0; i < count; ++i)
+          full += (i ? ", " : "") + syntax::printExpr(m, e.children[i + 1]);
+        full += rest + "]";
+        Span last = m.expr(e.children[count]).span;
+        d.note("only `tma_load` and `tma_store` take a stage index alone; elsewhere write the "
+               "full slice `" +
+               full + "`");
+        d.fix(Span{last.end, last.end}, rest, "write the full slice `" + full + "`");
+      }
+    }
     return Type::error();
   }
   TensorType view;
@@ -547,12 +588,38 @@ Type Checker::checkIndex(ExprId id, const Expr &e) {
 Type Checker::checkApplication(ExprId id, const Expr &e) {
   const std::string &f = e.name.name;
   size_t argc = e.children.size();
+  // A name right after a number, with no space (`1.0f`, `2u`): a suffix.
+  for (size_t i = 1; i < argc; ++i) {
+    const Expr &lit = m.expr(e.children[i - 1]), &name = m.expr(e.children[i]);
+    if ((lit.kind == ExprKind::Float || lit.kind == ExprKind::Integer) &&
+        name.kind == ExprKind::Name && name.span.begin == lit.span.end)
+      literalSuffixes.insert(e.children[i]);
+  }
+  size_t suffixes = 0;
+  for (ExprId a : e.children)
+    suffixes += literalSuffixes.count(a);
   auto arity = [&](size_t want) {
     if (argc == want)
       return true;
-    error(DiagId::WrongArgumentCount, e.span,
-          "`" + f + "` takes " + std::to_string(want) + " argument(s), " + std::to_string(argc) +
-              " given");
+    if (suffixes > 0 && argc - suffixes == want) {
+      // `add xr 1.0f`: the suffix is the error (reported with the argument).
+      for (ExprId a : e.children)
+        checkExpr(a);
+      return false;
+    }
+    auto &d = error(DiagId::WrongArgumentCount, e.span,
+                    "`" + f + "` takes " + std::to_string(want) + " argument(s), " +
+                        std::to_string(argc) + " given");
+    if (minusAfterApplication != syntax::kNone && argc + 1 == want &&
+        m.expr(minusAfterApplication).children[0] == id) {
+      ExprId neg = m.expr(minusAfterApplication).children[1];
+      std::string arg = syntax::printExpr(m, neg);
+      d.note("`" + syntax::printExpr(m, minusAfterApplication) + "` subtracts " + arg + " from `" +
+             syntax::printExpr(m, id) +
+             "`; a negative argument is written in "
+             "parentheses: `" +
+             syntax::printExpr(m, id) + " (-" + arg + ")`");
+    }
     for (ExprId a : e.children)
       checkExpr(a);
     return false;

@@ -267,12 +267,19 @@ std::optional<Type> Checker::indexQuotient(ExprId id, const Expr &e, const DimEx
         return std::nullopt; // exact anyway
       if (!prover.proveNonNegative(loop.start).proved() ||
           !prover.proveLess(loop.start, b).proved()) {
-        error(DiagId::StridedLoopDivision, e.span,
-              "`" + syntax::printExpr(m, id) + "` is not exact, and the loop's start `" +
-                  str(loop.start) + "` is not provably in [0, " + std::to_string(*n) +
-                  "), so it is not the iteration's ordinal either")
-            .note("a persistent tile loop is written `for t in (block_id 0 .. T step G)` with G "
-                  "the block_grid's extent");
+        auto &d = error(DiagId::StridedLoopDivision, e.span,
+                        "`" + syntax::printExpr(m, id) + "` is not exact, and the loop's start `" +
+                            str(loop.start) + "` is not provably in [0, " + std::to_string(*n) +
+                            "), so it is not the iteration's ordinal either");
+        // The usual slip: a step other than the extent of the block id the
+        // loop starts at (`block_id 0 .. T step 131` in `block_grid [132]`).
+        for (size_t axis = 0; axis < grid.blockIds.size() && axis < grid.blockGrid.size(); ++axis)
+          if (loop.start == grid.blockIds[axis] && !(grid.blockGrid[axis] == b))
+            d.note("the step must equal the block_grid's extent: the loop starts at `block_id " +
+                   std::to_string(axis) + "`, which ranges over [0, " + str(grid.blockGrid[axis]) +
+                   "), but steps by " + std::to_string(*n));
+        d.note("a persistent tile loop is written `for t in (block_id 0 .. T step G)` with G "
+               "the block_grid's extent");
         return Type::error();
       }
       return Type::indexValue(loop.ordinal);

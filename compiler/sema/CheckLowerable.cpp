@@ -460,6 +460,35 @@ private:
         break;
       }
     }
+    // The declared minimum target (`requires capability(sm_75, ...)`) must
+    // have those instructions too: the kernel claims to build for it, and
+    // `kina build --target sm_75` would fail K0502 after a clean check.
+    for (const syntax::Requirement &r : item_.requirements) {
+      if (!r.isCapability || !r.target.valid())
+        continue;
+      const target::TargetInfo *declared = target::lookupTarget(r.target.name);
+      if (!declared || declared->id == c_.target->id)
+        continue;
+      for (const auto &[cap, site] : c_.current->capabilitySites) {
+        auto langCap = target::parseCapabilityName(cap);
+        if (!langCap || !target::hasCapability(declared->id, *langCap))
+          continue; // K0504 for the capability itself, from checkCapabilities
+        for (target::CapabilityId inst : lw::instructionsFor(cap)) {
+          if (target::hasCapability(declared->id, inst))
+            continue;
+          const auto &info = target::capabilityInfo(inst);
+          c_.error(DiagId::DeclaredTargetLacksCapability, site,
+                   "the kernel declares " + std::string(declared->name) +
+                       " as its minimum target, but code generation implements `" + cap +
+                       "` with `" + std::string(info.name) + "`, which " +
+                       std::string(declared->name) + " does not have")
+              .label(r.target.span, "declared target")
+              .note("targets with `" + std::string(info.name) +
+                    "`: " + target::describeTargetsWith(inst));
+          break;
+        }
+      }
+    }
   }
 };
 

@@ -13,6 +13,7 @@
 #include "target/Registry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -72,6 +73,16 @@ struct GridContext {
 };
 
 /// Per-item state while checking one kernel, tile function or host function.
+/// Resource sums saturate at UINT64_MAX instead of wrapping below a limit.
+inline uint64_t saturatingMul(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return __builtin_mul_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+inline uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return __builtin_add_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+
 struct ItemState {
   const Item *item = nullptr;
   int itemIndex = -1;
@@ -124,6 +135,11 @@ public:
   std::vector<bool> selected; ///< by item index, with CheckOptions::onlyItems
   GridContext grid;
   ItemState *current = nullptr;
+  /// The `a - b` whose left side is being checked when that is an
+  /// application (`mul xr -1.0`): WrongArgumentCount explains the minus.
+  syntax::ExprId minusAfterApplication = syntax::kNone;
+  /// Names written right after a number (`1.0f`): reported as a suffix.
+  std::set<syntax::ExprId> literalSuffixes;
   bool inTileSignature = false; ///< symbolic tile extents allowed (tile-function signatures)
 
   void pushScope() {

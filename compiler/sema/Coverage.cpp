@@ -1004,6 +1004,28 @@ private:
     for (size_t i = 0; i < a.vars.size(); ++i)
       if (a.vars[i].atom != b.vars[i].atom)
         return false;
+    // `if w = 0 { res[bm * 64 ..+ 16] } else { res[bm * 64 + w * 16 ..+ 16] }`:
+    // a store whose variable is pinned to one value c has the other's box
+    // when that box at c is its own; it then merges like the same box.
+    if (!(a.start == b.start) && a.len == b.len) {
+      for (int pass = 0; pass < 2; ++pass) {
+        const Store &p = pass == 0 ? a : b, &q = pass == 0 ? b : a;
+        for (size_t i = 0; i < p.vars.size(); ++i) {
+          const Var &x = p.vars[i];
+          if (!pinned(x) || pinned(q.vars[i]))
+            continue;
+          bool same = true;
+          for (size_t d = 0; d < p.start.size() && same; ++d)
+            same = c_.symbols.substitute(p.start[d], x.atom, x.lo) ==
+                   c_.symbols.substitute(q.start[d], x.atom, x.lo);
+          if (!same)
+            continue;
+          Store moved = p;
+          moved.start = q.start;
+          return pass == 0 ? tryMerge(moved, q, out) : tryMerge(q, moved, out);
+        }
+      }
+    }
     // Same box, one variable's ranges adjacent.
     if (a.start == b.start && a.len == b.len) {
       int differing = -1;

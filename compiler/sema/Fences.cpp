@@ -467,7 +467,11 @@ private:
   std::string tileName(const Region &r) const {
     std::string name = c_.program.symbolInfos[r.tile].name;
     if (!r.whole)
-      name += " (stage " + c_.symbols.str(r.stage) + " mod " + std::to_string(r.stages) + ")";
+      // `(k + 1) mod 2`, not `k + 1 mod 2`: a sum is parenthesised.
+      name += " (stage " +
+              (r.stage.asAtom() || r.stage.isConstant() ? c_.symbols.str(r.stage)
+                                                        : "(" + c_.symbols.str(r.stage) + ")") +
+              " mod " + std::to_string(r.stages) + ")";
     return name;
   }
 

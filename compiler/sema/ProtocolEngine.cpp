@@ -1167,13 +1167,21 @@ void Engine::checkRegions() {
         for (size_t i = b; i < e; ++i)
           if (acc[i].write && hb(acc[i].ref, x.ref))
             pending = &acc[i];
-      Finding &f = report(DiagId::ProtocolReadNotCovered, xe.ev->span,
-                          "this read of " + regionText(x.region) +
-                              (pending ? " is not covered by a wait on the phase its copy "
-                                         "completes"
-                                       : " happens before any copy into it is known complete: "
-                                         "no wait covers a copy that fills it") +
-                              " (" + when(xe, x.ref.trace) + ")");
+      // Filled by plain stores (`c_s[s] <- v` before a tma_store), not
+      // copies: the message says store, not copy.
+      bool copies = false;
+      for (auto [b, e] : overlapping(x))
+        for (size_t i = b; i < e; ++i)
+          copies = copies || (acc[i].write && acc[i].copy);
+      std::string why =
+          pending  ? " is not covered by a wait on the phase its copy completes"
+          : copies ? " happens before any copy into it is known complete: no wait covers a copy "
+                     "that fills it"
+                   : " is not ordered after any store into it: no store of that stage happens "
+                     "before the read (order them with a barrier the reader waits on)";
+      Finding &f =
+          report(DiagId::ProtocolReadNotCovered, xe.ev->span,
+                 "this read of " + regionText(x.region) + why + " (" + when(xe, x.ref.trace) + ")");
       if (pending && pending->copy)
         f.labels.push_back({at(pending->ref).ev->span,
                             "the copy completes on " +

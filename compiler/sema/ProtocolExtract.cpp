@@ -852,8 +852,10 @@ private:
     auto d = parseDType(t.dtype.name);
     int64_t elements = 1;
     for (ExprId e : t.shape)
-      elements *= std::max<int64_t>(constant(e).value_or(0), 0);
-    if (!d || elements == 0)
+      if (__builtin_mul_overflow(elements, std::max<int64_t>(constant(e).value_or(0), 0),
+                                 &elements))
+        return; // more than 2^31 - 1 elements: K0804's
+    if (!d || elements == 0 || elements > INT32_MAX)
       return;
     // Warpgroup-distributed: the elements spread over 128 threads, 4 bytes
     // a register.

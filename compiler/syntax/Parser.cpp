@@ -709,15 +709,48 @@ std::optional<Diagnostic> explainFailure(const TableParseFailure &f, const Sourc
   std::string context = kind.empty() ? "" : describeContext(kind);
   // A character no token starts with (`@`, `;`).
   if (f.tokenSymbol == 0 && f.token.begin < range.end) { // 0: the end token
-    std::string c = slice(Span{f.token.begin, f.token.begin + 1});
-    return Diagnostic{DiagId::UnexpectedToken, Span{f.token.begin, f.token.begin + 1},
-                      "unexpected `" + c + "`" + (context.empty() ? "" : " in " + context),
-                      {}, {}, {}};
+    // A non-ASCII character is shown whole (its UTF-8 sequence), not its
+    // first byte.
+    uint32_t len = 1;
+    auto lead = static_cast<unsigned char>(text[f.token.begin]);
+    if (lead >= 0xC0)
+      len = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    while (len > 1 && (f.token.begin + len > text.size() ||
+                       (static_cast<unsigned char>(text[f.token.begin + len - 1]) & 0xC0) != 0x80))
+      --len; // a truncated or invalid sequence: only its whole bytes
+    Span at{f.token.begin, f.token.begin + len};
+    std::string c = slice(at);
+    Diagnostic d{DiagId::UnexpectedToken,
+                 at,
+                 "unexpected `" + c + "`" + (context.empty() ? "" : " in " + context),
+                 {},
+                 {},
+                 {}};
+    if (lead >= 0x80)
+      d.note("names are ASCII: letters, digits and `_` (a name starts with a letter or `_`)");
+    return d;
   }
   if (f.hasPrevious && slice(f.previous) == "..+") {
     Diagnostic d{DiagId::SliceWithoutLength, f.previous,
                  "expected a length after `..+` in the slice", {}, {}, {}};
     d.note("a slice is written `start ..+ length`, e.g. `k * 16 ..+ 16`");
+    return d;
+  }
+  // `x[a .. b]` or `x[a:b]` where a slice may continue: Kina's slice is
+  // `start ..+ length` (no fix-it: the length is `b - a`, not `b`).
+  if (f.token.end <= text.size() && (slice(f.token) == ".." || slice(f.token) == ":") &&
+      std::any_of(f.expected.begin(), f.expected.end(),
+                  [](TSSymbol sym) { return symbolName(sym) == "..+"; })) {
+    std::string tok = slice(f.token);
+    Diagnostic d{DiagId::UnexpectedToken,
+                 f.token,
+                 "`" + tok + "` does not make a slice; a slice is written `start ..+ length`",
+                 {},
+                 {},
+                 {}};
+    d.note("`x[row ..+ 16, 0 ..+ 64]` is rows row to row + 15 and columns 0 to 63: the length "
+           "follows `..+` (`" +
+           tok + "` with an end, as in `row " + tok + " row + 16`, is not Kina syntax)");
     return d;
   }
   // A name where the tables want a keyword: `globl` for `global`.

@@ -65,6 +65,21 @@ TEST(LaunchGuard, RefusesM1000NamingTheClause) {
   EXPECT_EQ(plan.error().diagId(), kina::DiagId::LaunchRequiresFailed);
 }
 
+// The PTX computes element offsets in 32 bits: a tensor of 2^31 elements or
+// more would wrap them (newcomer r_big_u8). Refused, naming the tensor and its
+// element count; one element fewer than 2^31 per tensor is accepted.
+TEST(LaunchGuard, RefusesTensorsOver32BitElementOffsets) {
+  auto plan = checkDims(gemm(), {{"M", 1 << 24}, {"N", 128}, {"K", 128}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().diagId(), kina::DiagId::InvalidLaunchDims);
+  EXPECT_NE(plan.error().message.find("tensor `a` has 2147483648 elements; a tensor has at most "
+                                      "2147483647 (2^31 - 1)"),
+            std::string::npos)
+      << plan.error().message;
+  auto fits = checkDims(gemm(), {{"M", 1 << 23}, {"N", 128}, {"K", 128}});
+  EXPECT_TRUE(fits) << fits.error().message;
+}
+
 TEST(LaunchGuard, ReportsEveryFailingClause) {
   auto plan = checkDims(gemm(), {{"M", 1000}, {"N", 128}, {"K", 24}});
   ASSERT_FALSE(plan);
