@@ -52,6 +52,14 @@ def discover(root, sizes_file):
             row = parse_size_row(line)
             if row:
                 sizes.setdefault(row[0], []).append(row[1:])
+    # Sizes are keyed by kernel name: two files defining one name would run
+    # each at the other's sizes (and the references by name), so it is an error.
+    seen = {}
+    for path, k in kernels:
+        if k in seen and seen[k] != path:
+            sys.exit("kernels.py: kernel `%s` is defined in both %s and %s; names must be unique"
+                     % (k, seen[k], path))
+        seen[k] = path
     out = []
     for path, k in kernels:
         for dims, flag in sizes.get(k, [("?", "-")]):
