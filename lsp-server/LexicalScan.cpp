@@ -16,10 +16,11 @@ const std::vector<std::string> &kinaKeywords() {
   return words;
 }
 const std::vector<std::string> &kinaPrimitiveOps() {
-  static const std::vector<std::string> words = {
-      "cp_async", "cp_async_commit", "cp_async_wait_all", "cp_async_wait_group", "block_sync",
-      "fill",     "wmma_mma",        "dp4a_mma",          "block_id",
-      "warp_id"};
+  static const std::vector<std::string> words = {"cp_async",          "cp_async_commit",
+                                                 "cp_async_wait_all", "cp_async_wait_group",
+                                                 "block_sync",        "fill",
+                                                 "wmma_mma",          "dp4a_mma",
+                                                 "block_id",          "warp_id"};
   return words;
 }
 const std::vector<std::string> &kinaDTypes() {

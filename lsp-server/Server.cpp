@@ -522,8 +522,9 @@ void Server::applySettings(const KinaSettings &s) {
     analysis_.setBackend(*s.backend);
     log_.info("backend: " + (s.backend->empty() ? std::string("ptx") : *s.backend));
     if (state_ == State::Running && !s.target)
-      documents_.forEach(
-          [&](const std::string &uri, const Document &doc) { scheduler_.update(uri, doc.version); });
+      documents_.forEach([&](const std::string &uri, const Document &doc) {
+        scheduler_.update(uri, doc.version);
+      });
   }
   if (s.target) {
     analysis_.setTarget(*s.target);

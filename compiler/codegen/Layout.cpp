@@ -224,8 +224,8 @@ public:
           if (auto why = target::lowerable::mmaShapeProblem(a[0], b2[o->transB ? 0 : 1], a[1]))
             error(op.span, *why);
           // An int8 mma.sync steps k by 32 (m16n8k32; dp4a_mma by 16).
-          else if (!o->dp4a && o->a.id < k_.tiles.size() &&
-                   k_.tiles[o->a.id].dtype == DType::I8 && a[1] % 32 != 0)
+          else if (!o->dp4a && o->a.id < k_.tiles.size() && k_.tiles[o->a.id].dtype == DType::I8 &&
+                   a[1] % 32 != 0)
             error(op.span, "an int8 mma of k = " + std::to_string(a[1]) +
                                " does not split into m16n8k32 steps");
         }

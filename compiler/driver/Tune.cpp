@@ -1160,8 +1160,8 @@ int checkAllPoints(const CheckOptions &options, const std::string &path) {
     if (!p.legal()) {
       ++bad;
       std::cerr << path << ": " << p.kernel << " [" << p.pointText
-                << "]: " << tune::reasonName(p.reason) << " ("
-                << p.code << "): " << p.message << "\n";
+                << "]: " << tune::reasonName(p.reason) << " (" << p.code << "): " << p.message
+                << "\n";
     }
   if (lat.size)
     std::cerr << path << ": " << lat.size << " points, " << lat.legal << " legal, " << bad

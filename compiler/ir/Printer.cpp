@@ -188,8 +188,7 @@ public:
   void emit(const BlockSyncOp &, int, const std::string &) { out_ << "block_sync\n"; }
   void emit(const MmaOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << (o.dp4a ? " <- dp4a_mma " : " <- mma ") << tileName(o.acc) << ", "
-         << access(o.a) << ", "
-         << (o.transB ? "transpose " : "") << access(o.b) << "\n";
+         << access(o.a) << ", " << (o.transB ? "transpose " : "") << access(o.b) << "\n";
   }
   void emit(const LoadOp &o, int, const std::string &) {
     out_ << tileName(o.dst) << " <- load " << access(o.src);

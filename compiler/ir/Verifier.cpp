@@ -551,8 +551,8 @@ private:
           bool oneWarpBlock = k_.warpGrid[0] * k_.warpGrid[1] == 1 && k_.warpgroups == 0;
           bool placed = (*x)->space == MemSpace::Shared ||
                         ((x == &a || oneWarpBlock) && (*x)->space == MemSpace::Register);
-          if (!placed || ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16 &&
-                          (*x)->dtype != DType::I8))
+          if (!placed ||
+              ((*x)->dtype != DType::F16 && (*x)->dtype != DType::BF16 && (*x)->dtype != DType::I8))
             error(DiagId::TileIRTypeMismatch, sp,
                   "mma: operand '" + (*x)->name + "' must be an F16, BF16 or I8 shared tile" +
                       (x == &a ? " or register tile" : ""));

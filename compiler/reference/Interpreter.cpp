@@ -94,10 +94,14 @@ double wrapInteger(double v, int bits, bool isUnsigned) {
 /// The integer element types' widths (I64 is kept as a double: exact to 2^53).
 std::optional<std::pair<int, bool>> integerWidth(ir::DType t) {
   switch (t) {
-  case ir::DType::I8: return std::pair{8, false};
-  case ir::DType::U8: return std::pair{8, true};
-  case ir::DType::I32: return std::pair{32, false};
-  default: return std::nullopt;
+  case ir::DType::I8:
+    return std::pair{8, false};
+  case ir::DType::U8:
+    return std::pair{8, true};
+  case ir::DType::I32:
+    return std::pair{32, false};
+  default:
+    return std::nullopt;
   }
 }
 } // namespace
@@ -107,7 +111,8 @@ double roundTo(ir::DType t, double v) {
   case ir::DType::F16: return roundToF16(static_cast<float>(v));
   case ir::DType::BF16: return roundToBF16(static_cast<float>(v));
   case ir::DType::F32: return static_cast<float>(v);
-  default: break;
+  default:
+    break;
   }
   if (auto w = integerWidth(t))
     return wrapInteger(v, w->first, w->second);
@@ -197,11 +202,16 @@ double convertTo(ir::DType t, double v) {
     return 0.0;
   v = std::trunc(v);
   switch (t) {
-  case ir::DType::I8: return std::clamp(v, -128.0, 127.0);
-  case ir::DType::U8: return std::clamp(v, 0.0, 255.0);
-  case ir::DType::I32: return std::clamp(v, -2147483648.0, 2147483647.0);
-  case ir::DType::I64: return std::clamp(v, -9223372036854775808.0, 9223372036854774784.0);
-  default: return v;
+  case ir::DType::I8:
+    return std::clamp(v, -128.0, 127.0);
+  case ir::DType::U8:
+    return std::clamp(v, 0.0, 255.0);
+  case ir::DType::I32:
+    return std::clamp(v, -2147483648.0, 2147483647.0);
+  case ir::DType::I64:
+    return std::clamp(v, -9223372036854775808.0, 9223372036854774784.0);
+  default:
+    return v;
   }
 }
 
@@ -506,9 +516,15 @@ private:
     double r = 0;
     const bool isInt = !ir::isFloat(e.dtype());
     switch (e.kind()) {
-    case K::Add: r = isInt ? integerArithmetic(e.dtype(), '+', a, b) : a + b; break;
-    case K::Sub: r = isInt ? integerArithmetic(e.dtype(), '-', a, b) : a - b; break;
-    case K::Mul: r = isInt ? integerArithmetic(e.dtype(), '*', a, b) : a * b; break;
+    case K::Add:
+      r = isInt ? integerArithmetic(e.dtype(), '+', a, b) : a + b;
+      break;
+    case K::Sub:
+      r = isInt ? integerArithmetic(e.dtype(), '-', a, b) : a - b;
+      break;
+    case K::Mul:
+      r = isInt ? integerArithmetic(e.dtype(), '*', a, b) : a * b;
+      break;
     case K::Div:
       r = isInt ? (b != 0 ? std::trunc(a / b) : 0.0) : a / b;
       break;
@@ -790,9 +806,15 @@ private:
           double z = 0;
           const bool isInt = !ir::isFloat(dst.dtype);
           switch (bin->kind) {
-          case ir::BinaryKind::Add: z = isInt ? integerArithmetic(dst.dtype, '+', x, y) : x + y; break;
-          case ir::BinaryKind::Sub: z = isInt ? integerArithmetic(dst.dtype, '-', x, y) : x - y; break;
-          case ir::BinaryKind::Mul: z = isInt ? integerArithmetic(dst.dtype, '*', x, y) : x * y; break;
+          case ir::BinaryKind::Add:
+            z = isInt ? integerArithmetic(dst.dtype, '+', x, y) : x + y;
+            break;
+          case ir::BinaryKind::Sub:
+            z = isInt ? integerArithmetic(dst.dtype, '-', x, y) : x - y;
+            break;
+          case ir::BinaryKind::Mul:
+            z = isInt ? integerArithmetic(dst.dtype, '*', x, y) : x * y;
+            break;
           case ir::BinaryKind::Div:
             z = ir::isFloat(dst.dtype) ? x / y : (y != 0 ? std::trunc(x / y) : 0.0);
             break;
@@ -1162,7 +1184,8 @@ std::optional<std::string> execute(const ir::Kernel &kernel, const std::vector<i
       case K::Sub: return ev(x.lhs()) - ev(x.rhs());
       case K::Mul: return ev(x.lhs()) * ev(x.rhs());
       case K::Div: return ev(x.rhs()) ? ev(x.lhs()) / ev(x.rhs()) : 0;
-      case K::Mod: return ev(x.rhs()) ? ((ev(x.lhs()) % ev(x.rhs())) + ev(x.rhs())) % ev(x.rhs()) : 0;
+      case K::Mod:
+        return ev(x.rhs()) ? ((ev(x.lhs()) % ev(x.rhs())) + ev(x.rhs())) % ev(x.rhs()) : 0;
       case K::FloorDiv:
       case K::CeilDiv: {
         int64_t a = ev(x.lhs()), b = ev(x.rhs());

@@ -173,11 +173,11 @@ private:
     if (copy && (v->lengths.back() * bytes) % 16 != 0)
       return;
     Span at = m_.expr(id).span;
-    std::string who = copy ? "`cp_async` writes 16-byte chunks"
-                           : dp4a_ ? "`dp4a_mma` loads its operands in 16-byte vectors, which "
-                                     "need 16-byte aligned rows"
-                                   : "`wmma_mma` loads its operands with ldmatrix, which needs "
-                                     "16-byte aligned rows";
+    std::string who = copy    ? "`cp_async` writes 16-byte chunks"
+                      : dp4a_ ? "`dp4a_mma` loads its operands in 16-byte vectors, which "
+                                "need 16-byte aligned rows"
+                              : "`wmma_mma` loads its operands with ldmatrix, which needs "
+                                "16-byte aligned rows";
     // Rows of the view: the second-to-last dimension (a 1-D tile has one).
     size_t rank = t.shape.size();
     int64_t rows = rank >= 2 ? v->lengths[rank - 2] : 1;

@@ -286,8 +286,8 @@ std::optional<Type> Checker::resolveType(syntax::TypeId id, bool isDeviceContext
     if (wraps || elements > uint64_t(INT32_MAX)) {
       error(DiagId::ExtentTooLarge, t.shapeSpan.empty() ? t.span : t.shapeSpan,
             std::string(tt.isTile ? "the tile" : "the tensor") + " has " +
-                (wraps ? std::string("more than 2^64") : std::to_string(elements)) +
-                " elements (" + printShape(tt.shape, symbols) +
+                (wraps ? std::string("more than 2^64") : std::to_string(elements)) + " elements (" +
+                printShape(tt.shape, symbols) +
                 "); a tile or tensor has at most 2147483647 (2^31 - 1), since element "
                 "offsets are 32-bit");
       ok = false;

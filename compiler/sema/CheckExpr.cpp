@@ -780,11 +780,11 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
       if (current && current->item->kind == syntax::ItemKind::TileFunction &&
           symbols.onlyDims(*d)) {
         // Over the function's own dims: each call site proves it.
-        impliedRequirements[current->itemIndex].push_back(
-            {*d, lw::kLanguageMmaTile,
-             "its `" + f + "` (" + std::string(name) + " = `" + str(*d) +
-                 "` must be a multiple of 16)",
-             e.span});
+        impliedRequirements[current->itemIndex].push_back({*d, lw::kLanguageMmaTile,
+                                                           "its `" + f + "` (" + std::string(name) +
+                                                               " = `" + str(*d) +
+                                                               "` must be a multiple of 16)",
+                                                           e.span});
         continue;
       }
       auto &diag = error(DiagId::MmaShape, e.span,

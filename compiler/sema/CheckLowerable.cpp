@@ -266,10 +266,10 @@ private:
     if (!t.isTensor() || t.tensor.space != Space::Register)
       return;
     // Every tile-valued operation produces a register tile.
-    static const char *ops[] = {"relu",      "exp",       "neg",      "add",      "sub",
-                                "mul",       "div",       "max",      "min",      "row_sum",
-                                "row_max",   "transpose", "convert",  "wmma_mma", "dp4a_mma",
-                                "col_sum",   "col_max",   "block_sum", "block_max"};
+    static const char *ops[] = {"relu",    "exp",       "neg",       "add",      "sub",
+                                "mul",     "div",       "max",       "min",      "row_sum",
+                                "row_max", "transpose", "convert",   "wmma_mma", "dp4a_mma",
+                                "col_sum", "col_max",   "block_sum", "block_max"};
     bool primitive = std::find(std::begin(ops), std::end(ops), f) != std::end(ops);
     if (primitive || c_.itemsByName.count(f))
       registerShape(t.tensor, e.span, "the value of `" + f + "`");

@@ -150,7 +150,7 @@ Value ElementMath::convert(Value v, ir::DType from, ir::DType to) {
   // widths, then truncate (I32 300 -> I8 127, U8 200 -> I8 127, I8 -5 -> U8 0).
   unsigned fw = source.getIntOrFloatBitWidth(), tw = target.getIntOrFloatBitWidth();
   if (fw < tw || (fw == tw && fromU == toU))
-    return convert(v, target, fromU, toU); // exact (widening, or the same type)
+    return convert(v, target, fromU, toU);                  // exact (widening, or the same type)
   Type wide = fw > tw ? source : b_.getIntegerType(2 * fw); // I8 <-> U8 in 16 bits
   Value x = fw > tw ? v : convert(v, wide, fromU, false);
   unsigned w = wide.getIntOrFloatBitWidth();

@@ -1039,8 +1039,8 @@ LogicalResult Emitter::mmaInt8(const kir::MmaOp &o, const View &a, const View &b
       // x4: matrices (n0-7, k0-15) (n0-7, k16-31) (n8-15, k0-15) (n8-15, k16-31).
       Value q = pair ? laneQ : remu(laneQ, 2);
       Value kHalf = mul(remu(q, 2), 16), nHalf = mul(divu(q, 2), 8);
-      auto regs = ldmatrix(elemPtr(bv, add(add(nHalf, lane8), tn * 8), add(kHalf, ks * 32)),
-                           pair ? 4 : 2);
+      auto regs =
+          ldmatrix(elemPtr(bv, add(add(nHalf, lane8), tn * 8), add(kHalf, ks * 32)), pair ? 4 : 2);
       f.second[tn] = {regs[0], regs[1]};
       if (pair)
         f.second[tn + 1] = {regs[2], regs[3]};
@@ -1096,8 +1096,8 @@ LogicalResult Emitter::dp4aMma(const kir::MmaOp &o, const View &a, const View &b
     Value vec = LLVM::LoadOp::create(b_, loc_, v4i32, elemPtr(v, row, c32(chunk * 16)), 16);
     SmallVector<Value, 4> w;
     for (int i = 0; i < 4; ++i)
-      w.push_back(LLVM::BitcastOp::create(
-          b_, loc_, v4i8, LLVM::ExtractElementOp::create(b_, loc_, vec, c32(i))));
+      w.push_back(LLVM::BitcastOp::create(b_, loc_, v4i8,
+                                          LLVM::ExtractElementOp::create(b_, loc_, vec, c32(i))));
     return w;
   };
   auto sgn = NVVM::DotAccumulateType::SIGNED;

@@ -3,11 +3,11 @@
 // The GPU half of tests/gpu/tileir (the build half is kina-tileir-prepare):
 // reads DIR/manifest.txt, loads each DIR/<kernel>.cubin through
 // kina_runtime, launches it with the block size the cubin requires
-// (tileiras picks it: REQNTID, which the manifest carries), compares the output with a CPU reference
-// and times it (median of --iters runs). One line per kernel: PASS, FAIL or
-// SKIP; then "N passed, N failed, N skipped". An unmet prerequisite (no
-// driver or GPU, a driver that refuses the cubin) is SKIP naming it; a
-// launch or result error is FAIL. Exit 0, 1 (a failure) or 77 (all skipped).
+// (tileiras picks it: REQNTID, which the manifest carries), compares the output with a CPU
+// reference and times it (median of --iters runs). One line per kernel: PASS, FAIL or SKIP; then "N
+// passed, N failed, N skipped". An unmet prerequisite (no driver or GPU, a driver that refuses the
+// cubin) is SKIP naming it; a launch or result error is FAIL. Exit 0, 1 (a failure) or 77 (all
+// skipped).
 //
 // Usage: tileir_run DIR [--iters N]
 //
@@ -292,8 +292,7 @@ int main(int argc, char **argv) {
                   "grid [%u,%u,%u] x block [%u,%u,%u], %zu elements checked, max rel err %.2g, "
                   "median %.4f ms%s",
                   c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2], checked,
-                  worst, ms,
-                  rate.c_str());
+                  worst, ms, rate.c_str());
     report("PASS", name, detail);
   }
   std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
