@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/CublasLt.h"
+#include "runtime/DynamicLibrary.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -109,25 +110,14 @@ std::vector<std::string> CublasLt::searchPaths() {
 }
 
 std::unique_ptr<CublasLt> CublasLt::load(std::string &error) {
-  std::vector<std::string> paths = searchPaths();
-  std::string tried;
-  for (const std::string &p : paths) {
-    void *lib = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      tried += (tried.empty() ? "" : ", ") + p;
-      continue;
-    }
+  std::string tried, p;
+  if (void *lib = openFirstLibrary(searchPaths(), p, tried)) {
     std::unique_ptr<CublasLt> lt(new CublasLt());
     lt->lib_ = lib;
     lt->path_ = p;
     lt->api_ = std::make_unique<Api>();
     Api &a = *lt->api_;
-    std::string missing;
-    auto sym = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-      if (!fn)
-        missing += (missing.empty() ? "" : ", ") + std::string(name);
-    };
+    SymbolResolver sym(lib);
     sym(a.create, "cublasLtCreate");
     sym(a.destroy, "cublasLtDestroy");
     sym(a.getVersion, "cublasLtGetVersion");
@@ -141,8 +131,8 @@ std::unique_ptr<CublasLt> CublasLt::load(std::string &error) {
     sym(a.prefSet, "cublasLtMatmulPreferenceSetAttribute");
     sym(a.heuristic, "cublasLtMatmulAlgoGetHeuristic");
     sym(a.matmul, "cublasLtMatmul");
-    if (!missing.empty()) {
-      error = p + " lacks " + missing;
+    if (!sym.missing().empty()) {
+      error = p + " lacks " + sym.missing();
       return nullptr; // the destructor closes the library
     }
     if (Status s = a.create(&lt->handle_); s != 0) {

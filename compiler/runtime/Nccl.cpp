@@ -1,5 +1,6 @@
 //===- Nccl.cpp - NCCL, opened with dlopen (issue 19) ---------------------===//
 #include "runtime/Nccl.h"
+#include "runtime/DynamicLibrary.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -78,24 +79,14 @@ std::vector<std::string> Nccl::searchPaths() {
 }
 
 std::unique_ptr<Nccl> Nccl::load(std::string &error) {
-  std::string tried;
-  for (const std::string &p : searchPaths()) {
-    void *lib = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      tried += (tried.empty() ? "" : ", ") + p;
-      continue;
-    }
+  std::string tried, p;
+  if (void *lib = openFirstLibrary(searchPaths(), p, tried)) {
     std::unique_ptr<Nccl> n(new Nccl());
     n->lib_ = lib;
     n->path_ = p;
     n->api_ = std::make_unique<Api>();
     Api &a = *n->api_;
-    std::string missing;
-    auto sym = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-      if (!fn)
-        missing += (missing.empty() ? "" : ", ") + std::string(name);
-    };
+    SymbolResolver sym(lib);
     sym(a.getVersion, "ncclGetVersion");
     sym(a.getErrorString, "ncclGetErrorString");
     sym(a.commInitAll, "ncclCommInitAll");
@@ -105,8 +96,8 @@ std::unique_ptr<Nccl> Nccl::load(std::string &error) {
     sym(a.allReduce, "ncclAllReduce");
     sym(a.allGather, "ncclAllGather");
     sym(a.reduceScatter, "ncclReduceScatter");
-    if (!missing.empty()) {
-      error = p + " lacks " + missing;
+    if (!sym.missing().empty()) {
+      error = p + " lacks " + sym.missing();
       return nullptr; // the destructor closes the library
     }
     if (int s = a.getVersion(&n->version_); s != 0) {
