@@ -62,6 +62,18 @@ void Checker::bind(const syntax::Ident &name, Binding binding) {
         .label(prev.definition, "first defined here");
     return;
   }
+  // A dimension keeps one meaning in its kernel: a `let M = 5` inside the
+  // body would make `M` 5 in indices while `requires` and the launch read
+  // the dimension.
+  if (binding.kind != BindingKind::Dim)
+    for (size_t i = scopes.size() - 1; i-- > 0;)
+      if (auto dim = scopes[i].find(name.name);
+          dim != scopes[i].end() && dim->second.kind == BindingKind::Dim && dim->second.symbol >= 0) {
+        error(DiagId::DuplicateDefinition, name.span,
+              "`" + name.name + "` is a dimension of this item; a local of that name would hide it")
+            .label(program.symbolInfos[dim->second.symbol].definition, "the dimension");
+        return;
+      }
   scope[name.name] = std::move(binding);
 }
 
