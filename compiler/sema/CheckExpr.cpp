@@ -794,6 +794,16 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
         addRequiresFix(diag, fact);
       return Type::error();
     }
+    // Both MMA forms: the accumulator's type, now in registers.
+    auto mmaResult = [&](const std::string &capability) {
+      useCapability(capability, e.span);
+      if (!placed)
+        return Type::error();
+      Type result = c;
+      result.tensor.space = Space::Register;
+      annotate(e.span, result, true);
+      return result;
+    };
     if (dp4a) {
       if (a.tensor.dtype != DType::I8 || b.tensor.dtype != DType::I8 ||
           c.tensor.dtype != DType::I32) {
@@ -803,13 +813,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
                   dtypeName(c.tensor.dtype) + " accumulator");
         return Type::error();
       }
-      useCapability("dp4a", e.span);
-      if (!placed)
-        return Type::error();
-      Type result = c;
-      result.tensor.space = Space::Register;
-      annotate(e.span, result, true);
-      return result;
+      return mmaResult("dp4a");
     }
     if (int8 && !checkMmaInt8K(e, ak))
       return Type::error();
@@ -823,14 +827,7 @@ Type Checker::checkApplication(ExprId id, const Expr &e) {
           .note("these are the combinations code generation lowers (target/Lowerable.def)");
       return Type::error();
     }
-    std::string cap(row->languageCapability);
-    useCapability(cap, e.span);
-    if (!placed)
-      return Type::error();
-    Type result = c;
-    result.tensor.space = Space::Register;
-    annotate(e.span, result, true);
-    return result;
+    return mmaResult(std::string(row->languageCapability));
   }
   if (f == "convert") {
     if (!arity(2))
