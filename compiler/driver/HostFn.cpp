@@ -959,6 +959,8 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     runtime::EventTimer::Options topts;
     topts.warmup = 5;
     topts.iterations = 20;
+    topts.warmupMs = 25; // as kina run --bench (EventTimer.h)
+    topts.targetMs = 100;
     auto stats = timer->measure(once, topts, "fn " + f->name);
     if (!stats)
       return fail("fn `" + f->name + "` (bench): " + stats.error().message, ToolFailure);

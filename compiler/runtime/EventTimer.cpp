@@ -9,6 +9,7 @@
 #include "runtime/Launch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace kina::runtime {
@@ -42,6 +43,16 @@ Result<EventTimer> EventTimer::create(const Device &device, const Stream *stream
   return t;
 }
 
+int EventTimer::plannedIterations(const Options &options, double perIterationMs) {
+  int n = std::max(options.iterations, 1);
+  if (options.targetMs > 0 && perIterationMs > 0) {
+    double wanted = std::ceil(options.targetMs / perIterationMs);
+    int cap = std::max(n, options.maxIterations);
+    n = wanted >= double(cap) ? cap : std::max(n, int(wanted));
+  }
+  return n;
+}
+
 namespace {
 /// Events destroyed on scope exit.
 struct EventSet {
@@ -49,7 +60,8 @@ struct EventSet {
   std::vector<CUevent> events;
   ~EventSet() {
     for (CUevent e : events)
-      api->cuEventDestroy(e);
+      if (e)
+        api->cuEventDestroy(e);
   }
 };
 } // namespace
@@ -62,22 +74,52 @@ Result<TimingStats> EventTimer::measure(const std::function<Status()> &launchOnc
   if (Status s = ctx_->makeCurrent(); !s)
     return s.takeError();
 
-  for (int i = 0; i < options.warmup; ++i)
-    if (Status s = launchOnce(); !s)
-      return s.takeError();
-  CUresult rc = api.cuStreamSynchronize(stream_);
-  if (rc != CUDA_SUCCESS)
-    return api.error(rc, "warm-up runs of " + what);
+  // Warm-up: the same flush-and-launch sequence as the timed runs, in
+  // batches until both the count and the GPU time are reached.
+  auto enqueueOne = [&](int i) -> Status {
+    if (options.flushL2 && scratch_.size() > 0) {
+      CUresult r = api.cuMemsetD8Async(scratch_.devicePtr(), std::uint8_t(i), scratch_.size(), stream_);
+      if (r != CUDA_SUCCESS)
+        return api.error(r, "flushing L2 before timing " + what);
+    }
+    return launchOnce();
+  };
+  CUresult rc = CUDA_SUCCESS;
+  EventSet warm{&api, {nullptr, nullptr}};
+  for (CUevent &e : warm.events)
+    if ((rc = api.cuEventCreate(&e, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+      return api.error(rc, "cuEventCreate");
+  int warmRuns = 0;
+  double warmMs = 0;
+  for (int batch = std::max(options.warmup, 1);; batch = std::min(2 * batch, 4096)) {
+    if ((rc = api.cuEventRecord(warm.events[0], stream_)) != CUDA_SUCCESS)
+      return api.error(rc, "cuEventRecord");
+    for (int i = 0; i < batch; ++i)
+      if (Status s = enqueueOne(warmRuns + i); !s)
+        return s.takeError();
+    if ((rc = api.cuEventRecord(warm.events[1], stream_)) != CUDA_SUCCESS)
+      return api.error(rc, "cuEventRecord");
+    if ((rc = api.cuEventSynchronize(warm.events[1])) != CUDA_SUCCESS)
+      return api.error(rc, "warm-up runs of " + what);
+    float ms = 0;
+    if ((rc = api.cuEventElapsedTime(&ms, warm.events[0], warm.events[1])) != CUDA_SUCCESS)
+      return api.error(rc, "cuEventElapsedTime");
+    warmRuns += batch;
+    warmMs += ms;
+    if (warmRuns >= options.warmup && warmMs >= options.warmupMs)
+      break;
+  }
+  const int iterations = plannedIterations(options, warmMs / std::max(warmRuns, 1));
 
   EventSet set{&api, {}};
-  for (int i = 0; i < 2 * options.iterations; ++i) {
+  for (int i = 0; i < 2 * iterations; ++i) {
     CUevent e = nullptr;
     rc = api.cuEventCreate(&e, CU_EVENT_DEFAULT);
     if (rc != CUDA_SUCCESS)
       return api.error(rc, "cuEventCreate");
     set.events.push_back(e);
   }
-  for (int i = 0; i < options.iterations; ++i) {
+  for (int i = 0; i < iterations; ++i) {
     if (options.flushL2 && scratch_.size() > 0) {
       rc = api.cuMemsetD8Async(scratch_.devicePtr(), std::uint8_t(i), scratch_.size(), stream_);
       if (rc != CUDA_SUCCESS)
@@ -95,7 +137,7 @@ Result<TimingStats> EventTimer::measure(const std::function<Status()> &launchOnc
     return api.error(rc, "timed runs of " + what);
 
   std::vector<double> samples;
-  for (int i = 0; i < options.iterations; ++i) {
+  for (int i = 0; i < iterations; ++i) {
     float ms = 0;
     rc = api.cuEventElapsedTime(&ms, set.events[2 * i], set.events[2 * i + 1]);
     if (rc != CUDA_SUCCESS)

@@ -92,3 +92,16 @@ TEST(Timing, MedianOfSamples) {
   EXPECT_EQ(summarizeTimings({4, 1, 3, 2}).medianMs, 2.5);
   EXPECT_EQ(summarizeTimings({}).medianMs, 0);
 }
+
+TEST(EventTimer, PlannedIterationsReachTheTargetWithinTheCap) {
+  EventTimer::Options o;
+  o.iterations = 50;
+  EXPECT_EQ(EventTimer::plannedIterations(o, 0.01), 50); // no target: the count
+  o.targetMs = 100;
+  EXPECT_EQ(EventTimer::plannedIterations(o, 1.0), 100);   // 100 runs of 1 ms
+  EXPECT_EQ(EventTimer::plannedIterations(o, 5.0), 50);    // never below the count
+  EXPECT_EQ(EventTimer::plannedIterations(o, 0.01), 1000); // capped
+  EXPECT_EQ(EventTimer::plannedIterations(o, 0.0), 50);    // no estimate
+  o.maxIterations = 10;
+  EXPECT_EQ(EventTimer::plannedIterations(o, 0.01), 50); // the cap never lowers the count
+}
