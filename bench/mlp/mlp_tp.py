@@ -10,8 +10,7 @@ y, one NCCL all-reduce (torch.cuda.comm.reduce_add) sums them, then + b2.
 Writes DIR/{x,w1,b1,w2,b2}.npy (bf16, nn.Linear layout) and DIR/torch_tp.npy
 (the result on device 0), prints the single-GPU and the two-GPU times
 (median of CUDA-event timings, L2 flushed), and, unless --torch-only,
-runs `kina run --fn mlp_tp --bench` on the same inputs (K1352 in this
-version: multi-device execution is not compiled yet). Needs two GPUs
+runs `kina run --fn mlp_tp --bench` on the same inputs. Needs two GPUs
 (NCCL_NVLS_ENABLE=0 on the H200 x2 machine).
 """
 import os

@@ -22,6 +22,7 @@
 #include "lower/TileIRFromAst.h"
 #include "reference/Interpreter.h"
 #include "runtime/CublasLt.h"
+#include "runtime/CudaDriver.h"
 #include "runtime/Device.h"
 #include "runtime/EventTimer.h"
 #include "runtime/HostStaging.h"
@@ -29,6 +30,7 @@
 #include "runtime/Launch.h"
 #include "runtime/LaunchGuard.h"
 #include "runtime/LaunchSpec.h"
+#include "runtime/Nccl.h"
 #include "runtime/Npy.h"
 #include "runtime/Random.h"
 #include "runtime/TensorMap.h"
@@ -410,6 +412,141 @@ struct Execution {
   unsigned launches = 0;
   std::vector<std::string> log; ///< one line per kernel step, for the summary
 
+  // Issue 19: values on a mesh of real devices. Device 0 is `device`, with
+  // `lt` and `workspace` above; the others are opened on first use. A mesh
+  // value has one buffer per mesh position (its block, its copy or its
+  // partial sum); every launch, cuBLASLt call and copy makes its device's
+  // context current first.
+  struct OtherDevice {
+    std::optional<runtime::Device> dev;
+    std::unique_ptr<runtime::CublasLt> lt;
+    runtime::DeviceBuffer workspace;
+  };
+  std::map<int64_t, OtherDevice> others;
+  std::map<int, std::vector<runtime::DeviceBuffer>> parts;
+  struct CompiledKernel {
+    std::string cubin;
+    runtime::LaunchSpec spec;
+  };
+  std::map<std::string, CompiledKernel> compiled; ///< one compile, a module per device
+  std::unique_ptr<runtime::Nccl> nccl;
+  std::map<std::vector<int64_t>, std::vector<void *>> comms; ///< per mesh
+  std::map<int64_t, runtime::Stream> ncclStreams;            ///< per device
+
+  ~Execution() {
+    if (nccl)
+      for (auto &[mesh, c] : comms)
+        nccl->destroy(c);
+  }
+
+  static size_t positions(const alg::TensorType &t) { return t.onMesh() ? t.mesh.size() : 1; }
+  static int64_t deviceOf(const alg::TensorType &t, size_t pos) {
+    return t.onMesh() ? t.mesh[pos] : t.device;
+  }
+
+  /// Device `d` (0 is `device`), opened on first use; its context current.
+  runtime::Result<const runtime::Device *> deviceAt(int64_t d) {
+    const runtime::Device *dev = device;
+    if (d != 0) {
+      OtherDevice &o = others[d];
+      if (!o.dev) {
+        auto opened = runtime::Device::open(int(d));
+        if (!opened)
+          return opened.error();
+        o.dev.emplace(opened.take());
+      }
+      dev = &*o.dev;
+    }
+    if (auto ok = dev->context()->makeCurrent(); !ok)
+      return ok.error();
+    return dev;
+  }
+
+  /// The buffer of device value `v` at mesh position `pos` (a value on one
+  /// device has one), or null.
+  const runtime::DeviceBuffer *bufferOf(int v, size_t pos) const {
+    if (auto it = parts.find(v); it != parts.end())
+      return pos < it->second.size() ? &it->second[pos] : nullptr;
+    auto it = buffers.find(v);
+    return it == buffers.end() ? nullptr : &it->second;
+  }
+
+  /// The output buffer of value `v` (type `t`) at mesh position `pos`:
+  /// reused when a previous run left one of `bytes`.
+  runtime::Result<runtime::DeviceBuffer *> outputOn(int v, size_t pos, const alg::TensorType &t,
+                                                    size_t bytes) {
+    if (!t.onMesh() && t.device == 0)
+      return outputBuffer(v, bytes);
+    auto dev = deviceAt(deviceOf(t, pos));
+    if (!dev)
+      return dev.error();
+    runtime::DeviceBuffer *slot = nullptr;
+    if (t.onMesh()) {
+      std::vector<runtime::DeviceBuffer> &vec = parts[v];
+      if (vec.size() != t.mesh.size())
+        vec.resize(t.mesh.size());
+      slot = &vec[pos];
+    } else {
+      slot = &buffers[v];
+    }
+    if (slot->size() != bytes) {
+      auto buf = runtime::DeviceBuffer::alloc(
+          **dev, bytes, "%" + std::to_string(v) + " on device " + std::to_string(deviceOf(t, pos)));
+      if (!buf)
+        return buf.error();
+      *slot = buf.take();
+    }
+    return slot;
+  }
+
+  /// Uploads host value `host` (laid out as `t`: a block or a copy per mesh
+  /// position) into value `v`'s device buffers.
+  std::string upload(int v, const alg::Value &host, const alg::TensorType &t) {
+    for (size_t pos = 0; pos < positions(t); ++pos) {
+      runtime::HostTensor h = toTensor(t.onMesh() ? host.parts.at(pos) : host);
+      auto buf = outputOn(v, pos, t, h.byteSize());
+      if (!buf)
+        return buf.error().message;
+      if (!t.onMesh() && t.device == 0) {
+        if (auto ok = staging->toDevice(**buf, h.span(), nullptr); !ok)
+          return ok.error().message;
+      } else if (auto ok = (*buf)->copyFromHost(h.span()); !ok) {
+        return ok.error().message;
+      }
+    }
+    return "";
+  }
+
+  /// Device value `v` (type `t`) read back: one tensor, or its parts (a
+  /// mesh value, in the layout alg::gather reads).
+  std::string download(int v, const alg::TensorType &t, alg::Value &out) {
+    auto local = localShape(t, dims);
+    if (!local)
+      return "a shape extent is not positive for these dims";
+    out = alg::Value{};
+    out.dtype = t.dtype;
+    for (size_t pos = 0; pos < positions(t); ++pos) {
+      const runtime::DeviceBuffer *src = bufferOf(v, pos);
+      if (!src)
+        return "%" + std::to_string(v) + " has no buffer on device " +
+               std::to_string(deviceOf(t, pos));
+      runtime::HostTensor h(runtimeDType(t.dtype), *local);
+      if (!t.onMesh() && t.device == 0) {
+        if (auto ok = staging->toHost(h.span(), *src, nullptr); !ok)
+          return ok.error().message;
+      } else if (auto ok = src->copyToHost(h.span()); !ok) {
+        return ok.error().message;
+      }
+      if (t.onMesh()) {
+        out.parts.push_back(toValue(h, t.dtype));
+        out.shape = *concreteShape(t, dims);
+      } else {
+        out = toValue(h, t.dtype);
+      }
+    }
+    return "";
+  }
+
   /// The device buffer for value `v` of `bytes`: reused when a previous run
   /// of the step left one (--bench times the steps without allocating).
   runtime::Result<runtime::DeviceBuffer *> outputBuffer(int v, size_t bytes) {
@@ -453,8 +590,7 @@ struct Execution {
           return *err;
         return "";
       }
-      return std::string("error[") + std::string(diagInfo(DiagId::MultiDeviceNotCompiled).code) +
-             "]: collectives run under --interpret only in this version";
+      return collective(s);
     }
     return "unknown step";
   }
@@ -468,93 +604,96 @@ struct Execution {
       (void)in;
       return "";
     }
-    if (toDevice && f.ops[in].type.on == alg::Placement::Device) {
-      // `copy_to_device 0 x` of a value already on device 0 (a copy to
-      // another device is refused before the run, K1351/K1352): staged
-      // through the host into a new buffer.
-      auto shape = concreteShape(f.ops[in].type, dims);
-      runtime::HostTensor t(runtimeDType(f.ops[in].type.dtype), *shape);
-      if (auto ok = staging->toHost(t.span(), buffers.at(in), nullptr); !ok)
-        return ok.error().message;
-      values[in] = toValue(t, f.ops[in].type.dtype);
+    const alg::TensorType &from = f.ops[in].type, &to = f.ops[s.output].type;
+    if (toDevice && from.on == alg::Placement::Device) {
+      // `copy_to_device d x` of a value already on a device: staged through
+      // the host (a peer copy is the faster route between NVLink peers).
+      alg::Value whole;
+      if (std::string err = download(in, from, whole); !err.empty())
+        return err;
+      values[in] = from.onMesh() ? alg::gather(whole, from) : whole;
     }
-    if (toDevice) {
-      runtime::HostTensor t = toTensor(values.at(in));
-      auto buf =
-          runtime::DeviceBuffer::alloc(*device, t.byteSize(), "%" + std::to_string(s.output));
-      if (!buf)
-        return buf.error().message;
-      if (auto ok = staging->toDevice(*buf, t.span(), nullptr); !ok)
-        return ok.error().message;
-      buffers[s.output] = buf.take();
-      return "";
-    }
-    const runtime::DeviceBuffer &src = buffers.at(in);
-    auto shape = concreteShape(f.ops[s.output].type, dims);
-    runtime::HostTensor t(runtimeDType(f.ops[s.output].type.dtype), *shape);
-    if (auto ok = staging->toHost(t.span(), src, nullptr); !ok)
-      return ok.error().message;
-    values[s.output] = toValue(t, f.ops[s.output].type.dtype);
+    if (toDevice)
+      return upload(s.output, to.onMesh() ? alg::distribute(values.at(in), to) : values.at(in), to);
+    alg::Value back;
+    if (std::string err = download(in, from, back); !err.empty())
+      return err;
+    values[s.output] = from.onMesh() ? alg::gather(back, from) : back;
     return "";
   }
 
   std::string cublasLt(const alg::Step &s) {
-    if (!lt) {
-      std::string err;
-      lt = runtime::CublasLt::load(err);
-      if (!lt)
-        return std::string("error[") + std::string(diagInfo(DiagId::CublasLtUnavailable).code) +
-               "]: " + err;
+    const alg::TensorType &ot = f.ops[s.output].type;
+    auto shape = localShape(ot, dims);
+    const std::string &dt = ot.dtype;
+    for (size_t pos = 0; pos < positions(ot); ++pos) {
+      int64_t d = deviceOf(ot, pos);
+      auto dev = deviceAt(d);
+      if (!dev)
+        return dev.error().message;
+      std::unique_ptr<runtime::CublasLt> &handle = d == 0 ? lt : others[d].lt;
+      runtime::DeviceBuffer &ws = d == 0 ? workspace : others[d].workspace;
+      if (!handle) { // created with device d's context current
+        std::string err;
+        handle = runtime::CublasLt::load(err);
+        if (!handle)
+          return std::string("error[") + std::string(diagInfo(DiagId::CublasLtUnavailable).code) +
+                 "]: " + err;
+      }
+      if (ws.size() == 0) { // cuBLASLt's heuristics pick faster kernels with room
+        auto w = runtime::DeviceBuffer::alloc(**dev, size_t(32) << 20, "cuBLASLt workspace");
+        if (!w)
+          return w.error().message;
+        ws = w.take();
+      }
+      auto buf = outputOn(s.output, pos, ot,
+                          runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)));
+      if (!buf)
+        return buf.error().message;
+      const runtime::DeviceBuffer *a = bufferOf(s.inputs[0], pos), *b = bufferOf(s.inputs[1], pos);
+      const runtime::DeviceBuffer *bias =
+          s.inputs.size() > 2 ? bufferOf(s.inputs[2], pos) : nullptr;
+      if (!a || !b || (s.inputs.size() > 2 && !bias))
+        return "an operand has no buffer on device " + std::to_string(d);
+      runtime::CublasLtProblem p;
+      p.type = dt == "BF16"  ? runtime::LtType::BF16
+               : dt == "F16" ? runtime::LtType::F16
+                             : runtime::LtType::F32;
+      p.M = s.kdims.at("M");
+      p.N = s.kdims.at("N");
+      p.K = s.kdims.at("K");
+      p.a = a->devicePtr();
+      p.b = b->devicePtr();
+      p.bTransposed = s.weightTransposed;
+      if (bias)
+        p.bias = bias->devicePtr();
+      p.d = (*buf)->devicePtr();
+      switch (s.epilogue) {
+      case alg::Epilogue::None:
+        p.epilogue = runtime::LtEpilogue::Default;
+        break;
+      case alg::Epilogue::Bias:
+        p.epilogue = runtime::LtEpilogue::Bias;
+        break;
+      case alg::Epilogue::Relu:
+        p.epilogue = runtime::LtEpilogue::Relu;
+        break;
+      case alg::Epilogue::BiasRelu:
+        p.epilogue = runtime::LtEpilogue::ReluBias;
+        break;
+      case alg::Epilogue::GeluTanh:
+        p.epilogue = runtime::LtEpilogue::Gelu;
+        break;
+      case alg::Epilogue::BiasGeluTanh:
+        p.epilogue = runtime::LtEpilogue::GeluBias;
+        break;
+      }
+      if (auto ok = (*dev)->context()->makeCurrent(); !ok)
+        return ok.error().message;
+      if (std::string err = handle->matmul(p, ws.devicePtr(), ws.size(), nullptr); !err.empty())
+        return err;
+      ++launches;
     }
-    if (workspace.size() == 0) { // cuBLASLt's heuristics pick faster kernels with room
-      auto ws = runtime::DeviceBuffer::alloc(*device, size_t(32) << 20, "cuBLASLt workspace");
-      if (!ws)
-        return ws.error().message;
-      workspace = ws.take();
-    }
-    auto shape = concreteShape(f.ops[s.output].type, dims);
-    const std::string &dt = f.ops[s.output].type.dtype;
-    auto buf =
-        outputBuffer(s.output, runtime::shapeNumel(*shape) * runtime::dtypeSize(runtimeDType(dt)));
-    if (!buf)
-      return buf.error().message;
-    runtime::CublasLtProblem p;
-    p.type = dt == "BF16"  ? runtime::LtType::BF16
-             : dt == "F16" ? runtime::LtType::F16
-                           : runtime::LtType::F32;
-    p.M = s.kdims.at("M");
-    p.N = s.kdims.at("N");
-    p.K = s.kdims.at("K");
-    p.a = buffers.at(s.inputs[0]).devicePtr();
-    p.b = buffers.at(s.inputs[1]).devicePtr();
-    p.bTransposed = s.weightTransposed;
-    if (s.inputs.size() > 2)
-      p.bias = buffers.at(s.inputs[2]).devicePtr();
-    p.d = (*buf)->devicePtr();
-    switch (s.epilogue) {
-    case alg::Epilogue::None:
-      p.epilogue = runtime::LtEpilogue::Default;
-      break;
-    case alg::Epilogue::Bias:
-      p.epilogue = runtime::LtEpilogue::Bias;
-      break;
-    case alg::Epilogue::Relu:
-      p.epilogue = runtime::LtEpilogue::Relu;
-      break;
-    case alg::Epilogue::BiasRelu:
-      p.epilogue = runtime::LtEpilogue::ReluBias;
-      break;
-    case alg::Epilogue::GeluTanh:
-      p.epilogue = runtime::LtEpilogue::Gelu;
-      break;
-    case alg::Epilogue::BiasGeluTanh:
-      p.epilogue = runtime::LtEpilogue::GeluBias;
-      break;
-    }
-    if (std::string err = lt->matmul(p, workspace.devicePtr(), workspace.size(), nullptr);
-        !err.empty())
-      return err;
-    ++launches;
     return "";
   }
 
@@ -616,63 +755,172 @@ struct Execution {
       values[s.output] = std::move(result);
       return "";
     }
-    // The GPU: compile once, the launch guard, then launch.
-    Loaded &L = modules[s.kernel + "@" + s.file + s.source];
-    if (!L.kernel) {
+    // The GPU: compile once; per device of the mesh (or the one device) its
+    // module, the launch guard and the launch on that device's blocks.
+    std::string key = s.kernel + "@" + s.file + s.source;
+    auto cit = compiled.find(key);
+    if (cit == compiled.end()) {
       DiagnosticSink sink;
       codegen::CodegenOptions cg;
       cg.target = hs.target;
-      auto compiled = codegen::compile(*k, cg, codegen::Stage::Cubin, sink);
-      if (!compiled) {
+      auto c = codegen::compile(*k, cg, codegen::Stage::Cubin, sink);
+      if (!c) {
         std::string m = "kernel `" + s.kernel + "` did not compile";
         for (const Diagnostic &d : sink.diagnostics())
           m += "; " + d.message;
         return m;
       }
-      auto spec = runtime::launchSpecFromJson(codegen::toJson(compiled->launch));
+      auto spec = runtime::launchSpecFromJson(codegen::toJson(c->launch));
       if (!spec)
         return spec.error().message;
-      L.spec = *spec;
-      auto module = runtime::Module::load(
-          *device,
-          std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(compiled->cubin.data()),
-                                   compiled->cubin.size()),
-          s.kernel);
-      if (!module)
-        return module.error().message;
-      L.module.emplace(module.take());
-      auto kernel = L.module->kernel(L.spec.symbol);
-      if (!kernel)
-        return kernel.error().message;
-      L.kernel.emplace(kernel.take());
+      cit = compiled.emplace(key, CompiledKernel{std::move(c->cubin), *spec}).first;
     }
+    const CompiledKernel &ck = cit->second;
     runtime::DimValues dv(kd.begin(), kd.end());
-    auto lplan = runtime::checkDims(L.spec, dv);
-    if (!lplan)
-      return "kernel `" + s.kernel + "` refused before launch: " + lplan.error().message;
-    if (auto ok = runtime::checkDevice(L.spec, *lplan, device->info()); !ok)
-      return "kernel `" + s.kernel + "` refused before launch: " + ok.error().message;
-    if (lplan->config.dynamicSharedBytes > 0)
-      if (auto ok = L.kernel->setMaxDynamicSharedBytes(
-              static_cast<int>(lplan->config.dynamicSharedBytes));
-          !ok)
+    const alg::TensorType &ot = out.type;
+    for (size_t pos = 0; pos < positions(ot); ++pos) {
+      int64_t d = deviceOf(ot, pos);
+      auto dev = deviceAt(d);
+      if (!dev)
+        return dev.error().message;
+      Loaded &L = modules[key + "#" + std::to_string(d)];
+      if (!L.kernel) {
+        L.spec = ck.spec;
+        auto module = runtime::Module::load(
+            **dev,
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(ck.cubin.data()),
+                                     ck.cubin.size()),
+            s.kernel);
+        if (!module)
+          return module.error().message;
+        L.module.emplace(module.take());
+        auto kernel = L.module->kernel(L.spec.symbol);
+        if (!kernel)
+          return kernel.error().message;
+        L.kernel.emplace(kernel.take());
+      }
+      auto lplan = runtime::checkDims(L.spec, dv);
+      if (!lplan)
+        return "kernel `" + s.kernel + "` refused before launch: " + lplan.error().message;
+      if (auto ok = runtime::checkDevice(L.spec, *lplan, (*dev)->info()); !ok)
+        return "kernel `" + s.kernel + "` refused before launch: " + ok.error().message;
+      if (lplan->config.dynamicSharedBytes > 0)
+        if (auto ok = L.kernel->setMaxDynamicSharedBytes(
+                static_cast<int>(lplan->config.dynamicSharedBytes));
+            !ok)
+          return ok.error().message;
+      auto buf = outputOn(s.output, pos, ot,
+                          runtime::shapeNumel(*outShape) *
+                              runtime::dtypeSize(runtimeDType(out.type.dtype)));
+      if (!buf)
+        return buf.error().message;
+      std::vector<const runtime::DeviceBuffer *> ptrs;
+      for (int v : args) {
+        // The type rules put a mesh step's operands on its mesh; a value on
+        // one device is read only by launches on that device.
+        const alg::TensorType &it = f.ops[v].type;
+        const runtime::DeviceBuffer *b = bufferOf(v, pos);
+        if (!b || (!it.onMesh() && it.device != d))
+          return "operand %" + std::to_string(v) + " is not on device " + std::to_string(d);
+        ptrs.push_back(b);
+      }
+      ptrs.push_back(*buf);
+      if (!tensorMaps)
+        tensorMaps = std::make_unique<runtime::TensorMapCache>(device->api());
+      auto packed = runtime::packArguments(*lplan, ptrs, tensorMaps.get());
+      if (!packed)
+        return packed.error().message;
+      if (auto ok = (*dev)->context()->makeCurrent(); !ok)
         return ok.error().message;
-    auto buf = outputBuffer(s.output, runtime::shapeNumel(*outShape) *
-                                          runtime::dtypeSize(runtimeDType(out.type.dtype)));
-    if (!buf)
-      return buf.error().message;
-    std::vector<const runtime::DeviceBuffer *> ptrs;
-    for (int v : args)
-      ptrs.push_back(&buffers.at(v));
-    ptrs.push_back(*buf);
-    if (!tensorMaps)
-      tensorMaps = std::make_unique<runtime::TensorMapCache>(device->api());
-    auto packed = runtime::packArguments(*lplan, ptrs, tensorMaps.get());
-    if (!packed)
-      return packed.error().message;
-    if (auto ok = runtime::launch(*L.kernel, lplan->config, *packed); !ok)
-      return ok.error().message;
-    ++launches;
+      if (auto ok = runtime::launch(*L.kernel, lplan->config, *packed); !ok)
+        return ok.error().message;
+      ++launches;
+    }
+    return "";
+  }
+
+  /// A collective over real devices through NCCL: all_reduce in place on a
+  /// copy of the partial sums; all_gather and reduce_scatter along dim 0
+  /// (NCCL concatenates and splits whole buffers, which is a row-major
+  /// tensor's dim-0 blocks). Each device's kernels finish first (they run
+  /// on its default stream, NCCL on a stream of its own).
+  std::string collective(const alg::Step &s) {
+    const alg::Op &out = f.ops[s.output];
+    const alg::TensorType &ot = out.type, &it = f.ops[s.inputs.at(0)].type;
+    auto coded1352 = [&](const std::string &what) {
+      return std::string("error[") + std::string(diagInfo(DiagId::MultiDeviceNotCompiled).code) +
+             "]: " + what + " on GPUs is not in this version; `--interpret` runs it";
+    };
+    if (!ot.onMesh() || !it.onMesh() || ot.mesh != it.mesh)
+      return coded1352("a collective between different meshes");
+    bool gather = out.kind == alg::OpKind::AllGather,
+         scatter = out.kind == alg::OpKind::ReduceScatter;
+    if (gather && it.shardDim != 0)
+      return coded1352("all_gather along dim " + std::to_string(it.shardDim));
+    if (scatter && ot.shardDim != 0)
+      return coded1352("reduce_scatter to dim " + std::to_string(ot.shardDim));
+    runtime::NcclType type;
+    if (!runtime::ncclTypeOf(ot.dtype, type))
+      return coded1352("a collective of " + ot.dtype);
+    if (!nccl) {
+      std::string err;
+      nccl = runtime::Nccl::load(err);
+      if (!nccl)
+        return std::string("error[") + std::string(diagInfo(DiagId::NcclUnavailable).code) +
+               "]: " + err;
+    }
+    std::vector<runtime::cuda::CUstream> streams;
+    for (size_t pos = 0; pos < ot.mesh.size(); ++pos) {
+      int64_t d = ot.mesh[pos];
+      auto dev = deviceAt(d);
+      if (!dev)
+        return dev.error().message;
+      if (auto ok = (*dev)->synchronize(stepLabel(s)); !ok)
+        return ok.error().message;
+      if (!ncclStreams.count(d)) {
+        auto st = runtime::Stream::create(**dev);
+        if (!st)
+          return st.error().message;
+        ncclStreams.emplace(d, st.take());
+      }
+      streams.push_back(ncclStreams.at(d).handle());
+    }
+    std::vector<void *> &c = comms[ot.mesh];
+    if (c.empty()) {
+      std::vector<int> devs(ot.mesh.begin(), ot.mesh.end());
+      if (std::string err = nccl->initAll(devs, c); !err.empty())
+        return err;
+    }
+    auto inShape = localShape(it, dims), outShape = localShape(ot, dims);
+    size_t elem = runtime::dtypeSize(runtimeDType(ot.dtype));
+    size_t inCount = runtime::shapeNumel(*inShape), outCount = runtime::shapeNumel(*outShape);
+    std::vector<runtime::cuda::CUdeviceptr> send, recv;
+    for (size_t pos = 0; pos < ot.mesh.size(); ++pos) {
+      const runtime::DeviceBuffer *src = bufferOf(s.inputs[0], pos);
+      auto dst = outputOn(s.output, pos, ot, outCount * elem);
+      if (!src || !dst)
+        return !dst ? dst.error().message : "the collective's input has no buffer";
+      send.push_back(src->devicePtr());
+      recv.push_back((*dst)->devicePtr());
+      if (!gather && !scatter) { // in place: start from the partial sum
+        auto dev = deviceAt(ot.mesh[pos]);
+        if (!dev)
+          return dev.error().message;
+        runtime::cuda::CUcontext ctx = (*dev)->context()->context;
+        if (runtime::cuda::CUresult rc =
+                device->api().cuMemcpyPeer(recv.back(), ctx, send.back(), ctx, inCount * elem);
+            rc != runtime::cuda::CUDA_SUCCESS)
+          return device->api().error(rc, "copying the partial sum").message;
+      }
+    }
+    std::string err = gather    ? nccl->allGather(send, recv, inCount, type, c, streams)
+                      : scatter ? nccl->reduceScatter(send, recv, outCount, type, c, streams)
+                                : nccl->allReduce(recv, outCount, type, c, streams);
+    if (!err.empty())
+      return err;
+    for (const auto &[d, st] : ncclStreams)
+      if (auto ok = st.synchronize(stepLabel(s)); !ok)
+        return ok.error().message;
     return "";
   }
 
@@ -683,15 +931,9 @@ struct Execution {
     // Parameters declared on the device: uploaded from their inputs first.
     if (!interpret)
       for (int p : f.params)
-        if (f.ops[p].type.on == alg::Placement::Device && !buffers.count(p)) {
-          runtime::HostTensor t = toTensor(values.at(p));
-          auto buf = runtime::DeviceBuffer::alloc(*device, t.byteSize(), f.ops[p].name);
-          if (!buf)
-            return buf.error().message;
-          if (auto ok = staging->toDevice(*buf, t.span(), nullptr); !ok)
-            return ok.error().message;
-          buffers[p] = buf.take();
-        }
+        if (f.ops[p].type.on == alg::Placement::Device && !buffers.count(p) && !parts.count(p))
+          if (std::string err = upload(p, values.at(p), f.ops[p].type); !err.empty())
+            return "parameter `" + f.ops[p].name + "`: " + err;
     std::vector<int> lastUse(f.ops.size(), -1);
     for (size_t i = 0; i < plan.steps.size(); ++i)
       for (int v : plan.steps[i].inputs)
@@ -712,13 +954,19 @@ struct Execution {
       if (const alg::TensorType &t = f.ops[st.output].type;
           t.onMesh() && (st.backend == alg::Backend::Kina || st.backend == alg::Backend::CublasLt))
         log.back() += ", on each of " + std::to_string(t.mesh.size()) + " devices";
+      auto dead = [&](int v) { return !keepAll && lastUse[v] <= int(i) && v != f.result; };
       for (auto it = buffers.begin(); it != buffers.end();)
-        it = !keepAll && lastUse[it->first] <= int(i) && it->first != f.result ? buffers.erase(it)
-                                                                               : std::next(it);
+        it = dead(it->first) ? buffers.erase(it) : std::next(it);
+      for (auto it = parts.begin(); it != parts.end();)
+        it = dead(it->first) ? parts.erase(it) : std::next(it);
     }
     if (device)
       if (auto ok = device->synchronize("fn " + f.name); !ok)
         return ok.error().message;
+    for (const auto &[d, o] : others)
+      if (o.dev)
+        if (auto ok = o.dev->synchronize("fn " + f.name + " on device " + std::to_string(d)); !ok)
+          return ok.error().message;
     return "";
   }
 };
@@ -831,11 +1079,6 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
                        std::to_string(found) + (device ? "" : " (" + noDevice->message + ")") +
                        "; `--interpret` simulates them on the CPU",
                    ToolFailure);
-    return coded(DiagId::MultiDeviceNotCompiled,
-                 "fn `" + f->name +
-                     "` runs on more than one device, which this version runs with "
-                     "`--interpret` only (each device simulated, collectives on the CPU)",
-                 ToolFailure);
   }
   HostSession hs{*file, a, target, {}, {}, {}};
   makeCatalogue(hs, host, options.interpret);
@@ -921,11 +1164,10 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
     else if (options.interpret)
       result = alg::gather(ex.values.at(f->result), res.type);
     else {
-      auto shape = concreteShape(res.type, *dims);
-      runtime::HostTensor t(runtimeDType(res.type.dtype), *shape);
-      if (auto ok = ex.buffers.at(f->result).copyToHost(t.span()); !ok)
-        return fail(ok.error().message, ToolFailure);
-      result = toValue(t, res.type.dtype);
+      alg::Value back;
+      if (std::string err = ex.download(f->result, res.type, back); !err.empty())
+        return fail("fn `" + f->name + "`: reading the result: " + err, ToolFailure);
+      result = res.type.onMesh() ? alg::gather(back, res.type) : back;
     }
     lt = std::move(ex.lt);
     // The free device memory after the first run (lazy module loading and
@@ -951,7 +1193,8 @@ int runHostRun(const RunOptions &options, const HostOptions &host) {
       return fail(timer.error().message, ToolFailure);
     std::function<runtime::Status()> once = [&]() -> runtime::Status {
       for (const alg::Step &st : plan.steps)
-        if (st.backend == alg::Backend::Kina || st.backend == alg::Backend::CublasLt)
+        if (st.backend == alg::Backend::Kina || st.backend == alg::Backend::CublasLt ||
+            st.backend == alg::Backend::Collective)
           if (std::string err = ex.run(st); !err.empty())
             return runtime::makeError(runtime::ErrorKind::LaunchFailed, err);
       return {};
