@@ -70,6 +70,9 @@ struct View {
   /// Global, unit column stride: pairs are vectors where the element offsets
   /// are even (pairAligned when known statically, else checked at run time).
   bool unitCols = false;
+  /// Global, unit column stride, element offsets of the base and the row
+  /// stride multiples of 4: 16-bit tiles may go 8 bytes per lane (wideAccess).
+  bool quadAligned = false;
 };
 
 /// A 1-D global view [N] as the row [1, N] of a per-warp or warpgroup row
@@ -199,6 +202,12 @@ private:
   // ---- register layout ----
   /// Row and column (i32, relative to the tile) of slot `slot` in this lane.
   std::pair<Value, Value> slotCoords(const std::vector<int64_t> &shape, int64_t slot);
+  // 8 bytes per lane for 16-bit register tiles stored to global memory.
+  bool wideAccess(const View &v, const std::vector<int64_t> &shape) const;
+  void wideStore(const View &v, kir::TileId src, const std::vector<int64_t> &shape,
+                 std::optional<std::pair<Value, Value>> limits);
+  bool quadMaskUniform(const kir::Access &a);
+
   /// The slot of `operand` (shape opShape) that lines up with slot `slot` of
   /// a tile of shape `shape` (broadcast of [R, 1] along columns).
   int64_t broadcastSlot(const std::vector<int64_t> &shape, const std::vector<int64_t> &opShape,
@@ -631,6 +640,8 @@ std::optional<View> Emitter::view(const kir::Access &a, std::string &error) {
     v.unitCols = unitCols || (vector && keep[0] == rank - 1);
     v.pairAligned = unitCols && knownMultiple(k_, baseExpr) % 2 == 0 &&
                     knownMultiple(k_, strideExprs[keep[0]]) % 2 == 0;
+    v.quadAligned = unitCols && knownMultiple(k_, baseExpr) % 4 == 0 &&
+                    knownMultiple(k_, strideExprs[keep[0]]) % 4 == 0;
     v.vector = vector;
     v.rowPairAligned = vector && keep[0] == rank - 1 && knownMultiple(k_, baseExpr) % 2 == 0;
     return v;
@@ -1154,6 +1165,10 @@ LogicalResult Emitter::store(const kir::StoreOp &o, std::string &error) {
   const auto &shape = k_.tiles[o.src].shape;
   if (shape[0] == 1)
     asRow(*dst);
+  if (wideAccess(*dst, shape)) {
+    wideStore(*dst, o.src, shape, std::nullopt);
+    return success();
+  }
   int64_t slots = registerSlots(shape);
   bool pairs = shape[1] != 1 && dst->pairAligned;
   unsigned eb = kir::dtypeBytes(dst->dtype);
@@ -1279,6 +1294,71 @@ void Emitter::predicatedStore(Value inside, Value p, unsigned bits, Value valueB
       LLVM::AsmDialectAttr::get(b_.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
 }
 
+// ---- 8-byte stores ----
+// In the mma layout a lane holds 2 adjacent columns of each 8-column
+// fragment, so a warp's store touches 8 rows x 16 bytes: half of each
+// 32-byte sector, twice the transactions (issue 14's norms measured 2.9 M
+// L2 write sectors for 1 M of data, bench/results/s15b). For 16-bit tiles
+// whose fragments come in pairs (fn even, fn + 1), lanes L and L^1 swap one
+// pair: the even lane then holds columns fn*8 + 2q .. +3 and the odd lane
+// (fn+1)*8 + 2q - 2 .. +3 (q = L % 4), 8 contiguous bytes each, and a warp
+// instruction covers 8 rows x 32 bytes, whole sectors. Partner lanes share
+// a row, so a row mask is uniform for both; a column mask needs its limit
+// and the slice start to be multiples of 4 (quadMaskUniform). Every lane
+// runs the shuffle; only the store is predicated. Loads stay pair by pair:
+// the L1 merges a load's half sectors, and the swap's live values cost the
+// causal d64 attention kernel a spill when loads took it too.
+
+bool Emitter::wideAccess(const View &v, const std::vector<int64_t> &shape) const {
+  return v.global && v.quadAligned && kir::dtypeBytes(v.dtype) == 2 && shape.size() == 2 &&
+         shape[0] % 16 == 0 && shape[1] % 16 == 0;
+}
+
+bool Emitter::quadMaskUniform(const kir::Access &a) {
+  const kir::TensorParam &p = k_.params[a.id];
+  size_t last = p.shape.size() - 1;
+  if (!a.slice.empty() && a.slice[last].point)
+    return false;
+  return knownMultiple(k_, p.shape[last]) % 4 == 0 &&
+         (a.slice.empty() || knownMultiple(k_, a.slice[last].offset) % 4 == 0);
+}
+
+void Emitter::wideStore(const View &v, kir::TileId src, const std::vector<int64_t> &shape,
+                        std::optional<std::pair<Value, Value>> limits) {
+  Value odd = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne,
+                                    arith::AndIOp::create(b_, loc_, lane_, c32(1)), c32(0));
+  Value c32Bits = arith::ConstantOp::create(b_, loc_, b_.getI64IntegerAttr(32));
+  auto packed = [&](int64_t slot) -> Value {
+    Value vec = LLVM::UndefOp::create(b_, loc_, VectorType::get({2}, v.elem));
+    for (int i = 0; i < 2; ++i)
+      vec = LLVM::InsertElementOp::create(
+          b_, loc_, vec, convert(regLoad(src, slot + i), k_.tiles[src].dtype, v.dtype), c32(i));
+    return LLVM::BitcastOp::create(b_, loc_, i32(), vec);
+  };
+  int64_t fragsN = shape[1] / 8;
+  for (int64_t fm = 0; fm < shape[0] / 16; ++fm)
+    for (int64_t fn = 0; fn < fragsN; fn += 2)
+      for (int64_t h = 0; h < 2; ++h) {
+        int64_t slotA = (fm * fragsN + fn) * 4 + h * 2, slotB = slotA + 4;
+        Value pairA = packed(slotA), pairB = packed(slotB);
+        Value send = arith::SelectOp::create(b_, loc_, odd, pairA, pairB);
+        Value recv = shuffle(send, c32(1), NVVM::ShflKind::bfly);
+        Value lo = arith::SelectOp::create(b_, loc_, odd, recv, pairA);
+        Value hi = arith::SelectOp::create(b_, loc_, odd, pairB, recv);
+        Value bits = arith::OrIOp::create(
+            b_, loc_, arith::ExtUIOp::create(b_, loc_, i64(), lo),
+            arith::ShLIOp::create(b_, loc_, arith::ExtUIOp::create(b_, loc_, i64(), hi), c32Bits));
+        Value r = add(laneRow_, fm * 16 + h * 8);
+        Value c =
+            add(add(laneCol2_, fn * 8), arith::SelectOp::create(b_, loc_, odd, c32(6), c32(0)));
+        Value p = elemPtr(v, r, c);
+        if (limits)
+          predicatedStore(insideMask(r, c, *limits), p, 64, bits);
+        else
+          LLVM::StoreOp::create(b_, loc_, bits, p, 8);
+      }
+}
+
 LogicalResult Emitter::maskedLoad(const kir::LoadOp &o, std::string &error) {
   auto src = view(o.src, error);
   if (!src)
@@ -1358,6 +1438,10 @@ LogicalResult Emitter::maskedStore(const kir::StoreOp &o, std::string &error) {
     limits = {c32(1), limits.first};
   }
   unsigned eb = kir::dtypeBytes(dst->dtype);
+  if (wideAccess(*dst, shape) && quadMaskUniform(o.dst)) {
+    wideStore(*dst, o.src, shape, limits);
+    return success();
+  }
   bool predicated = eb == 2 || eb == 4 || eb == 8;
   bool pairable = predicated && eb <= 4 && shape[1] != 1 && dst->unitCols;
   auto emit = [&](bool pairs) {
