@@ -88,7 +88,7 @@ double wrapInteger(double v, int bits, bool isUnsigned) {
     r += m;
   if (!isUnsigned && r >= m / 2)
     r -= m;
-  return r;
+  return r + 0.0; // an integer 0 is +0 (fmod keeps the sign of -0.0)
 }
 
 /// The integer element types' widths (I64 is kept as a double: exact to 2^53).
@@ -116,6 +116,8 @@ double roundTo(ir::DType t, double v) {
   }
   if (auto w = integerWidth(t))
     return wrapInteger(v, w->first, w->second);
+  if (t == ir::DType::I64)
+    return v + 0.0; // no negative zero in an integer register
   return v;
 }
 
@@ -200,7 +202,7 @@ double convertTo(ir::DType t, double v) {
     return roundTo(t, v);
   if (std::isnan(v))
     return 0.0;
-  v = std::trunc(v);
+  v = std::trunc(v) + 0.0; // trunc(-0.5) is -0.0; an integer 0 is +0
   switch (t) {
   case ir::DType::I8:
     return std::clamp(v, -128.0, 127.0);
