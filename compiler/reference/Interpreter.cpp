@@ -847,10 +847,12 @@ private:
           // col_sum / col_max: [R, C] -> [1, C].
           std::vector<double> out(cols);
           for (int64_t c = 0; c < cols; ++c) {
-            double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;
+            // max starts from NaN, fmax's identity: NaN elements are
+            // skipped and an all-NaN column is NaN, as llvm.maxnum gives.
+            double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : NAN;
             for (int64_t r = 0; r < rows; ++r) {
               double v = src.data[r * cols + c];
-              acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::max(acc, v);
+              acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::fmax(acc, v);
             }
             out[c] = roundTo(dst.dtype, acc);
           }
@@ -859,10 +861,10 @@ private:
         }
         std::vector<double> out(rows);
         for (int64_t r = 0; r < rows; ++r) {
-          double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;
+          double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : NAN; // as col_max
           for (int64_t c = 0; c < cols; ++c) {
             double v = src.data[r * cols + c];
-            acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::max(acc, v);
+            acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::fmax(acc, v);
           }
           out[r] = roundTo(dst.dtype, acc);
         }
