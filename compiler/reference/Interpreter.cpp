@@ -117,7 +117,7 @@ double roundTo(ir::DType t, double v) {
   if (auto w = integerWidth(t))
     return wrapInteger(v, w->first, w->second);
   if (t == ir::DType::I64)
-    return v + 0.0; // no negative zero in an integer register
+    return std::nearbyint(v) + 0.0; // an integer (as a scalar is packed); no -0
   return v;
 }
 
