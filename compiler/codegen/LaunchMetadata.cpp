@@ -7,6 +7,7 @@
 #include "codegen/LaunchMetadata.h"
 
 #include "codegen/HopperLayout.h"
+#include "codegen/IndexWidth.h"
 
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -309,6 +310,9 @@ LaunchMetadata makeLaunchMetadata(const ir::Kernel &kernel, const std::string &t
   for (const auto &r : kernel.requirements)
     m.requires_.push_back(
         {r.text.empty() ? ir::printIndex(kernel, r.condition) : r.text, r.condition});
+  // Index values the PTX computes in 32 bits must fit there (IndexWidth.h).
+  for (auto &[text, cond] : indexWidthRequirements(kernel))
+    m.requires_.push_back({std::move(text), std::move(cond)});
   m.capabilities = kernel.capabilities;
 
   // A Hopper GEMM: exactly one wgmma, in one loop (inside a role or not);

@@ -88,7 +88,7 @@ double wrapInteger(double v, int bits, bool isUnsigned) {
     r += m;
   if (!isUnsigned && r >= m / 2)
     r -= m;
-  return r;
+  return r + 0.0; // an integer 0 is +0 (fmod keeps the sign of -0.0)
 }
 
 /// The integer element types' widths (I64 is kept as a double: exact to 2^53).
@@ -116,6 +116,8 @@ double roundTo(ir::DType t, double v) {
   }
   if (auto w = integerWidth(t))
     return wrapInteger(v, w->first, w->second);
+  if (t == ir::DType::I64)
+    return std::nearbyint(v) + 0.0; // an integer (as a scalar is packed); no -0
   return v;
 }
 
@@ -200,7 +202,7 @@ double convertTo(ir::DType t, double v) {
     return roundTo(t, v);
   if (std::isnan(v))
     return 0.0;
-  v = std::trunc(v);
+  v = std::trunc(v) + 0.0; // trunc(-0.5) is -0.0; an integer 0 is +0
   switch (t) {
   case ir::DType::I8:
     return std::clamp(v, -128.0, 127.0);
@@ -845,10 +847,12 @@ private:
           // col_sum / col_max: [R, C] -> [1, C].
           std::vector<double> out(cols);
           for (int64_t c = 0; c < cols; ++c) {
-            double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;
+            // max starts from NaN, fmax's identity: NaN elements are
+            // skipped and an all-NaN column is NaN, as llvm.maxnum gives.
+            double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : NAN;
             for (int64_t r = 0; r < rows; ++r) {
               double v = src.data[r * cols + c];
-              acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::max(acc, v);
+              acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::fmax(acc, v);
             }
             out[c] = roundTo(dst.dtype, acc);
           }
@@ -857,10 +861,10 @@ private:
         }
         std::vector<double> out(rows);
         for (int64_t r = 0; r < rows; ++r) {
-          double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : -INFINITY;
+          double acc = red->kind == ir::ReduceKind::Sum ? 0.0 : NAN; // as col_max
           for (int64_t c = 0; c < cols; ++c) {
             double v = src.data[r * cols + c];
-            acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::max(acc, v);
+            acc = red->kind == ir::ReduceKind::Sum ? acc + v : std::fmax(acc, v);
           }
           out[r] = roundTo(dst.dtype, acc);
         }

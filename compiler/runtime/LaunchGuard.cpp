@@ -333,6 +333,33 @@ Result<LaunchPlan> checkLaunch(const LaunchSpec &spec, const DimValues &dims,
   return plan;
 }
 
+// An integer scalar as the interpreter reads it (reference/Interpreter.cpp,
+// roundTo): rounded to the nearest integer (ties to even), then modulo
+// 2^bits; the bits of that two's-complement value. A C++ cast of an
+// out-of-range double is undefined, and it truncates.
+static std::uint64_t wrappedScalarBits(double v, int bits) {
+  if (!std::isfinite(v))
+    return 0;
+  const double m = std::ldexp(1.0, bits);
+  double r = std::fmod(std::nearbyint(v), m); // exact
+  if (r < 0)
+    r += m;
+  return static_cast<std::uint64_t>(r);
+}
+
+// I64 scalars round to the nearest integer and saturate (the interpreter keeps
+// I64 values as doubles, exact to 2^53).
+static std::int64_t saturatedI64(double v) {
+  if (std::isnan(v))
+    return 0;
+  double r = std::nearbyint(v);
+  if (r >= 9223372036854775808.0)
+    return INT64_MAX;
+  if (r < -9223372036854775808.0)
+    return INT64_MIN;
+  return static_cast<std::int64_t>(r);
+}
+
 Result<KernelArgs> packArguments(const LaunchPlan &plan,
                                  const std::vector<const DeviceBuffer *> &tensorBuffers,
                                  TensorMapCache *maps) {
@@ -375,13 +402,11 @@ Result<KernelArgs> packArguments(const LaunchPlan &plan,
       else if (t == "bf16")
         args.u16(floatToBf16(float(p.scalar)));
       else if (t == "i32")
-        args.i32(std::int32_t(p.scalar));
+        args.u32(std::uint32_t(wrappedScalarBits(p.scalar, 32)));
       else if (t == "i64")
-        args.i64(std::int64_t(p.scalar));
-      else if (t == "i8")
-        args.u8(std::uint8_t(std::int8_t(p.scalar)));
-      else if (t == "u8")
-        args.u8(std::uint8_t(p.scalar));
+        args.i64(saturatedI64(p.scalar));
+      else if (t == "i8" || t == "u8")
+        args.u8(std::uint8_t(wrappedScalarBits(p.scalar, 8)));
       else
         return makeError(ErrorKind::InvalidArgument,
                          "scalar parameter `" + p.name + "` has unknown type `" + t + "`");

@@ -1489,8 +1489,9 @@ LogicalResult Emitter::maskedStore(const kir::StoreOp &o, std::string &error) {
 // address (red/atom.global: add.f32, add/max/min.s32 on every target; LLVM
 // expands an f32 max/min the target lacks into a compare-and-swap loop).
 // Elements go one by one; a masked one is predicated like a masked store,
-// and a row vector's 4 replicated lanes write once (lane % 4 == 0), so
-// each element is combined exactly once per warp.
+// and replicated lanes update once, as a plain store writes: an [R, 1]
+// column's 4 lanes of a row (lane % 4 == 0) and a [1, C] row's 8 row groups
+// (lane / 4 == 0), so each element is combined exactly once per warp.
 
 LogicalResult Emitter::atomicStore(const kir::StoreOp &o, std::string &error) {
   auto dst = view(o.dst, error);
@@ -1516,8 +1517,9 @@ LogicalResult Emitter::atomicStore(const kir::StoreOp &o, std::string &error) {
     Value cond;
     if (limits)
       cond = insideMask(r, c, *limits);
-    if (t.shape[1] == 1) {
-      Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, laneCol2_, c32(0));
+    if (t.shape[1] == 1 || t.shape[0] == 1) {
+      Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                          t.shape[1] == 1 ? laneCol2_ : laneRow_, c32(0));
       cond = cond ? Value(arith::AndIOp::create(b_, loc_, cond, first)) : first;
     }
     std::optional<OpBuilder::InsertionGuard> guard;

@@ -300,6 +300,60 @@ TEST(LaunchGuard, ScalarParametersArePackedByValue) {
   EXPECT_FALSE(parseScalarsArgument("eps=1,eps=2"));
 }
 
+// Integer scalars are rounded to the nearest integer and wrap to their width,
+// as the interpreter reads them (reference/Interpreter.cpp, roundTo), so
+// `--scalars s=3e9` gives the GPU and the interpreter the same I32. Regression:
+// they were C++ casts, undefined for out-of-range values (s = 3e9 packed
+// INT32_MIN on x86, the interpreter wrapped it) and truncating (b = 255.9 was
+// 255 on the GPU, 0 in the interpreter).
+TEST(LaunchGuard, IntegerScalarsRoundAndWrapAsTheInterpreterReadsThem) {
+  const char *json = R"({
+    "schema": "kina.launch/1", "kernel": "k", "entry": "k", "target": "sm_80", "dims": [],
+    "params": [
+      {"name": "a", "kind": "scalar", "abi": "i32"},
+      {"name": "b", "kind": "scalar", "abi": "i32"},
+      {"name": "c", "kind": "scalar", "abi": "u8"},
+      {"name": "d", "kind": "scalar", "abi": "u8"},
+      {"name": "e", "kind": "scalar", "abi": "i8"},
+      {"name": "f", "kind": "scalar", "abi": "i8"},
+      {"name": "g", "kind": "scalar", "abi": "i64"},
+      {"name": "h", "kind": "scalar", "abi": "i64"}],
+    "grid": [{"text": "1", "expr": {"const": 1}}, {"text": "1", "expr": {"const": 1}},
+             {"text": "1", "expr": {"const": 1}}],
+    "block": [32, 1, 1]})";
+  auto spec = parseLaunchSpec(json, "k.launch.json");
+  ASSERT_TRUE(spec) << spec.error().message;
+  auto plan = checkDims(*spec, DimValues{});
+  ASSERT_TRUE(plan) << plan.error().message;
+  const double given[] = {3e9, 3.5, 300, 255.9, 200, -0.5, 2.5, 1e300};
+  for (int i = 0; i < 8; ++i)
+    plan->params[i].scalar = given[i];
+  auto args = packArguments(*plan, {});
+  ASSERT_TRUE(args) << args.error().message;
+  auto ptrs = args->pointers();
+  ASSERT_EQ(ptrs.size(), 8u);
+  std::int32_t i32[2];
+  std::memcpy(&i32[0], ptrs[0], 4);
+  std::memcpy(&i32[1], ptrs[1], 4);
+  EXPECT_EQ(i32[0], -1294967296); // 3e9 - 2^32
+  EXPECT_EQ(i32[1], 4);           // ties to even, as nearbyint
+  std::uint8_t u8[2];
+  std::memcpy(&u8[0], ptrs[2], 1);
+  std::memcpy(&u8[1], ptrs[3], 1);
+  EXPECT_EQ(u8[0], 44); // 300 - 256
+  EXPECT_EQ(u8[1], 0);  // 255.9 rounds to 256, which wraps
+  std::int8_t i8[2];
+  std::memcpy(&i8[0], ptrs[4], 1);
+  std::memcpy(&i8[1], ptrs[5], 1);
+  EXPECT_EQ(i8[0], -56);
+  EXPECT_EQ(i8[1], 0);
+  std::int64_t i64[2];
+  std::memcpy(&i64[0], ptrs[6], 8);
+  std::memcpy(&i64[1], ptrs[7], 8);
+  EXPECT_EQ(i64[0], 2);
+  EXPECT_EQ(i64[1], INT64_MAX); // saturates (I64 values are exact to 2^53 only)
+}
+
 TEST(LaunchGuard, ScalarValuesTakeTheirTypesWidth) {
   const char *json = R"({
     "schema": "kina.launch/1", "kernel": "k", "entry": "k", "target": "sm_80", "dims": ["M"],
