@@ -105,6 +105,10 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
   for (const RequiresFact &f : spec.requirements) {
     if (f.condition) {
       auto holds = f.condition->evaluate(dims);
+      // A formula that cannot be evaluated (an inexact `/`) after a failed
+      // requirement follows from that failure: report the failure, the cause.
+      if (!holds && !failures.empty())
+        break;
       if (!holds)
         return makeError(ErrorKind::InvalidDims,
                          who + ": " + f.clause() + ": " + holds.error().message);
@@ -120,6 +124,8 @@ Result<LaunchPlan> checkDims(const LaunchSpec &spec, const DimValues &dims) {
       continue;
     }
     auto v = f.expr.evaluate(dims);
+    if (!v && !failures.empty())
+      break;
     if (!v)
       return makeError(ErrorKind::InvalidDims, who + ": " + f.clause() + ": " + v.error().message);
     std::int64_t m = *v % f.modulus;

@@ -90,6 +90,26 @@ TEST(LaunchGuard, ReportsEveryFailingClause) {
   EXPECT_EQ(m.find("N mod 128"), std::string::npos);
 }
 
+// A later formula that divides by a dim the failed requirement was about
+// (the index-width requirements of codegen/IndexWidth.h: N / 256) cannot be
+// evaluated; the refusal names the failed requirement, not the division.
+TEST(LaunchGuard, AFailedRequirementOutranksALaterInexactDivision) {
+  LaunchSpec s = gemm();
+  s.requirements = {{DimExpr::parse("N").take(), 256, 0, "", std::nullopt},
+                    {DimExpr::parse("N/256").take(), 1, 0, "", std::nullopt}};
+  auto plan = checkDims(s, {{"M", 128}, {"N", 384}, {"K", 16}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::RequiresFailed);
+  EXPECT_NE(plan.error().message.find("N mod 256 = 0) fails"), std::string::npos)
+      << plan.error().message;
+  EXPECT_EQ(plan.error().message.find("not exact"), std::string::npos);
+  // Alone, the inexact division is still an error of its own.
+  s.requirements.erase(s.requirements.begin());
+  plan = checkDims(s, {{"M", 128}, {"N", 384}, {"K", 16}});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("not exact"), std::string::npos);
+}
+
 TEST(LaunchGuard, CompoundRequiresShowsTheValue) {
   LaunchSpec s = gemm();
   s.requirements = {{DimExpr::parse("M+N").take(), 256, 0, "", std::nullopt}};
