@@ -475,7 +475,7 @@ struct Execution {
   /// reused when a previous run left one of `bytes`.
   runtime::Result<runtime::DeviceBuffer *> outputOn(int v, size_t pos, const alg::TensorType &t,
                                                     size_t bytes) {
-    if (!t.onMesh() && t.device == 0)
+    if (staged(t))
       return outputBuffer(v, bytes);
     auto dev = deviceAt(deviceOf(t, pos));
     if (!dev)
@@ -499,6 +499,10 @@ struct Execution {
     return slot;
   }
 
+  /// A value on device 0 alone goes through the pinned staging buffer (made
+  /// for device 0's context); mesh parts and other devices copy directly.
+  static bool staged(const alg::TensorType &t) { return !t.onMesh() && t.device == 0; }
+
   /// Uploads host value `host` (laid out as `t`: a block or a copy per mesh
   /// position) into value `v`'s device buffers.
   std::string upload(int v, const alg::Value &host, const alg::TensorType &t) {
@@ -507,7 +511,7 @@ struct Execution {
       auto buf = outputOn(v, pos, t, h.byteSize());
       if (!buf)
         return buf.error().message;
-      if (!t.onMesh() && t.device == 0) {
+      if (staged(t)) {
         if (auto ok = staging->toDevice(**buf, h.span(), nullptr); !ok)
           return ok.error().message;
       } else if (auto ok = (*buf)->copyFromHost(h.span()); !ok) {
@@ -531,7 +535,7 @@ struct Execution {
         return "%" + std::to_string(v) + " has no buffer on device " +
                std::to_string(deviceOf(t, pos));
       runtime::HostTensor h(runtimeDType(t.dtype), *local);
-      if (!t.onMesh() && t.device == 0) {
+      if (staged(t)) {
         if (auto ok = staging->toHost(h.span(), *src, nullptr); !ok)
           return ok.error().message;
       } else if (auto ok = src->copyToHost(h.span()); !ok) {
@@ -848,7 +852,7 @@ struct Execution {
     const alg::Op &out = f.ops[s.output];
     const alg::TensorType &ot = out.type, &it = f.ops[s.inputs.at(0)].type;
     auto coded1352 = [&](const std::string &what) {
-      return std::string("error[") + std::string(diagInfo(DiagId::MultiDeviceNotCompiled).code) +
+      return std::string("error[") + std::string(diagInfo(DiagId::CollectiveNotOnGpu).code) +
              "]: " + what + " on GPUs is not in this version; `--interpret` runs it";
     };
     if (!ot.onMesh() || !it.onMesh() || ot.mesh != it.mesh)
@@ -870,11 +874,13 @@ struct Execution {
                "]: " + err;
     }
     std::vector<runtime::cuda::CUstream> streams;
+    std::vector<const runtime::Device *> devs;
     for (size_t pos = 0; pos < ot.mesh.size(); ++pos) {
       int64_t d = ot.mesh[pos];
       auto dev = deviceAt(d);
       if (!dev)
         return dev.error().message;
+      devs.push_back(*dev);
       if (auto ok = (*dev)->synchronize(stepLabel(s)); !ok)
         return ok.error().message;
       if (!ncclStreams.count(d)) {
@@ -903,10 +909,7 @@ struct Execution {
       send.push_back(src->devicePtr());
       recv.push_back((*dst)->devicePtr());
       if (!gather && !scatter) { // in place: start from the partial sum
-        auto dev = deviceAt(ot.mesh[pos]);
-        if (!dev)
-          return dev.error().message;
-        runtime::cuda::CUcontext ctx = (*dev)->context()->context;
+        runtime::cuda::CUcontext ctx = devs[pos]->context()->context;
         if (runtime::cuda::CUresult rc =
                 device->api().cuMemcpyPeer(recv.back(), ctx, send.back(), ctx, inCount * elem);
             rc != runtime::cuda::CUDA_SUCCESS)

@@ -76,12 +76,17 @@ Result<TimingStats> EventTimer::measure(const std::function<Status()> &launchOnc
 
   // Warm-up: the same flush-and-launch sequence as the timed runs, in
   // batches until both the count and the GPU time are reached.
-  auto enqueueOne = [&](int i) -> Status {
-    if (options.flushL2 && scratch_.size() > 0) {
-      CUresult r = api.cuMemsetD8Async(scratch_.devicePtr(), std::uint8_t(i), scratch_.size(), stream_);
-      if (r != CUDA_SUCCESS)
+  auto flush = [&](int i) -> Status {
+    if (options.flushL2 && scratch_.size() > 0)
+      if (CUresult r = api.cuMemsetD8Async(scratch_.devicePtr(), std::uint8_t(i), scratch_.size(),
+                                           stream_);
+          r != CUDA_SUCCESS)
         return api.error(r, "flushing L2 before timing " + what);
-    }
+    return {};
+  };
+  auto enqueueOne = [&](int i) -> Status {
+    if (Status s = flush(i); !s)
+      return s;
     return launchOnce();
   };
   CUresult rc = CUDA_SUCCESS;
@@ -120,11 +125,8 @@ Result<TimingStats> EventTimer::measure(const std::function<Status()> &launchOnc
     set.events.push_back(e);
   }
   for (int i = 0; i < iterations; ++i) {
-    if (options.flushL2 && scratch_.size() > 0) {
-      rc = api.cuMemsetD8Async(scratch_.devicePtr(), std::uint8_t(i), scratch_.size(), stream_);
-      if (rc != CUDA_SUCCESS)
-        return api.error(rc, "flushing L2 before timing " + what);
-    }
+    if (Status s = flush(i); !s)
+      return s.takeError();
     if ((rc = api.cuEventRecord(set.events[2 * i], stream_)) != CUDA_SUCCESS)
       return api.error(rc, "cuEventRecord");
     if (Status s = launchOnce(); !s)
