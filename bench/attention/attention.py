@@ -46,6 +46,9 @@ VARIANTS = [
     (HERE / "variants" / "attention_fwd_bf16_d128_n32.kina", "attention_fwd_bf16_d128_n32", 128, False),
     (HERE / "variants" / "attention_fwd_causal_bf16_d64_w32.kina", "attention_fwd_causal_bf16_d64_w32",
      64, True),
+    (HERE / "variants" / "attention_fwd_bf16_d128_w8.kina", "attention_fwd_bf16_d128_w8", 128, False),
+    (HERE / "variants" / "attention_fwd_bf16_d128_w32n32.kina", "attention_fwd_bf16_d128_w32n32",
+     128, False),
 ]
 SHAPES = [  # (label, B, H, S)
     ("B8 H16 S1024", 8, 16, 1024),

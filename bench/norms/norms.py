@@ -42,7 +42,8 @@ BMM_SHAPES = [(16, 1024, 1024, 1024), (64, 512, 512, 512)]
 
 
 def kina_ms(kina, file, kernel, dims, timeout):
-    cmd = [kina, "run", str(ROOT / "stdlib" / file), "--kernel", kernel, "--dims", dims,
+    path = Path(file) if "/" in file else ROOT / "stdlib" / file
+    cmd = [kina, "run", str(path), "--kernel", kernel, "--dims", dims,
            "--target", "sm_90a", "--bench", "--json"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -71,6 +72,9 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--norms-only", action="store_true")
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--extra", action="append", default=[], metavar="FILE:KERNEL:ANCHOR",
+                    help="also time KERNEL of FILE (a path) against ANCHOR (layer_norm or "
+                         "rms_norm), e.g. bench/norms/staging.kina:rms_s3:rms_norm")
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args()
     try:
@@ -124,11 +128,15 @@ def main():
             if key + "_ms" in row:
                 row[key + "_tbs"] = gb / row[key + "_ms"]
         if args.kina:
-            for name, file, kernel, anchor in (
+            extra = []
+            for spec in args.extra:
+                file, kernel, anchor = spec.split(":")
+                extra.append((kernel, str(ROOT / file), kernel, "torch_" + anchor))
+            for name, file, kernel, anchor in [
                     ("layernorm", "layernorm.kina", "layernorm_bf16", "torch_layer_norm"),
                     ("layernorm_cp", "layernorm.kina", "layernorm_cp_bf16", "torch_layer_norm"),
                     ("rmsnorm", "rmsnorm.kina", "rmsnorm_bf16", "torch_rms_norm"),
-                    ("rmsnorm_cp", "rmsnorm.kina", "rmsnorm_cp_bf16", "torch_rms_norm")):
+                    ("rmsnorm_cp", "rmsnorm.kina", "rmsnorm_cp_bf16", "torch_rms_norm")] + extra:
                 r = kina_ms(args.kina, file, kernel, f"M={m},D={d}", args.timeout)
                 if "error" in r:
                     row[f"kina_{name}_error"] = r["error"]
