@@ -586,7 +586,7 @@ struct Selector {
         single(v, {"transpose_f32"}, "transpose.kina", "F32");
         continue;
       } else if (o.kind == OpKind::LayerNorm) {
-        // The cp.async form where D allows it (D mod 512), else the plain one.
+        // The cp.async form where D allows it (D mod 8), else the plain one.
         single(v, {"layernorm_cp_bf16", "layernorm_bf16"}, "layernorm.kina", "BF16", {"M", "D"});
         continue;
       } else if (o.kind == OpKind::RmsNorm) {
