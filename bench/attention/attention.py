@@ -42,13 +42,12 @@ SOURCE = ROOT / "stdlib" / "attention_fwd_bf16.kina"
 # --variants: other tilings, timed beside the stdlib kernel of their head
 # dim and mask: (file, kernel, D, causal).
 VARIANTS = [
-    (HERE / "variants" / "attention_fwd_bf16_d64_w32.kina", "attention_fwd_bf16_d64_w32", 64, False),
     (HERE / "variants" / "attention_fwd_bf16_d128_n32.kina", "attention_fwd_bf16_d128_n32", 128, False),
     (HERE / "variants" / "attention_fwd_causal_bf16_d64_w32.kina", "attention_fwd_causal_bf16_d64_w32",
      64, True),
     (HERE / "variants" / "attention_fwd_bf16_d128_w8.kina", "attention_fwd_bf16_d128_w8", 128, False),
-    (HERE / "variants" / "attention_fwd_bf16_d128_w32n32.kina", "attention_fwd_bf16_d128_w32n32",
-     128, False),
+    (HERE / "variants" / "attention_fwd_causal_bf16_d128_w32n32.kina",
+     "attention_fwd_causal_bf16_d128_w32n32", 128, True),
 ]
 SHAPES = [  # (label, B, H, S)
     ("B8 H16 S1024", 8, 16, 1024),

@@ -34,10 +34,16 @@ def attention_fwd_causal_bf16_d128(dims, q, k, v):
     return _attention(q, k, v, True)
 
 
-def attention_fwd_bf16_d64_w32(dims, q, k, v):
-    """bench/attention/variants/attention_fwd_bf16_d64_w32.kina (compare_ref.py
+def attention_fwd_bf16_d128_w8(dims, q, k, v):
+    """bench/attention/variants/attention_fwd_bf16_d128_w8.kina (compare_ref.py
     --module attention_fwd_bf16)."""
     return _attention(q, k, v, False)
+
+
+def attention_fwd_causal_bf16_d128_w32n32(dims, q, k, v):
+    """bench/attention/variants/attention_fwd_causal_bf16_d128_w32n32.kina
+    (compare_ref.py --module attention_fwd_bf16)."""
+    return _attention(q, k, v, True)
 
 
 def attention_fwd_bf16_d128_n32(dims, q, k, v):
