@@ -520,6 +520,33 @@ private:
     }
   }
 
+  /// Whether b stores a's box over the same variables: each of b's variables
+  /// is a's at that position, or a loop of its own (`for j` in each branch)
+  /// whose range equals a's once b's earlier variables are renamed to a's;
+  /// then b's start, renamed likewise, must equal a's.
+  bool sameBox(const Store &a, const Store &b) {
+    std::vector<DimExpr> start = b.start;
+    std::vector<std::pair<solver::AtomId, DimExpr>> renames;
+    auto rename = [&](DimExpr e) {
+      for (const auto &[from, to] : renames)
+        e = c_.symbols.substitute(e, from, to);
+      return e;
+    };
+    for (size_t v = 0; v < a.vars.size(); ++v) {
+      const Var &x = a.vars[v], &y = b.vars[v];
+      if (x.atom == y.atom)
+        continue;
+      if (x.kind != VarKind::Loop || y.kind != VarKind::Loop || !(rename(y.lo) == x.lo) ||
+          !(rename(y.hi) == x.hi))
+        return false;
+      renames.emplace_back(y.atom, DimExpr::atom(x.atom));
+    }
+    for (size_t d = 0; d < start.size() && d < a.start.size(); ++d)
+      if (!(rename(start[d]) == a.start[d]))
+        return false;
+    return start.size() == a.start.size();
+  }
+
   /// `if c { res[b] <- x } else { res[b] <- y }`: the same box under
   /// complementary conditions is one unconditional store.
   void mergeComplementary() {
@@ -528,14 +555,11 @@ private:
       for (size_t i = 0; i < stores_.size() && !merged; ++i)
         for (size_t j = i + 1; j < stores_.size() && !merged; ++j) {
           Store &a = stores_[i], &b = stores_[j];
-          if (!(a.start == b.start) || a.len != b.len || a.conds.size() != b.conds.size() ||
-              a.vars.size() != b.vars.size())
+          if (a.len != b.len || a.conds.size() != b.conds.size() ||
+              a.vars.size() != b.vars.size() || !sameBox(a, b))
             continue;
-          bool sameVars = true;
-          for (size_t v = 0; v < a.vars.size(); ++v)
-            sameVars = sameVars && a.vars[v].atom == b.vars[v].atom;
           int differ = -1;
-          bool ok = sameVars;
+          bool ok = true;
           for (size_t k = 0; k < a.conds.size() && ok; ++k) {
             if (a.conds[k].expr != b.conds[k].expr)
               ok = false;
