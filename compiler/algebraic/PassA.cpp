@@ -586,11 +586,14 @@ struct Selector {
         single(v, {"transpose_f32"}, "transpose.kina", "F32");
         continue;
       } else if (o.kind == OpKind::LayerNorm) {
-        // The cp.async form where D allows it (D mod 8), else the plain one.
-        single(v, {"layernorm_cp_bf16", "layernorm_bf16"}, "layernorm.kina", "BF16", {"M", "D"});
+        // The cp.async forms where D allows them (D mod 8; the resident one
+        // for 1536 < D <= 4096), else the plain one.
+        single(v, {"layernorm_res_bf16", "layernorm_cp_bf16", "layernorm_bf16"}, "layernorm.kina",
+               "BF16", {"M", "D"});
         continue;
       } else if (o.kind == OpKind::RmsNorm) {
-        single(v, {"rmsnorm_cp_bf16", "rmsnorm_bf16"}, "rmsnorm.kina", "BF16", {"M", "D"});
+        single(v, {"rmsnorm_res_bf16", "rmsnorm_cp_bf16", "rmsnorm_bf16"}, "rmsnorm.kina", "BF16",
+               {"M", "D"});
         continue;
       } else {
         noKernel(v, "there is no stdlib kernel for it in this version; call a kernel of your own "
