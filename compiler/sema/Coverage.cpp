@@ -74,6 +74,8 @@ struct Store {
   bool never = false;           ///< provably never runs
   std::optional<Span> maybeNot; ///< may not run: the condition or loop why
   std::string maybeNotWhy;
+  std::string maybeNotCond; ///< or: the condition it runs under (why() words it)
+  bool maybeNotHolds = true;
 };
 
 class CoverageChecker {
@@ -606,10 +608,8 @@ private:
         if (!s.maybeNot) {
           s.maybeNot = m_.expr(cnd.expr).span;
           std::string text = syntax::printExpr(m_, cnd.expr);
-          s.maybeNotWhy = cnd.holds ? "`" + resultName_ + "` is stored only when `" + text +
-                                          "`: nothing writes it when the condition does not hold"
-                                    : "`" + resultName_ + "` is stored only when `" + text +
-                                          "` does not hold: nothing writes it when it does";
+          s.maybeNotCond = text;
+          s.maybeNotHolds = cnd.holds;
         }
       }
       if (s.never)
@@ -630,6 +630,22 @@ private:
                         c_.str(v.lo) + " < " + c_.str(v.hi);
       }
     }
+  }
+
+  /// Why a store may not run: its loop's message, or its condition, worded
+  /// by whether other stores exist (they did not cover the other case).
+  std::string maybeNotWhy(const Store &s) const {
+    if (s.maybeNotCond.empty())
+      return s.maybeNotWhy;
+    std::string when =
+        s.maybeNotHolds ? "`" + s.maybeNotCond + "`" : "`" + s.maybeNotCond + "` does not hold";
+    std::string otherwise = stores_.size() == 1
+                                ? (s.maybeNotHolds ? "nothing writes it when the condition does "
+                                                     "not hold"
+                                                   : "nothing writes it when it does")
+                                : "the stores on the other path do not cover it";
+    return "`" + resultName_ + "` is stored " + (stores_.size() == 1 ? "" : "in full ") +
+           "only when " + when + ": " + otherwise;
   }
 
   /// Applies one condition; false when it cannot be expressed as a range.
@@ -1157,9 +1173,17 @@ private:
       // Every store may be skipped: point at the condition or loop.
       c_.error(DiagId::ResultNotWritten, *firstMaybe->maybeNot,
                "kernel `" + item_.name.name + "` does not write its result `" + resultName_ +
-                   "` on every path: " + firstMaybe->maybeNotWhy)
-          .label(firstMaybe->span, "the only store")
-          .note("store the whole result on every path, or cover the other case too");
+                   "` on every path: " + maybeNotWhy(*firstMaybe))
+          .label(firstMaybe->span,
+                 stores_.size() == 1
+                     ? std::string("the only store")
+                     : "one of " + std::to_string(stores_.size()) + " stores that may not run")
+          .note(stores_.size() == 1
+                    ? std::string("store the whole result on every path, or cover the other case "
+                                  "too")
+                    : "the stores under the other branch do not cover `" + resultName_ +
+                          "` by themselves (branches merge only when they store the same box "
+                          "over the same ranges); store the whole result on every path");
       return;
     }
     if (!best) {
