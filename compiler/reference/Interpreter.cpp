@@ -76,6 +76,22 @@ float roundToBF16(float x) {
   return r;
 }
 
+/// v rounded once to nearest even in a binary format with `fraction` bits
+/// after the point and normal exponents from `minExp`, inf past `maxFinite`
+/// (as cvt.rn does from an f64 or an integer, and arith.constant does for a
+/// literal): rounding to F32 first would round twice, and a value just above
+/// a 16-bit midpoint would become the midpoint and go to even.
+double roundOnce(double v, int fraction, int minExp, double maxFinite) {
+  if (std::isnan(v) || std::isinf(v) || v == 0)
+    return v;
+  double a = std::fabs(v);
+  int e = std::max(std::ilogb(a), minExp);
+  double q = std::ldexp(std::nearbyint(std::ldexp(a, fraction - e)), e - fraction); // exact
+  if (q > maxFinite)
+    q = INFINITY;
+  return std::copysign(q, v);
+}
+
 } // namespace
 
 namespace {
@@ -198,6 +214,10 @@ static double mathPow(double x, double y) {
 }
 
 double convertTo(ir::DType t, double v) {
+  if (t == ir::DType::F16)
+    return roundOnce(v, 10, -14, 65504.0);
+  if (t == ir::DType::BF16)
+    return roundOnce(v, 7, -126, 3.3895313892515355e38);
   if (ir::isFloat(t))
     return roundTo(t, v);
   if (std::isnan(v))
@@ -538,8 +558,8 @@ private:
   /// A scalar as an operand of element type t: literals are rounded to t,
   /// other values converted.
   double scalarAs(ir::DType t, const ir::ScalarExpr &e, int warp) {
-    if (auto c = e.asConstant())
-      return ir::isFloat(t) ? roundTo(t, *c) : convertTo(t, *c);
+    if (auto c = e.asConstant()) // as codegen's arith.constant of type t: rounded once
+      return convertTo(t, *c);
     double v = scalar(e, warp);
     return e.dtype() == t ? v : convertTo(t, v);
   }
