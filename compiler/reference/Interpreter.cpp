@@ -164,9 +164,14 @@ static double mathUnary(ir::UnaryKind k, double v) {
   const long double sqrt1_2 = 0.70710678118654752440084436210484903928L;
   const long double sqrt2OverPi = 0.79788456080286535587989211986876373695L;
   switch (k) {
+  // sqrt and rsqrt are IEEE operations in F64 on the GPU (sqrt.rn; rsqrt is
+  // 1 / sqrt.rn, docs/math.md), so they are here too: sqrtl rounded to
+  // double rounds twice, 1 ulp off an F64 tile's sqrt.rn where the root lies
+  // beside a midpoint. Narrower types then round as the GPU does.
   case K::Sqrt:
-    return static_cast<double>(std::sqrt(x));
+    return std::sqrt(v);
   case K::Rsqrt:
+    return 1.0 / std::sqrt(v);
   case K::RsqrtApprox:
     return static_cast<double>(1 / std::sqrt(x));
   case K::Exp2:
