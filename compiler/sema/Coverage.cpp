@@ -244,6 +244,7 @@ private:
           break;
         std::vector<solver::AtomId> d = control;
         valueDeps(st.value, d);
+        valueDeps(st.fill, d); // a masked load's elements past the edge are the fill
         std::vector<solver::AtomId> &cur = deps_[sym];
         size_t before = cur.size();
         addAll(cur, d);
