@@ -87,6 +87,9 @@ public:
     if (!resultType_.isTensor())
       return;
 
+    // Stores a tile function makes into the result are not followed.
+    if (resultThroughTileFunction(item_.body))
+      return;
     dataFlow(item_.body, {});
     collect(item_.body);
     if (stores_.empty() && !brokenStore_) {
@@ -146,6 +149,84 @@ private:
   std::map<int, std::vector<solver::AtomId>> deps_;
 
   std::string name(solver::AtomId a) const { return symbolName(c_, a); }
+
+  // ------------------------------------------- stores in tile functions
+
+  /// Whether the value of e is (a view of) the result: the result's name, a
+  /// slice of it, a `let` of such, or a call with such an argument.
+  bool rootedAtResult(ExprId e, int depth = 0) const {
+    if (e == syntax::kNone || depth > 32)
+      return false;
+    const Expr &x = m_.expr(e);
+    switch (x.kind) {
+    case ExprKind::Paren:
+    case ExprKind::Index:
+      return rootedAtResult(x.children[0], depth + 1);
+    case ExprKind::Name: {
+      int sym = e < c_.program.exprSymbol.size() ? c_.program.exprSymbol[e] : -1;
+      if (sym < 0)
+        return false;
+      if (c_.program.symbolInfos[sym].kind == SymbolKind::Result)
+        return true;
+      auto let = c_.letValues.find(sym);
+      return let != c_.letValues.end() && rootedAtResult(let->second, depth + 1);
+    }
+    case ExprKind::Application:
+      for (ExprId a : x.children)
+        if (rootedAtResult(a, depth + 1))
+          return true;
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  /// K0906 at a call that passes the result to a tile function's `mut`
+  /// parameter: which elements the function stores, and whether blocks or
+  /// warps race on them (every block passing the whole result and storing
+  /// its rows 0..16), is outside this proof, so it does not accept on a
+  /// guess.
+  bool resultThroughTileFunction(const std::vector<StmtId> &body) {
+    for (StmtId id : body) {
+      const Stmt &st = m_.stmt(id);
+      for (ExprId e : {st.target, st.value, st.end, st.step, st.fill})
+        if (callPassesResult(e))
+          return true;
+      if (resultThroughTileFunction(st.body) || resultThroughTileFunction(st.elseBody))
+        return true;
+    }
+    return false;
+  }
+  bool callPassesResult(ExprId e) {
+    if (e == syntax::kNone)
+      return false;
+    const Expr &x = m_.expr(e);
+    if (x.kind == ExprKind::Application) {
+      auto it = c_.itemsByName.find(x.name.name);
+      if (it != c_.itemsByName.end() &&
+          m_.items[it->second].kind == syntax::ItemKind::TileFunction) {
+        const Item &callee = m_.items[it->second];
+        for (size_t i = 0; i < x.children.size() && i < callee.params.size(); ++i)
+          if (callee.params[i].isMutable && rootedAtResult(x.children[i])) {
+            c_.error(DiagId::ResultNotCovered, m_.expr(x.children[i]).span,
+                     "cannot prove the result `" + resultName_ + "` covered and written once: `" +
+                         syntax::printExpr(m_, x.children[i]) +
+                         "` is passed to the `mut` "
+                         "parameter `" +
+                         callee.params[i].name.name + "` of the tile function `" +
+                         callee.name.name + "`, whose stores the proof does not follow")
+                .note("store the tile function's result into `" + resultName_ +
+                      "` in the kernel instead (`" + resultName_ + "[...] <- " + callee.name.name +
+                      " ...`)");
+            return true;
+          }
+      }
+    }
+    for (ExprId c : x.children)
+      if (callPassesResult(c))
+        return true;
+    return false;
+  }
 
   // ------------------------------------------------------------ data flow
 
