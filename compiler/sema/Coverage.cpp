@@ -70,6 +70,7 @@ struct Store {
   bool atomic = false;     ///< `<- atomic_add v` (CheckAtomics.cpp): combines, never duplicates
   std::vector<Cond> conds; ///< around the store
   std::vector<solver::AtomId> valueDeps;
+  std::string tile; ///< a shared tile's store: its name
   // Filled by narrowing:
   bool never = false;           ///< provably never runs
   std::optional<Span> maybeNot; ///< may not run: the condition or loop why
@@ -122,6 +123,7 @@ public:
     for (Store &s : stores_)
       narrow(s);
     duplicates();
+    sharedDuplicates();
     cover();
   }
 
@@ -132,6 +134,7 @@ private:
   std::string resultName_;
   Type resultType_;
   std::vector<Store> stores_;
+  std::vector<Store> sharedStores_; ///< stores into shared tiles (sharedDuplicates)
   bool brokenStore_ = false;
   /// What coverage is computed from: grid extents, loop ranges, the
   /// conditions around stores. An error in any of them means the proof would
@@ -543,6 +546,11 @@ private:
       if (m_.expr(base).kind != ExprKind::Name)
         return;
       int sym = c_.program.exprSymbol[base];
+      if (sym >= 0 && st.kind == StmtKind::Assign &&
+          c_.program.symbolInfos[sym].kind == SymbolKind::Shared) {
+        collectSharedStore(id, st, t);
+        return;
+      }
       if (sym < 0 || c_.program.symbolInfos[sym].kind != SymbolKind::Result)
         return;
       Store s;
@@ -599,6 +607,57 @@ private:
     }
     default:
       return;
+    }
+  }
+
+  /// A store into a shared tile: its box's starts, the variables and
+  /// conditions around it and what its value depends on, for
+  /// sharedDuplicates.
+  void collectSharedStore(StmtId id, const Stmt &st, const Expr &t) {
+    if (errorWithin(c_, st.span))
+      return;
+    Store s;
+    s.stmt = id;
+    s.span = st.span;
+    s.tile = syntax::printExpr(m_, t.kind == ExprKind::Index ? t.children[0] : st.target);
+    if (t.kind == ExprKind::Index)
+      for (size_t i = 1; i < t.children.size(); ++i) {
+        const Expr &ix = m_.expr(t.children[i]);
+        auto start =
+            c_.exprValueOrNull(ix.kind == ExprKind::Slice ? ix.children[0] : t.children[i]);
+        if (!start)
+          return;
+        s.start.push_back(*start);
+        s.len.push_back(1);
+      }
+    s.vars = vars_;
+    s.conds = conds_;
+    valueDeps(st.value, s.valueDeps);
+    sharedStores_.push_back(std::move(s));
+  }
+
+  /// Every warp runs a store into a shared tile at the same moment: when its
+  /// box does not depend on a warp id but its value does, the warps write
+  /// different values into the same elements and which one stays is a race
+  /// (K0612), whatever barriers come before or after.
+  void sharedDuplicates() {
+    for (Store &s : sharedStores_) {
+      narrow(s);
+      if (s.never || s.maybeNot)
+        continue;
+      for (const Var &v : s.vars) {
+        if (v.kind != VarKind::Warp || inStart(s, v.atom) || pinned(v) || !dependsOn(s, v.atom))
+          continue;
+        c_.error(DiagId::SharedWrittenByWarps, s.span,
+                 "warps with different `" + name(v.atom) +
+                     "` store different values into the same elements of the shared tile `" +
+                     s.tile + "`: this store does not depend on `" + name(v.atom) +
+                     "`, but the stored value does")
+            .note("give each warp its own rows (a start with `" + name(v.atom) +
+                  " * length`), or let one warp store, e.g. `if " + name(v.atom) +
+                  " = 0 { ... }`, then `block_sync`");
+        break; // one error per store
+      }
     }
   }
 
