@@ -627,8 +627,15 @@ private:
             c_.exprValueOrNull(ix.kind == ExprKind::Slice ? ix.children[0] : t.children[i]);
         if (!start)
           return;
+        int64_t len = 1;
+        if (ix.kind == ExprKind::Slice) {
+          auto l = c_.exprValueOrNull(ix.children[1]);
+          if (!l || !l->constantValue())
+            return;
+          len = *l->constantValue();
+        }
         s.start.push_back(*start);
-        s.len.push_back(1);
+        s.len.push_back(len);
       }
     s.vars = vars_;
     s.conds = conds_;
@@ -646,13 +653,33 @@ private:
       if (s.never || s.maybeNot)
         continue;
       for (const Var &v : s.vars) {
-        if (v.kind != VarKind::Warp || inStart(s, v.atom) || pinned(v) || !dependsOn(s, v.atom))
+        if (v.kind != VarKind::Warp || pinned(v) || !dependsOn(s, v.atom))
+          continue;
+        // Two warps that differ by one in v (and agree on the other ids)
+        // write boxes shifted by v's coefficient in each dimension that
+        // mentions it: they overlap when every such shift is below the box's
+        // length there (v inside a division or remainder: left alone).
+        auto isV = [&](solver::AtomId x) { return x == v.atom; };
+        bool overlap = true, plain = true;
+        for (size_t d = 0; d < s.start.size() && overlap; ++d) {
+          if (!mentions(c_, s.start[d], isV))
+            continue;
+          plain = false;
+          int64_t c = s.start[d].coeffOf(v.atom);
+          if (c == 0 || mentions(c_, s.start[d] - DimExpr::atom(v.atom, c), isV) ||
+              std::abs(c) >= s.len[d])
+            overlap = false;
+        }
+        if (!overlap)
           continue;
         c_.error(DiagId::SharedWrittenByWarps, s.span,
                  "warps with different `" + name(v.atom) +
                      "` store different values into the same elements of the shared tile `" +
-                     s.tile + "`: this store does not depend on `" + name(v.atom) +
-                     "`, but the stored value does")
+                     s.tile + "`: " +
+                     (plain ? "this store does not depend on `" + name(v.atom) +
+                                  "`, but the stored value does"
+                            : "the boxes of warps one `" + name(v.atom) +
+                                  "` apart overlap, and the stored value depends on it"))
             .note("give each warp its own rows (a start with `" + name(v.atom) +
                   " * length`), or let one warp store, e.g. `if " + name(v.atom) +
                   " = 0 { ... }`, then `block_sync`");
