@@ -119,7 +119,7 @@ public:
           return;
       }
     }
-    mergeComplementary();
+    mergeComplementary(stores_);
     for (Store &s : stores_)
       narrow(s);
     duplicates();
@@ -648,6 +648,9 @@ private:
   /// different values into the same elements and which one stays is a race
   /// (K0612), whatever barriers come before or after.
   void sharedDuplicates() {
+    // `if w = 0 { s[b] <- x } else { s[b] <- y }` is one store of a value
+    // that depends on w: both warps write the box at once.
+    mergeComplementary(sharedStores_);
     for (Store &s : sharedStores_) {
       narrow(s);
       if (s.never || s.maybeNot)
@@ -690,12 +693,12 @@ private:
 
   /// `if c { res[b] <- x } else { res[b] <- y }`: the same box under
   /// complementary conditions is one unconditional store.
-  void mergeComplementary() {
+  void mergeComplementary(std::vector<Store> &stores) {
     for (bool merged = true; merged;) {
       merged = false;
-      for (size_t i = 0; i < stores_.size() && !merged; ++i)
-        for (size_t j = i + 1; j < stores_.size() && !merged; ++j) {
-          Store &a = stores_[i], &b = stores_[j];
+      for (size_t i = 0; i < stores.size() && !merged; ++i)
+        for (size_t j = i + 1; j < stores.size() && !merged; ++j) {
+          Store &a = stores[i], &b = stores[j];
           if (!(a.start == b.start) || a.len != b.len || a.conds.size() != b.conds.size() ||
               a.vars.size() != b.vars.size())
             continue;
@@ -720,7 +723,7 @@ private:
           symbolsOfExpr(c_, a.conds[differ].expr, a.valueDeps);
           a.conds.erase(a.conds.begin() + differ);
           addAll(a.valueDeps, b.valueDeps);
-          stores_.erase(stores_.begin() + static_cast<std::ptrdiff_t>(j));
+          stores.erase(stores.begin() + static_cast<std::ptrdiff_t>(j));
           merged = true;
         }
     }
