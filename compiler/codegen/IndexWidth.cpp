@@ -114,6 +114,45 @@ private:
       block(r->body);
     } else if (auto *l = op.as<ir::LetOp>()) {
       walk(l->value, "`" + var(l->var) + "`");
+    } else if (auto *f = op.as<ir::FillOp>()) {
+      scalar(f->value);
+    } else if (auto *ld = op.as<ir::LoadOp>()) {
+      scalar(ld->fill);
+    } else if (auto *u = op.as<ir::UnaryOp>()) {
+      operand(u->src);
+    } else if (auto *b = op.as<ir::BinaryOp>()) {
+      operand(b->lhs);
+      operand(b->rhs);
+    } else if (auto *s = op.as<ir::SelectOp>()) {
+      for (const ir::Operand *o : {&s->lhs, &s->rhs, &s->onTrue, &s->onFalse})
+        operand(*o);
+    }
+  }
+
+  // An index value that becomes a scalar (`convert F32 (M * N)`) is seen
+  // whole, so it must fit as well, not only what it divides or compares.
+  void operand(const ir::Operand &o) {
+    if (o.kind == ir::Operand::Kind::Scalar)
+      scalar(o.scalar);
+  }
+  void scalar(const ir::ScalarExpr &e) {
+    using SK = ir::ScalarExpr::Kind;
+    switch (e.kind()) {
+    case SK::Index:
+      need(e.index(), "the scalar `convert` of an index value");
+      walk(e.index(), "the scalar `convert` of an index value");
+      return;
+    case SK::Convert:
+    case SK::Neg:
+    case SK::Math:
+      scalar(e.operand());
+      return;
+    default:
+      if (e.isBinary()) {
+        scalar(e.lhs());
+        scalar(e.rhs());
+      }
+      return;
     }
   }
 

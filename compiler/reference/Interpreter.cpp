@@ -76,6 +76,22 @@ float roundToBF16(float x) {
   return r;
 }
 
+/// v rounded once to nearest even in a binary format with `fraction` bits
+/// after the point and normal exponents from `minExp`, inf past `maxFinite`
+/// (as cvt.rn does from an f64 or an integer, and arith.constant does for a
+/// literal): rounding to F32 first would round twice, and a value just above
+/// a 16-bit midpoint would become the midpoint and go to even.
+double roundOnce(double v, int fraction, int minExp, double maxFinite) {
+  if (std::isnan(v) || std::isinf(v) || v == 0)
+    return v;
+  double a = std::fabs(v);
+  int e = std::max(std::ilogb(a), minExp);
+  double q = std::ldexp(std::nearbyint(std::ldexp(a, fraction - e)), e - fraction); // exact
+  if (q > maxFinite)
+    q = INFINITY;
+  return std::copysign(q, v);
+}
+
 } // namespace
 
 namespace {
@@ -148,9 +164,14 @@ static double mathUnary(ir::UnaryKind k, double v) {
   const long double sqrt1_2 = 0.70710678118654752440084436210484903928L;
   const long double sqrt2OverPi = 0.79788456080286535587989211986876373695L;
   switch (k) {
+  // sqrt and rsqrt are IEEE operations in F64 on the GPU (sqrt.rn; rsqrt is
+  // 1 / sqrt.rn, docs/math.md), so they are here too: sqrtl rounded to
+  // double rounds twice, 1 ulp off an F64 tile's sqrt.rn where the root lies
+  // beside a midpoint. Narrower types then round as the GPU does.
   case K::Sqrt:
-    return static_cast<double>(std::sqrt(x));
+    return std::sqrt(v);
   case K::Rsqrt:
+    return 1.0 / std::sqrt(v);
   case K::RsqrtApprox:
     return static_cast<double>(1 / std::sqrt(x));
   case K::Exp2:
@@ -198,6 +219,10 @@ static double mathPow(double x, double y) {
 }
 
 double convertTo(ir::DType t, double v) {
+  if (t == ir::DType::F16)
+    return roundOnce(v, 10, -14, 65504.0);
+  if (t == ir::DType::BF16)
+    return roundOnce(v, 7, -126, 3.3895313892515355e38);
   if (ir::isFloat(t))
     return roundTo(t, v);
   if (std::isnan(v))
@@ -538,8 +563,8 @@ private:
   /// A scalar as an operand of element type t: literals are rounded to t,
   /// other values converted.
   double scalarAs(ir::DType t, const ir::ScalarExpr &e, int warp) {
-    if (auto c = e.asConstant())
-      return ir::isFloat(t) ? roundTo(t, *c) : convertTo(t, *c);
+    if (auto c = e.asConstant()) // as codegen's arith.constant of type t: rounded once
+      return convertTo(t, *c);
     double v = scalar(e, warp);
     return e.dtype() == t ? v : convertTo(t, v);
   }

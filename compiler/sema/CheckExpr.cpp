@@ -59,7 +59,9 @@ static const MathFunction *mathFunction(std::string_view name) {
 }
 
 bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
-  if (t.kind != Type::Index || t.index.isConstant())
+  if (t.kind == Type::Index && t.index.isConstant())
+    return integerConstantFits(id, *t.index.constantValue(), want);
+  if (t.kind != Type::Index)
     return true;
   // Shared decision 1: an index value is not a scalar of any element type.
   const Expr &e = m.expr(id);
@@ -75,6 +77,40 @@ bool Checker::requireScalar(ExprId id, const Type &t, DType want) {
       .note("index values (dims, loop variables, grid ids and their lets) are integers; "
             "`convert " +
             std::string(dtypeName(want)) + " e` makes a scalar of them at run time");
+  return false;
+}
+
+bool Checker::integerConstantFits(ExprId id, int64_t v, DType want) {
+  // An integer constant used as a scalar is a constant of the element type
+  // it meets (arith.constant on the GPU): one that type cannot hold would
+  // wrap there (300 on I8 is 44, -1 on U8 is 255) and saturate in the
+  // interpreter. I64 constants travel as doubles: exact to 2^53.
+  int64_t lo = 0, hi = 0;
+  switch (want) {
+  case DType::I8:
+    lo = -128, hi = 127;
+    break;
+  case DType::U8:
+    lo = 0, hi = 255;
+    break;
+  case DType::I32:
+    lo = INT32_MIN, hi = INT32_MAX;
+    break;
+  case DType::I64:
+    lo = -(int64_t{1} << 53), hi = int64_t{1} << 53;
+    break;
+  default:
+    return true;
+  }
+  if (v >= lo && v <= hi)
+    return true;
+  std::string text = syntax::printExpr(m, id);
+  error(DiagId::DTypeMismatch, m.expr(id).span,
+        "the integer `" + text + "`" +
+            (text == std::to_string(v) ? "" : " = " + std::to_string(v)) + " does not fit " +
+            dtypeName(want) + " elements, " + std::to_string(lo) + " to " + std::to_string(hi))
+      .note("an integer constant on a tile or scalar is a value of its element type; write one "
+            "in range, or `convert` the tile to a wider type first");
   return false;
 }
 

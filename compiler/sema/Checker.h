@@ -444,6 +444,9 @@ public:
   /// for a typed scalar of another dtype or a float literal on integers).
   /// `what` reads "`add` computes on".
   bool requireScalarOperand(ExprId id, const Type &t, DType tile, const std::string &what);
+  /// K0701 when the integer constant v (a scalar of element type `want`)
+  /// is outside that type's range.
+  bool integerConstantFits(ExprId id, int64_t v, DType want);
   bool isLiteralScalar(ExprId id) const;
   /// Proves `e` exactly divisible by n or reports K0201 at `span`.
   bool requireExactDivision(const DimExpr &e, int64_t n, Span span, const std::string &what);

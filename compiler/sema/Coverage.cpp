@@ -70,6 +70,7 @@ struct Store {
   bool atomic = false;     ///< `<- atomic_add v` (CheckAtomics.cpp): combines, never duplicates
   std::vector<Cond> conds; ///< around the store
   std::vector<solver::AtomId> valueDeps;
+  std::string tile; ///< a shared tile's store: its name
   // Filled by narrowing:
   bool never = false;           ///< provably never runs
   std::optional<Span> maybeNot; ///< may not run: the condition or loop why
@@ -89,6 +90,9 @@ public:
     if (!resultType_.isTensor())
       return;
 
+    // Stores a tile function makes into the result are not followed.
+    if (resultThroughTileFunction(item_.body))
+      return;
     dataFlow(item_.body, {});
     collect(item_.body);
     if (stores_.empty() && !brokenStore_) {
@@ -117,10 +121,11 @@ public:
           return;
       }
     }
-    mergeComplementary();
+    mergeComplementary(stores_);
     for (Store &s : stores_)
       narrow(s);
     duplicates();
+    sharedDuplicates();
     cover();
   }
 
@@ -131,6 +136,7 @@ private:
   std::string resultName_;
   Type resultType_;
   std::vector<Store> stores_;
+  std::vector<Store> sharedStores_; ///< stores into shared tiles (sharedDuplicates)
   bool brokenStore_ = false;
   /// What coverage is computed from: grid extents, loop ranges, the
   /// conditions around stores. An error in any of them means the proof would
@@ -148,6 +154,84 @@ private:
   std::map<int, std::vector<solver::AtomId>> deps_;
 
   std::string name(solver::AtomId a) const { return symbolName(c_, a); }
+
+  // ------------------------------------------- stores in tile functions
+
+  /// Whether the value of e is (a view of) the result: the result's name, a
+  /// slice of it, a `let` of such, or a call with such an argument.
+  bool rootedAtResult(ExprId e, int depth = 0) const {
+    if (e == syntax::kNone || depth > 32)
+      return false;
+    const Expr &x = m_.expr(e);
+    switch (x.kind) {
+    case ExprKind::Paren:
+    case ExprKind::Index:
+      return rootedAtResult(x.children[0], depth + 1);
+    case ExprKind::Name: {
+      int sym = e < c_.program.exprSymbol.size() ? c_.program.exprSymbol[e] : -1;
+      if (sym < 0)
+        return false;
+      if (c_.program.symbolInfos[sym].kind == SymbolKind::Result)
+        return true;
+      auto let = c_.letValues.find(sym);
+      return let != c_.letValues.end() && rootedAtResult(let->second, depth + 1);
+    }
+    case ExprKind::Application:
+      for (ExprId a : x.children)
+        if (rootedAtResult(a, depth + 1))
+          return true;
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  /// K0906 at a call that passes the result to a tile function's `mut`
+  /// parameter: which elements the function stores, and whether blocks or
+  /// warps race on them (every block passing the whole result and storing
+  /// its rows 0..16), is outside this proof, so it does not accept on a
+  /// guess.
+  bool resultThroughTileFunction(const std::vector<StmtId> &body) {
+    for (StmtId id : body) {
+      const Stmt &st = m_.stmt(id);
+      for (ExprId e : {st.target, st.value, st.end, st.step, st.fill})
+        if (callPassesResult(e))
+          return true;
+      if (resultThroughTileFunction(st.body) || resultThroughTileFunction(st.elseBody))
+        return true;
+    }
+    return false;
+  }
+  bool callPassesResult(ExprId e) {
+    if (e == syntax::kNone)
+      return false;
+    const Expr &x = m_.expr(e);
+    if (x.kind == ExprKind::Application) {
+      auto it = c_.itemsByName.find(x.name.name);
+      if (it != c_.itemsByName.end() &&
+          m_.items[it->second].kind == syntax::ItemKind::TileFunction) {
+        const Item &callee = m_.items[it->second];
+        for (size_t i = 0; i < x.children.size() && i < callee.params.size(); ++i)
+          if (callee.params[i].isMutable && rootedAtResult(x.children[i])) {
+            c_.error(DiagId::ResultNotCovered, m_.expr(x.children[i]).span,
+                     "cannot prove the result `" + resultName_ + "` covered and written once: `" +
+                         syntax::printExpr(m_, x.children[i]) +
+                         "` is passed to the `mut` "
+                         "parameter `" +
+                         callee.params[i].name.name + "` of the tile function `" +
+                         callee.name.name + "`, whose stores the proof does not follow")
+                .note("store the tile function's result into `" + resultName_ +
+                      "` in the kernel instead (`" + resultName_ + "[...] <- " + callee.name.name +
+                      " ...`)");
+            return true;
+          }
+      }
+    }
+    for (ExprId c : x.children)
+      if (callPassesResult(c))
+        return true;
+    return false;
+  }
 
   // ------------------------------------------------------------ data flow
 
@@ -246,6 +330,7 @@ private:
           break;
         std::vector<solver::AtomId> d = control;
         valueDeps(st.value, d);
+        valueDeps(st.fill, d); // a masked load's elements past the edge are the fill
         std::vector<solver::AtomId> &cur = deps_[sym];
         size_t before = cur.size();
         addAll(cur, d);
@@ -463,6 +548,11 @@ private:
       if (m_.expr(base).kind != ExprKind::Name)
         return;
       int sym = c_.program.exprSymbol[base];
+      if (sym >= 0 && st.kind == StmtKind::Assign &&
+          c_.program.symbolInfos[sym].kind == SymbolKind::Shared) {
+        collectSharedStore(id, st, t);
+        return;
+      }
       if (sym < 0 || c_.program.symbolInfos[sym].kind != SymbolKind::Result)
         return;
       Store s;
@@ -549,14 +639,95 @@ private:
     return start.size() == a.start.size();
   }
 
+  /// A store into a shared tile: its box's starts, the variables and
+  /// conditions around it and what its value depends on, for
+  /// sharedDuplicates.
+  void collectSharedStore(StmtId id, const Stmt &st, const Expr &t) {
+    if (errorWithin(c_, st.span))
+      return;
+    Store s;
+    s.stmt = id;
+    s.span = st.span;
+    s.tile = syntax::printExpr(m_, t.kind == ExprKind::Index ? t.children[0] : st.target);
+    if (t.kind == ExprKind::Index)
+      for (size_t i = 1; i < t.children.size(); ++i) {
+        const Expr &ix = m_.expr(t.children[i]);
+        auto start =
+            c_.exprValueOrNull(ix.kind == ExprKind::Slice ? ix.children[0] : t.children[i]);
+        if (!start)
+          return;
+        int64_t len = 1;
+        if (ix.kind == ExprKind::Slice) {
+          auto l = c_.exprValueOrNull(ix.children[1]);
+          if (!l || !l->constantValue())
+            return;
+          len = *l->constantValue();
+        }
+        s.start.push_back(*start);
+        s.len.push_back(len);
+      }
+    s.vars = vars_;
+    s.conds = conds_;
+    valueDeps(st.value, s.valueDeps);
+    sharedStores_.push_back(std::move(s));
+  }
+
+  /// Every warp runs a store into a shared tile at the same moment: when its
+  /// box does not depend on a warp id but its value does, the warps write
+  /// different values into the same elements and which one stays is a race
+  /// (K0612), whatever barriers come before or after.
+  void sharedDuplicates() {
+    // `if w = 0 { s[b] <- x } else { s[b] <- y }` is one store of a value
+    // that depends on w: both warps write the box at once.
+    mergeComplementary(sharedStores_);
+    for (Store &s : sharedStores_) {
+      narrow(s);
+      if (s.never || s.maybeNot)
+        continue;
+      for (const Var &v : s.vars) {
+        if (v.kind != VarKind::Warp || pinned(v) || !dependsOn(s, v.atom))
+          continue;
+        // Two warps that differ by one in v (and agree on the other ids)
+        // write boxes shifted by v's coefficient in each dimension that
+        // mentions it: they overlap when every such shift is below the box's
+        // length there (v inside a division or remainder: left alone).
+        auto isV = [&](solver::AtomId x) { return x == v.atom; };
+        bool overlap = true, plain = true;
+        for (size_t d = 0; d < s.start.size() && overlap; ++d) {
+          if (!mentions(c_, s.start[d], isV))
+            continue;
+          plain = false;
+          int64_t c = s.start[d].coeffOf(v.atom);
+          if (c == 0 || mentions(c_, s.start[d] - DimExpr::atom(v.atom, c), isV) ||
+              std::abs(c) >= s.len[d])
+            overlap = false;
+        }
+        if (!overlap)
+          continue;
+        c_.error(DiagId::SharedWrittenByWarps, s.span,
+                 "warps with different `" + name(v.atom) +
+                     "` store different values into the same elements of the shared tile `" +
+                     s.tile + "`: " +
+                     (plain ? "this store does not depend on `" + name(v.atom) +
+                                  "`, but the stored value does"
+                            : "the boxes of warps one `" + name(v.atom) +
+                                  "` apart overlap, and the stored value depends on it"))
+            .note("give each warp its own rows (a start with `" + name(v.atom) +
+                  " * length`), or let one warp store, e.g. `if " + name(v.atom) +
+                  " = 0 { ... }`, then `block_sync`");
+        break; // one error per store
+      }
+    }
+  }
+
   /// `if c { res[b] <- x } else { res[b] <- y }`: the same box under
   /// complementary conditions is one unconditional store.
-  void mergeComplementary() {
+  void mergeComplementary(std::vector<Store> &stores) {
     for (bool merged = true; merged;) {
       merged = false;
-      for (size_t i = 0; i < stores_.size() && !merged; ++i)
-        for (size_t j = i + 1; j < stores_.size() && !merged; ++j) {
-          Store &a = stores_[i], &b = stores_[j];
+      for (size_t i = 0; i < stores.size() && !merged; ++i)
+        for (size_t j = i + 1; j < stores.size() && !merged; ++j) {
+          Store &a = stores[i], &b = stores[j];
           if (a.len != b.len || a.conds.size() != b.conds.size() ||
               a.vars.size() != b.vars.size() || !sameBox(a, b))
             continue;
@@ -578,7 +749,7 @@ private:
           symbolsOfExpr(c_, a.conds[differ].expr, a.valueDeps);
           a.conds.erase(a.conds.begin() + differ);
           addAll(a.valueDeps, b.valueDeps);
-          stores_.erase(stores_.begin() + static_cast<std::ptrdiff_t>(j));
+          stores.erase(stores.begin() + static_cast<std::ptrdiff_t>(j));
           merged = true;
         }
     }

@@ -120,9 +120,43 @@ Value ElementMath::convert(Value v, Type to, bool fromUnsigned, bool toUnsigned)
       return arith::TruncFOp::create(b_, loc_, to, arith::ExtFOp::create(b_, loc_, f32, v));
     return arith::TruncFOp::create(b_, loc_, to, v);
   }
-  if (!fromF && toF)
+  if (!fromF && toF) {
+    // I32/I64 to BF16 rounds once, as the interpreter does: without an
+    // integer-to-bf16 cvt (before sm_90) LLVM goes through f32 and rounds
+    // twice, so 2^24 + 2^16 + 1 became 2^24 on sm_80 and 2^24 + 2^17 on
+    // sm_90a. I64 goes through f64 (as exact as the interpreter's I64), whose
+    // f64 -> bf16 LLVM rounds once everywhere. I32 through f64 would fold
+    // back into the i32 -> bf16 cast (the f64 is exact), so it goes to f32
+    // rounded to odd (the odd neighbour toward x where cvt.rn was inexact),
+    // from which one rounding to 8 bits is the correct one.
+    if (isa<BFloat16Type>(to) && from.getIntOrFloatBitWidth() == 64)
+      return arith::TruncFOp::create(b_, loc_, to, convert(v, b_.getF64Type(), fromUnsigned));
+    if (isa<BFloat16Type>(to) && from.getIntOrFloatBitWidth() == 32) {
+      Type i32 = b_.getI32Type(), i64 = b_.getI64Type();
+      auto i32c = [&](int32_t c) -> Value {
+        return arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(c));
+      };
+      Value rn = arith::SIToFPOp::create(b_, loc_, f32, v);
+      Value back = arith::FPToSIOp::create(b_, loc_, i64, rn); // |rn| <= 2^31: exact
+      Value wide = arith::ExtSIOp::create(b_, loc_, i64, v);
+      Value inexact = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, back, wide);
+      Value bits = arith::BitcastOp::create(b_, loc_, i32, rn);
+      Value even = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                         arith::AndIOp::create(b_, loc_, bits, i32c(1)), i32c(0));
+      // |rn| > |x| (rounded away from zero): one step down in magnitude.
+      Value away = arith::SelectOp::create(
+          b_, loc_, arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, v, i32c(0)),
+          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, back, wide),
+          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, back, wide));
+      Value step = arith::SelectOp::create(b_, loc_, away, i32c(-1), i32c(1));
+      Value fix = arith::AndIOp::create(b_, loc_, inexact, even);
+      Value odd =
+          arith::SelectOp::create(b_, loc_, fix, arith::AddIOp::create(b_, loc_, bits, step), bits);
+      return arith::TruncFOp::create(b_, loc_, to, arith::BitcastOp::create(b_, loc_, f32, odd));
+    }
     return fromUnsigned ? Value(arith::UIToFPOp::create(b_, loc_, to, v))
                         : Value(arith::SIToFPOp::create(b_, loc_, to, v));
+  }
   if (fromF && !toF) {
     // The saturating forms (NaN is 0): arith's fptosi is poison out of range,
     // and became a 16-bit cvt whose low byte was stored (266.0 -> U8 10).
