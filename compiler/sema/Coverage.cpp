@@ -617,7 +617,8 @@ private:
   /// whose range equals a's once b's earlier variables are renamed to a's;
   /// then b's start, renamed likewise, must equal a's.
   bool sameBox(const Store &a, const Store &b) {
-    std::vector<DimExpr> start = b.start;
+    if (a.start.size() != b.start.size())
+      return false;
     std::vector<std::pair<solver::AtomId, DimExpr>> renames;
     auto rename = [&](DimExpr e) {
       for (const auto &[from, to] : renames)
@@ -633,10 +634,10 @@ private:
         return false;
       renames.emplace_back(y.atom, DimExpr::atom(x.atom));
     }
-    for (size_t d = 0; d < start.size() && d < a.start.size(); ++d)
-      if (!(rename(start[d]) == a.start[d]))
+    for (size_t d = 0; d < a.start.size(); ++d)
+      if (!(rename(b.start[d]) == a.start[d]))
         return false;
-    return start.size() == a.start.size();
+    return true;
   }
 
   /// A store into a shared tile: its box's starts, the variables and
