@@ -53,6 +53,7 @@ struct Var {
   VarKind kind;
   Span site; ///< the loop's range, for "may run zero times"
   ExprId endExpr = syntax::kNone;
+  bool copies = false; ///< stands for stores that are shifted copies of one box (tryMerge)
 };
 
 struct Cond {
@@ -1148,8 +1149,14 @@ private:
     std::string unknown;                  ///< or why it cannot be decided
   };
 
-  Verdict coverOne(const Store &s) {
-    Verdict v;
+  /// The region one (merged) store writes, per dimension `[lo, hi)`.
+  struct Box {
+    std::vector<DimExpr> lo, hi;
+  };
+
+  /// The union of a store's boxes over its variables, when it has no gap;
+  /// otherwise v says why (a gap, or a structure outside the fragment).
+  std::optional<Box> unionBox(const Store &s, Verdict &v) {
     // Pinned variables are constants.
     std::vector<Var> vars;
     Store t = s;
@@ -1168,32 +1175,41 @@ private:
         dims += mentions(c_, e, [&](solver::AtomId a) { return a == x.atom; }) ? 1 : 0;
       if (dims > 1) {
         v.unknown = "`" + name(x.atom) + "` appears in more than one dimension of the store";
-        return v;
+        return std::nullopt;
       }
     }
-    size_t rank = t.start.size();
-    for (size_t d = 0; d < rank; ++d) {
+    Box box;
+    for (size_t d = 0; d < t.start.size(); ++d) {
       DimUnion u = dimUnion(t, d, vars);
       if (!u.unknown.empty()) {
         v.unknown = u.unknown;
-        return v;
+        return std::nullopt;
       }
       if (u.overlap)
         v.overlaps.push_back(*u.overlap);
       if (!u.gap.empty()) {
         v.uncovered = "`" + slice(d, u.gap) + "` is never written";
-        return v;
+        return std::nullopt;
       }
+      box.lo.push_back(u.base);
+      box.hi.push_back(u.base + u.ext);
+    }
+    return box;
+  }
+
+  /// Whether the box is the whole result; otherwise v says what is missing.
+  bool coversResult(const Box &box, Verdict &v) {
+    for (size_t d = 0; d < box.lo.size(); ++d) {
       DimExpr extent = resultType_.tensor.shape[d];
-      if (!c_.prover.proveEqual(u.base, DimExpr::constant(0)).proved()) {
-        if (c_.prover.proveLess(DimExpr::constant(0), u.base).proved())
-          v.uncovered = "`" + slice(d, "0 ..+ " + c_.str(u.base)) + "` is never written";
+      if (!c_.prover.proveEqual(box.lo[d], DimExpr::constant(0)).proved()) {
+        if (c_.prover.proveLess(DimExpr::constant(0), box.lo[d]).proved())
+          v.uncovered = "`" + slice(d, "0 ..+ " + c_.str(box.lo[d])) + "` is never written";
         else
           v.unknown = "cannot prove that dimension " + std::to_string(d + 1) +
-                      " is covered from 0: the stores start at `" + c_.str(u.base) + "`";
-        return v;
+                      " is covered from 0: the stores start at `" + c_.str(box.lo[d]) + "`";
+        return false;
       }
-      DimExpr end = u.base + u.ext;
+      const DimExpr &end = box.hi[d];
       if (!c_.prover.proveLessEqual(extent, end).proved()) {
         if (c_.prover.proveLess(end, extent).proved())
           v.uncovered = "`" + slice(d, region(end, extent - end, extent)) + "` is never written";
@@ -1201,16 +1217,130 @@ private:
           v.unknown = "cannot prove that the stores reach the end of dimension " +
                       std::to_string(d + 1) + ": they cover up to `" + c_.str(end) + "` of `" +
                       c_.str(extent) + "`";
-        return v;
+        return false;
       }
     }
-    v.covered = true;
+    return true;
+  }
+
+  Verdict coverOne(const Store &s) {
+    Verdict v;
+    if (std::optional<Box> box = unionBox(s, v))
+      v.covered = coversResult(*box, v);
     return v;
+  }
+
+  /// Stores with different variables (a loop over six chunks, then two
+  /// chunks in their own register tiles) that no tryMerge joins: their
+  /// gap-free regions, joined where they agree in all dimensions but one and
+  /// one starts where the other ends in it. Returns the stores whose union is the result.
+  /// Otherwise, where two joined regions leave a gap that no other region
+  /// touches, `gap` words it, or where two overlap, `overlap` does; and
+  /// `gapStore` is the store after it.
+  std::optional<std::vector<size_t>> coverByRegions(const std::vector<Store> &sure,
+                                                    std::string &gap, std::string &overlap,
+                                                    size_t &gapStore) {
+    struct Region {
+      Box box;
+      std::vector<size_t> stores;
+    };
+    std::vector<Region> regions;
+    for (size_t i = 0; i < sure.size(); ++i) {
+      Verdict v;
+      if (std::optional<Box> box = unionBox(sure[i], v))
+        regions.push_back({std::move(*box), {i}});
+    }
+    auto same = [&](const DimExpr &x, const DimExpr &y) {
+      return x == y || c_.prover.proveEqual(x, y).proved();
+    };
+    // The one dimension in which a and b differ, or -1.
+    auto differing = [&](const Box &a, const Box &b) {
+      int dim = -1;
+      for (size_t d = 0; d < a.lo.size(); ++d) {
+        if (same(a.lo[d], b.lo[d]) && same(a.hi[d], b.hi[d]))
+          continue;
+        if (dim >= 0)
+          return -1;
+        dim = static_cast<int>(d);
+      }
+      return dim;
+    };
+    auto join = [&](const Box &a, const Box &b, Box &out) {
+      int dim = differing(a, b);
+      // b starts exactly where a ends. Overlapping regions are not joined:
+      // different stores writing one element from different blocks would be
+      // a race that the per-store overlap check (K0907) cannot see.
+      if (dim >= 0 && same(b.lo[dim], a.hi[dim])) {
+        out = a;
+        out.hi[dim] = b.hi[dim];
+        return true;
+      }
+      return false;
+    };
+    for (bool joined = true; joined && regions.size() > 1;) {
+      joined = false;
+      for (size_t i = 0; i < regions.size() && !joined; ++i)
+        for (size_t j = 0; j < regions.size() && !joined; ++j) {
+          Box out;
+          if (i == j || !join(regions[i].box, regions[j].box, out))
+            continue;
+          regions[i].box = std::move(out);
+          regions[i].stores.insert(regions[i].stores.end(), regions[j].stores.begin(),
+                                   regions[j].stores.end());
+          regions.erase(regions.begin() + static_cast<std::ptrdiff_t>(j));
+          joined = true;
+        }
+    }
+    for (const Region &r : regions) {
+      Verdict v;
+      if (r.stores.size() > 1 && coversResult(r.box, v))
+        return r.stores;
+    }
+    for (const Region &a : regions)
+      for (const Region &b : regions) {
+        int dim = &a == &b ? -1 : differing(a.box, b.box);
+        if (dim < 0 || !c_.prover.proveLess(a.box.hi[dim], b.box.lo[dim]).proved())
+          continue;
+        bool untouched = true;
+        for (const Region &r : regions)
+          if (&r != &a && &r != &b && differing(a.box, r.box) == dim &&
+              !c_.prover.proveLessEqual(r.box.hi[dim], a.box.hi[dim]).proved() &&
+              !c_.prover.proveLessEqual(b.box.lo[dim], r.box.lo[dim]).proved())
+            untouched = false;
+        if (!untouched)
+          continue;
+        gap = "`" +
+              slice(static_cast<size_t>(dim),
+                    region(a.box.hi[dim], b.box.lo[dim] - a.box.hi[dim],
+                           resultType_.tensor.shape[static_cast<size_t>(dim)])) +
+              "` is never written";
+        gapStore = b.stores.front();
+        return std::nullopt;
+      }
+    for (const Region &a : regions)
+      for (const Region &b : regions) {
+        int dim = &a == &b ? -1 : differing(a.box, b.box);
+        if (dim < 0 || !c_.prover.proveLess(a.box.lo[dim], b.box.lo[dim]).proved() ||
+            !c_.prover.proveLess(b.box.lo[dim], a.box.hi[dim]).proved())
+          continue;
+        overlap = "the stores of different statements overlap in `" +
+                  slice(static_cast<size_t>(dim),
+                        region(b.box.lo[dim], a.box.hi[dim] - b.box.lo[dim],
+                               resultType_.tensor.shape[static_cast<size_t>(dim)])) +
+                  "`, and regions are joined only where one ends and the next begins (two "
+                  "blocks could write one element); store each element from one statement";
+        gapStore = b.stores.front();
+        return std::nullopt;
+      }
+    return std::nullopt;
   }
 
   /// Two stores with the same box whose ranges of one variable are
   /// adjacent, or boxes adjacent in one dimension, become one.
   bool tryMerge(const Store &a, const Store &b, Store &out) {
+    if (a.start.size() == b.start.size() && a.len == b.len &&
+        (extendCopies(a, b, out) || extendCopies(b, a, out)))
+      return true;
     if (a.vars.size() != b.vars.size() || a.start.size() != b.start.size())
       return false;
     for (size_t i = 0; i < a.vars.size(); ++i)
@@ -1283,11 +1413,97 @@ private:
     if (!(a.start[dim] + a.len[dim] == b.start[dim])) {
       std::swap(lo, hi);
       if (!(lo->start[dim] + lo->len[dim] == hi->start[dim]))
-        return false;
+        return shiftedCopies(a, b, dim, out);
     }
     out = *lo;
     out.len[dim] = lo->len[dim] + hi->len[dim];
     return true;
+  }
+
+  /// `y[r, w * 64 ..+ 64] <- v0` and `y[r, 512 + w * 64 ..+ 64] <- v1`
+  /// (unrolled chunks held in separate register tiles): the same box over the
+  /// same ranges, shifted by a positive constant in one dimension. Their
+  /// union is exactly the box with one more variable `c` in [0, 2) of that
+  /// coefficient, which dimUnion then proves gap-free or not like any other.
+  bool shiftedCopies(const Store &a, const Store &b, int dim, Store &out) {
+    for (size_t d = 0; d < a.start.size(); ++d)
+      if (static_cast<int>(d) != dim && !(a.start[d] == b.start[d] && a.len[d] == b.len[d]))
+        return false;
+    if (a.len[dim] != b.len[dim] || a.len[dim] < 0)
+      return false;
+    std::optional<int64_t> shift = (b.start[dim] - a.start[dim]).constantValue();
+    if (!shift || *shift == 0)
+      return false;
+    // Only copies whose unions touch: merging copies 0 and 2 of three first
+    // would leave a gap that copy 1 can no longer fill.
+    Verdict v;
+    std::optional<Box> box = unionBox(a, v);
+    if (!box || !c_.prover
+                     .proveEqual(box->hi[dim] - box->lo[dim],
+                                 DimExpr::constant(*shift > 0 ? *shift : -*shift))
+                     .proved())
+      return false;
+    const Store &first = *shift > 0 ? a : b;
+    Var copy;
+    copy.atom = c_.symbols.newSymbol("(copy index)", solver::SymbolKind::Other);
+    copy.lo = DimExpr::constant(0);
+    copy.hi = DimExpr::constant(2);
+    copy.kind = VarKind::Loop; // one thread's stores in program order: no race
+    copy.site = first.span;
+    copy.copies = true;
+    out = first;
+    out.start[dim] = first.start[dim] + DimExpr::atom(copy.atom, *shift > 0 ? *shift : -*shift);
+    out.vars.push_back(copy);
+    out.valueDeps.insert(out.valueDeps.end(), b.valueDeps.begin(), b.valueDeps.end());
+    if (&first == &b)
+      out.valueDeps.insert(out.valueDeps.end(), a.valueDeps.begin(), a.valueDeps.end());
+    return true;
+  }
+
+  /// A merged run of shifted copies (`a`, its last variable the copy index
+  /// in [lo, hi)) takes one more copy `b` placed at index hi or lo - 1.
+  bool extendCopies(const Store &a, const Store &b, Store &out) {
+    if (a.vars.empty() || !a.vars.back().copies || a.vars.size() != b.vars.size() + 1)
+      return false;
+    for (size_t i = 0; i < b.vars.size(); ++i)
+      if (a.vars[i].atom != b.vars[i].atom || !(a.vars[i].lo == b.vars[i].lo) ||
+          !(a.vars[i].hi == b.vars[i].hi))
+        return false;
+    const Var &c = a.vars.back();
+    for (int side = 0; side < 2; ++side) {
+      DimExpr at = side == 0 ? c.hi : c.lo - 1;
+      bool same = true;
+      for (size_t d = 0; d < a.start.size() && same; ++d)
+        same = c_.symbols.substitute(a.start[d], c.atom, at) == b.start[d];
+      if (!same)
+        continue;
+      out = a;
+      if (side == 0)
+        out.vars.back().hi = c.hi + 1;
+      else
+        out.vars.back().lo = at;
+      out.valueDeps.insert(out.valueDeps.end(), b.valueDeps.begin(), b.valueDeps.end());
+      return true;
+    }
+    return false;
+  }
+
+  /// K0907 for a store whose neighbouring grid ids write overlapping boxes
+  /// with values that depend on them.
+  void reportOverlaps(const Store &s, const Verdict &v) {
+    for (solver::AtomId a : v.overlaps)
+      if (!s.atomic && dependsOn(s, a)) {
+        bool warp = false;
+        for (const Var &x : s.vars)
+          warp = warp || (x.atom == a && x.kind == VarKind::Warp);
+        c_.error(DiagId::ResultWrittenTwice, s.span,
+                 std::string(warp ? "warps" : "blocks") + " with neighbouring `" + name(a) +
+                     "` store overlapping boxes of `" + resultName_ +
+                     "` with different values: the step of `" + name(a) +
+                     "` is smaller than the box it stores")
+            .note(describe(s, s.vars));
+        return;
+      }
   }
 
   void cover() {
@@ -1321,25 +1537,30 @@ private:
     for (const Store &s : sure) {
       Verdict v = coverOne(s);
       if (v.covered) {
-        for (solver::AtomId a : v.overlaps)
-          if (!s.atomic && dependsOn(s, a)) {
-            bool warp = false;
-            for (const Var &x : s.vars)
-              warp = warp || (x.atom == a && x.kind == VarKind::Warp);
-            c_.error(DiagId::ResultWrittenTwice, s.span,
-                     std::string(warp ? "warps" : "blocks") + " with neighbouring `" + name(a) +
-                         "` store overlapping boxes of `" + resultName_ +
-                         "` with different values: the step of `" + name(a) +
-                         "` is smaller than the box it stores")
-                .note(describe(s, s.vars));
-            break;
-          }
+        reportOverlaps(s, v);
         return;
       }
       if (!best || (bestVerdict.uncovered.empty() && !v.uncovered.empty())) {
         best = &s;
         bestVerdict = v;
       }
+    }
+    std::string gap, overlap;
+    size_t gapStore = 0;
+    if (std::optional<std::vector<size_t>> parts =
+            coverByRegions(sure, gap, overlap, gapStore)) {
+      for (size_t i : *parts) {
+        Verdict v;
+        unionBox(sure[i], v);
+        reportOverlaps(sure[i], v);
+      }
+      return;
+    }
+    if (!gap.empty() || !overlap.empty()) {
+      best = &sure[gapStore];
+      bestVerdict = Verdict();
+      bestVerdict.uncovered = gap;
+      bestVerdict.unknown = overlap;
     }
     if (!best && firstMaybe) {
       // Every store may be skipped: point at the condition or loop.
