@@ -1547,8 +1547,7 @@ private:
     }
     std::string gap, overlap;
     size_t gapStore = 0;
-    if (std::optional<std::vector<size_t>> parts =
-            coverByRegions(sure, gap, overlap, gapStore)) {
+    if (std::optional<std::vector<size_t>> parts = coverByRegions(sure, gap, overlap, gapStore)) {
       for (size_t i : *parts) {
         Verdict v;
         unionBox(sure[i], v);
