@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace kina::sema {
 namespace {
@@ -126,7 +127,9 @@ public:
     for (Store &s : stores_)
       narrow(s);
     duplicates();
+    std::vector<Store> shared = sharedStores_; // before sharedDuplicates merges
     sharedDuplicates();
+    sharedRaces(std::move(shared));
     cover();
   }
 
@@ -138,6 +141,7 @@ private:
   Type resultType_;
   std::vector<Store> stores_;
   std::vector<Store> sharedStores_; ///< stores into shared tiles (sharedDuplicates)
+  std::set<uint32_t> sharedRaceAt_; ///< stores sharedDuplicates reported (K0612 once each)
   bool brokenStore_ = false;
   /// What coverage is computed from: grid extents, loop ranges, the
   /// conditions around stores. An error in any of them means the proof would
@@ -674,6 +678,279 @@ private:
     sharedStores_.push_back(std::move(s));
   }
 
+  // ----------------------------------- races between shared-store statements
+
+  /// A shared store that may still be running in another warp: no
+  /// `block_sync` on some path since it. `carried` holds the loops whose back
+  /// edge it crossed: it may be from another iteration of each.
+  struct OpenStore {
+    size_t store;
+    std::vector<solver::AtomId> carried;
+    bool operator==(const OpenStore &o) const {
+      return store == o.store && carried == o.carried;
+    }
+  };
+  using OpenSet = std::vector<OpenStore>;
+
+  struct RaceWalk {
+    std::vector<Store> stores; ///< sharedStores_, narrowed (before merging)
+    std::map<StmtId, size_t> byStmt;
+    std::set<size_t> reported;
+    uint64_t work = 0;
+  };
+
+  static void addOpen(OpenSet &set, OpenStore e) {
+    if (std::find(set.begin(), set.end(), e) == set.end())
+      set.push_back(std::move(e));
+  }
+
+  /// Two different statements storing into one shared tile with no
+  /// `block_sync` between them run concurrently in different warps (a warp
+  /// may be one statement ahead, or a loop iteration); when some element may
+  /// be written by both, from different warps, the value that stays is a
+  /// race (K0612). A later store by the same warps over the same box under
+  /// the same conditions replaces the earlier one (each warp's last write is
+  /// the later one), so that pair is fine.
+  void sharedRaces(std::vector<Store> stores) {
+    if (stores.size() < 2)
+      return;
+    RaceWalk w;
+    w.stores = std::move(stores);
+    for (size_t i = 0; i < w.stores.size(); ++i) {
+      narrow(w.stores[i]);
+      w.byStmt[w.stores[i].stmt] = i;
+    }
+    raceBlock(item_.body, {}, w);
+  }
+
+  OpenSet raceBlock(const std::vector<StmtId> &body, OpenSet open, RaceWalk &w) {
+    for (StmtId id : body)
+      open = raceStmt(id, std::move(open), w);
+    return open;
+  }
+
+  OpenSet raceStmt(StmtId id, OpenSet open, RaceWalk &w) {
+    const Stmt &st = m_.stmt(id);
+    // Cost control: past the budget the walk keeps only what it has.
+    if (++w.work > 200000)
+      return open;
+    switch (st.kind) {
+    case StmtKind::BlockSync:
+      return {};
+    case StmtKind::BlockGrid:
+    case StmtKind::WarpGrid:
+    case StmtKind::WarpgroupGrid:
+    case StmtKind::Role:
+      return raceBlock(st.body, std::move(open), w);
+    case StmtKind::If: {
+      OpenSet a = raceBlock(st.body, open, w);
+      OpenSet b = raceBlock(st.elseBody, std::move(open), w);
+      for (OpenStore &e : b)
+        addOpen(a, std::move(e));
+      return a;
+    }
+    case StmtKind::For: {
+      // Twice: the second walk starts from what the first left open, as
+      // from another iteration.
+      auto var = c_.loopVarOf.find(id);
+      auto atom = var == c_.loopVarOf.end() ? std::nullopt : var->second.asAtom();
+      OpenSet once = raceBlock(st.body, open, w);
+      OpenSet head = open;
+      for (OpenStore e : once) {
+        if (atom && std::find(e.carried.begin(), e.carried.end(), *atom) == e.carried.end())
+          e.carried.push_back(*atom);
+        addOpen(head, std::move(e));
+      }
+      OpenSet twice = raceBlock(st.body, std::move(head), w);
+      for (OpenStore &e : once)
+        addOpen(open, std::move(e));
+      for (OpenStore &e : twice)
+        addOpen(open, std::move(e));
+      return open;
+    }
+    case StmtKind::Assign: {
+      auto it = w.byStmt.find(id);
+      if (it == w.byStmt.end())
+        return open;
+      size_t b = it->second;
+      const Store &later = w.stores[b];
+      if (later.never)
+        return open;
+      // Earlier stores this one replaces in every warp that ran them.
+      open.erase(std::remove_if(open.begin(), open.end(),
+                                [&](const OpenStore &e) {
+                                  return e.store != b && e.carried.empty() &&
+                                         replaces(later, w.stores[e.store]);
+                                }),
+                 open.end());
+      for (const OpenStore &e : open) {
+        if (w.stores[e.store].tile != later.tile)
+          continue;
+        // The same statement in another iteration: its warps write the same
+        // box each time (a value that differs by warp is sharedDuplicates'),
+        // unless which warps run it changes with the iteration.
+        if (e.store == b && !condsMention(later, e.carried))
+          continue;
+        std::string why = crossWarpOverlap(w.stores[e.store], e.carried, later);
+        if (why.empty() || sharedRaceAt_.count(later.span.begin) ||
+            !w.reported.insert(b).second)
+          continue;
+        const Store &earlier = w.stores[e.store];
+        c_.error(DiagId::SharedWrittenByWarps, later.span,
+                 "this store and an earlier one into the shared tile `" + later.tile +
+                     "` may run at once in different warps and write the same elements: " +
+                     why + "; which value stays is a race")
+            .label(earlier.span, "earlier store, no `block_sync` between")
+            .note("put a `block_sync` between the two stores (where every warp of the block "
+                  "reaches it), give each warp its own elements, or let one warp store both");
+        break;
+      }
+      addOpen(open, OpenStore{b, {}});
+      return open;
+    }
+    default:
+      return open;
+    }
+  }
+
+  /// Whether `later` runs in the same warps under the same conditions as
+  /// `earlier` and over the same box: then each of those warps overwrites
+  /// what it stored before.
+  bool replaces(const Store &later, const Store &earlier) {
+    if (later.len != earlier.len || later.vars.size() != earlier.vars.size() ||
+        later.conds.size() != earlier.conds.size() || later.maybeNot)
+      return false;
+    for (size_t i = 0; i < later.conds.size(); ++i)
+      if (later.conds[i].expr != earlier.conds[i].expr ||
+          later.conds[i].holds != earlier.conds[i].holds)
+        return false;
+    for (size_t i = 0; i < later.vars.size(); ++i)
+      if (later.vars[i].atom != earlier.vars[i].atom)
+        return false;
+    return sameBox(earlier, later);
+  }
+
+  /// Do the conditions around s mention one of the loop variables?
+  bool condsMention(const Store &s, const std::vector<solver::AtomId> &loops) {
+    std::vector<solver::AtomId> syms;
+    for (const Cond &cnd : s.conds)
+      symbolsOfExpr(c_, cnd.expr, syms);
+    for (solver::AtomId k : loops)
+      for (solver::AtomId a : syms)
+        if (a == k || dependsOnAtom(DimExpr::atom(a), k))
+          return true;
+    return false;
+  }
+
+  /// Does e depend on atom k (directly, inside a division or remainder, or
+  /// through a quotient symbol `k / n` of the index analysis)?
+  bool dependsOnAtom(const DimExpr &e, solver::AtomId k, int depth = 0) const {
+    if (depth > 8)
+      return true;
+    return mentions(c_, e, [&](solver::AtomId a) {
+      if (a == k)
+        return true;
+      const Checker::IndexQuotient *q = c_.quotientOf(a);
+      return q && dependsOnAtom(q->dividend, k, depth + 1);
+    });
+  }
+
+  /// Why two stores (a from the iterations `carried` of its loops) may write
+  /// one element from two different warps; empty when no two different
+  /// warps can. Sufficient conditions only: for each warp id that may differ
+  /// between the two writers, some dimension must keep their boxes apart.
+  std::string crossWarpOverlap(const Store &a, const std::vector<solver::AtomId> &carried,
+                               const Store &b) {
+    struct WarpRange {
+      solver::AtomId atom;
+      std::optional<DimExpr> pinA, pinB; ///< the single value, when narrowed to one
+    };
+    std::vector<WarpRange> warps;
+    auto pinOf = [&](const Store &s, solver::AtomId atom) -> std::optional<DimExpr> {
+      for (const Var &v : s.vars)
+        if (v.atom == atom)
+          return pinned(v) ? std::optional<DimExpr>(v.lo) : std::nullopt;
+      return std::nullopt;
+    };
+    for (const Store *s : {&a, &b})
+      for (const Var &v : s->vars)
+        if (v.kind == VarKind::Warp &&
+            std::none_of(warps.begin(), warps.end(),
+                         [&](const WarpRange &x) { return x.atom == v.atom; }))
+          warps.push_back(WarpRange{v.atom, pinOf(a, v.atom), pinOf(b, v.atom)});
+    if (warps.empty())
+      return ""; // one thread group runs both, in order
+    bool sameWarp = true;
+    for (const WarpRange &x : warps)
+      sameWarp = sameWarp && x.pinA && x.pinB && c_.prover.proveEqual(*x.pinA, *x.pinB).proved();
+    if (sameWarp)
+      return "";
+    auto pinAll = [&](DimExpr e, bool first) {
+      for (const WarpRange &x : warps)
+        if (const auto &p = first ? x.pinA : x.pinB)
+          e = c_.symbols.substitute(e, x.atom, *p);
+      return e;
+    };
+    auto isWarp = [&](solver::AtomId atom) {
+      return std::any_of(warps.begin(), warps.end(),
+                         [&](const WarpRange &x) { return x.atom == atom; });
+    };
+    size_t dims = std::min(a.start.size(), b.start.size());
+    // Per dimension: a's start and b's, with the pinned warp ids substituted;
+    // unusable when a's start moves with a loop it may be another iteration of.
+    std::vector<std::optional<std::pair<DimExpr, DimExpr>>> starts(dims);
+    for (size_t d = 0; d < dims; ++d) {
+      bool moves = std::any_of(carried.begin(), carried.end(), [&](solver::AtomId k) {
+        return dependsOnAtom(a.start[d], k);
+      });
+      if (!moves)
+        starts[d] = {pinAll(a.start[d], true), pinAll(b.start[d], false)};
+    }
+    // A dimension apart whatever the warps: no element in common at all.
+    for (size_t d = 0; d < dims; ++d) {
+      if (!starts[d])
+        continue;
+      const auto &[sa, sb] = *starts[d];
+      if (mentions(c_, sa, isWarp) || mentions(c_, sb, isWarp))
+        continue;
+      if (c_.prover.proveLessEqual(sa + a.len[d], sb).proved() ||
+          c_.prover.proveLessEqual(sb + b.len[d], sa).proved())
+        return "";
+    }
+    for (const WarpRange &x : warps) {
+      if (x.pinA && x.pinB && c_.prover.proveEqual(*x.pinA, *x.pinB).proved())
+        continue; // the two writers agree on this id
+      bool apart = false;
+      for (size_t d = 0; d < dims && !apart; ++d) {
+        if (!starts[d] || (x.pinA && x.pinB))
+          continue;
+        // start = c * v + rest in both, rest free of warp ids and the same
+        // up to a constant delta: warps m >= 1 apart in v are c * m + delta
+        // apart, which clears both boxes when |c| + delta >= len(b) and
+        // delta - |c| <= -len(a). A store narrowed to v = p reads as
+        // c * v + (start - c * p) at v = p.
+        const auto &[sa, sb] = *starts[d];
+        int64_t ca = sa.coeffOf(x.atom), cb = sb.coeffOf(x.atom);
+        if (x.pinA)
+          ca = cb;
+        if (x.pinB)
+          cb = ca;
+        if (ca == 0 || ca != cb)
+          continue;
+        DimExpr ra = x.pinA ? sa - *x.pinA * ca : sa - DimExpr::atom(x.atom, ca);
+        DimExpr rb = x.pinB ? sb - *x.pinB * cb : sb - DimExpr::atom(x.atom, cb);
+        if (mentions(c_, ra, isWarp) || mentions(c_, rb, isWarp))
+          continue;
+        auto delta = (ra - rb).constantValue();
+        int64_t c = std::abs(ca);
+        apart = delta && c + *delta >= b.len[d] && *delta - c <= -a.len[d];
+      }
+      if (!apart)
+        return "two warps with different `" + name(x.atom) + "` store overlapping boxes";
+    }
+    return "";
+  }
+
   /// Every warp runs a store into a shared tile at the same moment: when its
   /// box does not depend on a warp id but its value does, the warps write
   /// different values into the same elements and which one stays is a race
@@ -706,6 +983,7 @@ private:
         }
         if (!overlap)
           continue;
+        sharedRaceAt_.insert(s.span.begin);
         c_.error(DiagId::SharedWrittenByWarps, s.span,
                  "warps with different `" + name(v.atom) +
                      "` store different values into the same elements of the shared tile `" +
