@@ -692,6 +692,7 @@ private:
   };
   using OpenSet = std::vector<OpenStore>;
 
+  static constexpr uint64_t kRaceBudget = 20000;
   struct RaceWalk {
     std::vector<Store> stores; ///< sharedStores_, narrowed (before merging)
     std::map<StmtId, size_t> byStmt;
@@ -699,9 +700,21 @@ private:
     uint64_t work = 0;
   };
 
+  /// One entry per store and "from this iteration or not": another
+  /// iteration's entries of one store merge their loops (a dimension that
+  /// moves with any of them keeps no warps apart), so the set stays at most
+  /// twice the stores however deep the loops nest.
   static void addOpen(OpenSet &set, OpenStore e) {
-    if (std::find(set.begin(), set.end(), e) == set.end())
-      set.push_back(std::move(e));
+    for (OpenStore &x : set)
+      if (x.store == e.store && x.carried.empty() == e.carried.empty()) {
+        for (solver::AtomId a : e.carried)
+          if (std::find(x.carried.begin(), x.carried.end(), a) == x.carried.end())
+            x.carried.push_back(a);
+        std::sort(x.carried.begin(), x.carried.end());
+        return;
+      }
+    std::sort(e.carried.begin(), e.carried.end());
+    set.push_back(std::move(e));
   }
 
   /// Two different statements storing into one shared tile with no
@@ -731,9 +744,7 @@ private:
 
   OpenSet raceStmt(StmtId id, OpenSet open, RaceWalk &w) {
     const Stmt &st = m_.stmt(id);
-    // Cost control: past the budget the walk keeps only what it has.
-    if (++w.work > 200000)
-      return open;
+    ++w.work;
     switch (st.kind) {
     case StmtKind::BlockSync:
       return {};
@@ -755,6 +766,14 @@ private:
       auto var = c_.loopVarOf.find(id);
       auto atom = var == c_.loopVarOf.end() ? std::nullopt : var->second.asAtom();
       OpenSet once = raceBlock(st.body, open, w);
+      // Cost control: the second walk doubles the work per nesting level;
+      // past the budget loops are walked once (another iteration's stores
+      // are then not compared, a documented limit).
+      if (w.work > kRaceBudget) {
+        for (OpenStore &e : once)
+          addOpen(open, std::move(e));
+        return open;
+      }
       OpenSet head = open;
       for (OpenStore e : once) {
         if (atom && std::find(e.carried.begin(), e.carried.end(), *atom) == e.carried.end())
@@ -783,6 +802,7 @@ private:
                                          replaces(later, w.stores[e.store]);
                                 }),
                  open.end());
+      w.work += open.size();
       for (const OpenStore &e : open) {
         if (w.stores[e.store].tile != later.tile)
           continue;
