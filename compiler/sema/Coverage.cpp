@@ -686,9 +686,6 @@ private:
   struct OpenStore {
     size_t store;
     std::vector<solver::AtomId> carried;
-    bool operator==(const OpenStore &o) const {
-      return store == o.store && carried == o.carried;
-    }
   };
   using OpenSet = std::vector<OpenStore>;
 
