@@ -749,13 +749,18 @@ void Checker::checkStmt(StmtId id) {
         bool rows = sh.size() == 2 && sh[0].constantValue().value_or(0) == 64;
         bool accumulator = t.tensor.dtype == DType::F32 && n >= 8 && n <= 256 && n % 8 == 0;
         bool operandA = sixteen && n >= 16 && n <= 256 && n % 16 == 0;
-        if (!rows || (!accumulator && !operandA))
+        // A broadcast row [1, N] or column [64, 1] of an epilogue, loaded
+        // from a global tensor ahead of its use (a bias prefetched before the
+        // k-loop): one value per fragment column or row.
+        bool vector = isWarpgroupVector(t.tensor);
+        if (!vector && (!rows || (!accumulator && !operandA)))
           error(DiagId::WarpgroupTileShape, tr.shapeSpan.empty() ? tr.span : tr.shapeSpan,
                 "warpgroup tile `" + s.name.name + "` is " + dtypeName(t.tensor.dtype) + " " +
                     printShape(sh, symbols) +
                     "; a register tile inside `warpgroup_grid` is a wgmma accumulator (F32 "
-                    "[64, N], N a multiple of 8 from 8 to 256) or a wgmma A operand (BF16 or "
-                    "F16 [64, K], K a multiple of 16 from 16 to 256)");
+                    "[64, N], N a multiple of 8 from 8 to 256), a wgmma A operand (BF16 or "
+                    "F16 [64, K], K a multiple of 16 from 16 to 256), or a float broadcast row "
+                    "[1, N] (N a multiple of 8 from 8 to 256) or column [64, 1]");
       }
       // Saturating: the type's element count is below 2^31 (K0804), the sum
       // of many tiles still must not wrap past a limit.
@@ -958,6 +963,17 @@ void Checker::checkAssign(const Stmt &s) {
   const Binding *wg =
       m.expr(wgValue).kind == ExprKind::Name ? lookup(m.expr(wgValue).name.name) : nullptr;
   bool storesWarpgroupTile = wg && wg->type.isTensor() && wg->type.tensor.warpgroup;
+  if (storesWarpgroupTile && isWarpgroupVector(wg->type.tensor)) {
+    program.exprSymbol[wgValue] = wg->symbol;
+    addReference(wg->symbol, m.expr(wgValue).span);
+    error(DiagId::WarpgroupTileUse, s.span,
+          "warpgroup " +
+              std::string(wg->type.tensor.shape[0] == DimExpr::constant(1) ? "row" : "column") +
+              " `" + m.expr(wgValue).name.name +
+              "` is a broadcast operand of elementwise ops on [64, N] tiles; it is not stored "
+              "in this version");
+    return;
+  }
   bool saved = allowWarpgroupTile;
   allowWarpgroupTile = storesWarpgroupTile;
   maskedIndexExpr = s.valueMasked ? s.value : syntax::kNone;

@@ -1343,6 +1343,7 @@ Type Checker::checkWarpgroupElementwise(const Expr &e, const std::string &f, con
     return Type::error();
   }
   const auto &shape = x.tensor.shape;
+  bool xVector = isWarpgroupVector(x.tensor);
   if (y) {
     const Expr &ye = m.expr(e.children[1]);
     if (y->kind == Type::Scalar || y->kind == Type::Index) {
@@ -1352,6 +1353,43 @@ Type Checker::checkWarpgroupElementwise(const Expr &e, const std::string &f, con
       error(DiagId::ExpectedTile, ye.span,
             "`" + f + "` takes a tile or a scalar as second operand, found " + typeStr(*y));
       return Type::error();
+    } else if (xVector && !(y->tensor.warpgroup && y->tensor.shape == shape &&
+                            y->tensor.dtype == x.tensor.dtype)) {
+      // Rows and columns compute among themselves; the [64, N] tile goes
+      // first when one is broadcast over it.
+      auto &d = error(DiagId::BroadcastMismatch, e.span,
+                      "`" + f + "` of the warpgroup " +
+                          (shape[0] == DimExpr::constant(1) ? "row " : "column ") +
+                          printShape(shape, symbols) + " " + dtypeName(x.tensor.dtype) +
+                          " takes a scalar or a warpgroup tile of the same shape and element "
+                          "type, found " +
+                          typeStr(*y));
+      bool commutes = f == "add" || f == "mul" || f == "max" || f == "min";
+      if (commutes && y->tensor.warpgroup)
+        d.note("to broadcast it over a [64, N] tile, put that tile first: `" + f + " " +
+               syntax::printExpr(m, e.children[1]) + " " + syntax::printExpr(m, e.children[0]) +
+               "`");
+      return Type::error();
+    } else if (y->tensor.warpgroup && isWarpgroupVector(y->tensor)) {
+      // A declared row [1, N] or column [64, 1] broadcast over the tile,
+      // converted to its element type where used.
+      const auto &ys = y->tensor.shape;
+      bool fits = (ys[0] == DimExpr::constant(1) && ys[1] == shape[1]) ||
+                  (ys[1] == DimExpr::constant(1) && ys[0] == shape[0]);
+      if (!fits) {
+        error(DiagId::BroadcastMismatch, e.span,
+              "`" + f + "` operand shapes " + printShape(shape, symbols) + " and " +
+                  printShape(ys, symbols) +
+                  " cannot be broadcast: a warpgroup tile [64, N] takes a row [1, N] or a "
+                  "column [64, 1]");
+        return Type::error();
+      }
+      if (!isFloat(x.tensor.dtype)) {
+        error(DiagId::DTypeMismatch, ye.span,
+              std::string("the warpgroup tile is ") + dtypeName(x.tensor.dtype) +
+                  "; a broadcast row or column applies to float tiles");
+        return Type::error();
+      }
     } else if (y->tensor.warpgroup) {
       if (y->tensor.shape != shape || y->tensor.dtype != x.tensor.dtype) {
         error(DiagId::BroadcastMismatch, e.span,

@@ -90,6 +90,8 @@ private:
   }
 
   void registerShape(const TensorType &t, Span span, const std::string &what) {
+    if (t.warpgroup)
+      return; // spread over a warpgroup: its shapes are K0120's
     auto shape = constantShape(t);
     if (!shape)
       return; // symbolic: a tile function's own dims (see the file comment)
@@ -151,6 +153,7 @@ private:
       }
       if (s.kind == StmtKind::Register && tr.kind != syntax::TypeKind::Barrier) {
         TensorType t;
+        t.warpgroup = inWarpgroupGrid_;
         bool ok = true;
         for (ExprId e : tr.shape) {
           auto v = c_.exprValueOrNull(e);

@@ -342,6 +342,52 @@ bool Checker::checkWarpgroupMove(const Stmt &s) {
   // warpgroup tile of the same shape, or from a shared slice (ldmatrix).
   recordName(s.target, target);
   const TensorType &dt = target->type.tensor;
+  if (isWarpgroupVector(dt)) {
+    // A broadcast row or column: loaded from a global slice of its shape
+    // and element type (`b_r <- bias[n ..+ 128]`), each thread reading the
+    // columns (rows) of its accumulator fragment.
+    std::string name = m.expr(s.target).name.name;
+    bool rowVector = cst(dt.shape[0]) == 1;
+    std::string example = rowVector ? name + " <- bias[n ..+ " + str(dt.shape[1]) + "]"
+                                    : name + " <- scale[m ..+ 64, 0 ..+ 1]";
+    if (convert || source || s.valueMasked) {
+      if (source)
+        recordName(value, source);
+      error(DiagId::WarpgroupTileUse, s.span,
+            "warpgroup " + std::string(rowVector ? "row" : "column") + " `" + name + "` " +
+                printShape(dt.shape, symbols) +
+                " is assigned only by an unmasked load of a global slice of its shape and "
+                "element type in this version (`" +
+                example + "`); it is converted where an elementwise op uses it");
+      return true;
+    }
+    Type src = checkExpr(s.value);
+    if (src.isError())
+      return true;
+    const auto &ss = src.isTensor() ? src.tensor.shape : std::vector<DimExpr>{};
+    bool shapeFits =
+        rowVector ? (ss.size() == 1 && ss[0] == dt.shape[1]) ||
+                        (ss.size() == 2 && ss[0] == DimExpr::constant(1) && ss[1] == dt.shape[1])
+                  : ss.size() == 2 && ss[0] == dt.shape[0] && ss[1] == DimExpr::constant(1);
+    if (!src.isTensor() || src.tensor.space != Space::Global || src.tensor.warpgroup ||
+        !shapeFits) {
+      error(DiagId::WarpgroupStoreShape, s.span,
+            "warpgroup " + std::string(rowVector ? "row" : "column") + " `" + name + "` " +
+                printShape(dt.shape, symbols) + " is loaded from a global slice of that shape" +
+                (rowVector ? " (or a 1-D one of " + str(dt.shape[1]) + " elements)" : "") +
+                ", found " + typeStr(src) + " (`" + example + "`)");
+      return true;
+    }
+    if (src.tensor.dtype != dt.dtype) {
+      error(DiagId::DTypeMismatch, s.span,
+            std::string("cannot load ") + dtypeName(src.tensor.dtype) + " elements into " +
+                dtypeName(dt.dtype) + " `" + name + "`: declare it " +
+                dtypeName(src.tensor.dtype) +
+                " (an elementwise op converts it to the accumulator's type)");
+      return true;
+    }
+    return true;
+  }
   if (convert && source) {
     recordName(value, source);
     Type t = source->type;

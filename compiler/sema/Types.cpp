@@ -30,6 +30,22 @@ const char *dtypeName(DType t) { return entry(t).name; }
 unsigned dtypeBytes(DType t) { return entry(t).bytes; }
 bool isFloat(DType t) { return entry(t).isFloat; }
 
+bool isWarpgroupVectorShape(const std::vector<DimExpr> &shape) {
+  if (shape.size() != 2)
+    return false;
+  auto rows = shape[0].constantValue(), cols = shape[1].constantValue();
+  if (!rows || !cols)
+    return false;
+  bool row = *rows == 1 && *cols >= 8 && *cols <= 256 && *cols % 8 == 0;
+  bool column = *rows == 64 && *cols == 1;
+  return row || column;
+}
+
+bool isWarpgroupVector(const TensorType &t) {
+  return t.warpgroup && isWarpgroupVectorShape(t.shape) &&
+         (t.dtype == DType::F32 || t.dtype == DType::BF16 || t.dtype == DType::F16);
+}
+
 const std::vector<std::string> &dtypeNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;

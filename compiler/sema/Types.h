@@ -87,6 +87,12 @@ struct TensorType {
   bool warpgroup = false;
 };
 
+/// A warpgroup broadcast row [1, N] (N a multiple of 8 from 8 to 256) or
+/// column [64, 1] of F32, BF16 or F16: one value per column or row of the
+/// wgmma accumulator fragment (an epilogue's bias, prefetched).
+bool isWarpgroupVectorShape(const std::vector<DimExpr> &shape);
+bool isWarpgroupVector(const TensorType &t);
+
 /// `Barrier[stages, arrivals=A]`: one mbarrier per stage in shared memory.
 struct BarrierType {
   int64_t stages = 1;
