@@ -54,6 +54,9 @@ private:
   /// For each register tile, the paths on which it has been assigned.
   std::map<std::string, std::vector<Path>> assigned_;
   std::set<std::string> everAssigned_; ///< assigned on some path walked so far
+  /// Tiles declared outside a role and assigned inside one, with the role:
+  /// its threads alone hold what it assigned.
+  std::map<std::string, std::string> assignedInRole_;
   Path path_; ///< the branch conditions around the current statement
   std::set<uint32_t> reported_;
   size_t walked_ = 0;
@@ -85,6 +88,8 @@ private:
   void read(const std::string &name, Span span) {
     if (assignedHere(name) || !reported_.insert(span.begin).second || errorWithin(c_, span))
       return;
+    auto inRole = assignedInRole_.find(name);
+    bool otherRole = inRole != assignedInRole_.end() && everAssigned_.count(name) == 0;
     bool somewhere = everAssigned_.count(name) > 0;
     std::string msg = somewhere ? "the register tile `" + name +
                                       "` is read where it may not have been assigned"
@@ -93,7 +98,11 @@ private:
     Diagnostic &d = c_.error(DiagId::RegisterReadBeforeWrite, span, std::move(msg));
     const Stmt &decl = m_.stmt(declared_[name]);
     d.label(decl.name.span, "declared here; its registers start undefined");
-    if (somewhere)
+    if (otherRole)
+      d.note("it is assigned in role `" + inRole->second +
+             "`, whose threads are not this role's: a register tile holds what its own threads "
+             "assigned (declare it inside the role that uses it, or assign it before the roles)");
+    else if (somewhere)
       d.note("it is assigned only on some paths before this read (a branch, or a loop that may "
              "not run)");
     else if (warpgroupTiles_.count(name))
@@ -175,7 +184,22 @@ private:
       facts.grid(id);
       int depth = st.kind == StmtKind::WarpgroupGrid;
       warpgroupGridDepth_ += depth;
+      // A role's body runs on its own warpgroups only: what it assigns to a
+      // tile declared outside it is not in the registers of the threads
+      // after it (another role's, or the grid's after the roles).
+      auto beforeRole = assigned_;
+      auto everBefore = everAssigned_;
       walkBlock(st.body);
+      if (st.kind == StmtKind::Role) {
+        for (const auto &[name, paths] : assigned_)
+          if (declared_.count(name) && !beforeRole.count(name))
+            assignedInRole_.emplace(name, st.name.name);
+        for (auto it = assigned_.begin(); it != assigned_.end();)
+          it = beforeRole.count(it->first) ? std::next(it) : assigned_.erase(it);
+        for (const auto &[name, paths] : beforeRole)
+          assigned_[name] = paths;
+        everAssigned_ = std::move(everBefore);
+      }
       warpgroupGridDepth_ -= depth;
       return;
     }
