@@ -88,7 +88,8 @@ const text = (s) => s.replace(/\u00a0/g, ' ');
 const fixtureLines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
 
 /// Opens a workspace file through Quick Open (retried: the file index may
-/// still be building).
+/// still be building, and an Enter pressed while the list is still updating
+/// has once left the previous file active, so the opened tab is awaited).
 async function quickOpen(page, name) {
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('Control+P');
@@ -97,7 +98,9 @@ async function quickOpen(page, name) {
     try {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first()
         .waitFor({ state: 'visible', timeout: 5000 });
+      await page.waitForTimeout(300);
       await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 5000 });
       return;
     } catch (e) {
       await page.keyboard.press('Escape');
