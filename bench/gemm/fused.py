@@ -97,8 +97,12 @@ def main():
                     help="time the persistent TMA-store kernels (stdlib/*_persistent_bias_*)")
     ap.add_argument("--cluster", action="store_true",
                     help="time the 2x1-cluster multicast kernels (stdlib/*_cluster_bias_*)")
-    ap.add_argument("--kernel", action="append", default=[], metavar="ACT=NAME",
-                    help="time this kernel for relu or gelu (after --family)")
+    ap.add_argument("--kernel", action="append", default=[], metavar="ACT[@SHAPE]=NAME",
+                    help="time this kernel for relu or gelu (after --family); with @SHAPE "
+                         "(a shape label, e.g. 8192x8192x1024) only at that shape")
+    ap.add_argument("--also", action="append", default=[], metavar="ACT=NAME",
+                    help="also time this kernel for relu or gelu at every shape, listed "
+                         "beside the table's kernel (the table keeps --kernel's)")
     ap.add_argument("--family", help="time stdlib/gemm_bf16_hopper_FAMILY_bias_{relu,gelu} "
                                      "(e.g. pingpong, pingpong_cluster)")
     ap.add_argument("--timeout", type=int, default=600)
@@ -137,10 +141,18 @@ def main():
     if args.family:
         KERNELS.clear()
         KERNELS.update({act: f"gemm_bf16_hopper_{args.family}_bias_{act}" for act in ("relu", "gelu")})
+    picks = {}  # (shape label, act) -> kernel
     for spec in args.kernel:
         act, name = spec.split("=", 1)
-        KERNELS[act] = name
+        if "@" in act:
+            act, shape = act.split("@", 1)
+            picks[(shape, act)] = name
+        else:
+            KERNELS[act] = name
+    also = [tuple(spec.split("=", 1)) for spec in args.also]
     env["kernels"] = dict(KERNELS)
+    if picks:
+        env["kernels at shapes"] = {f"{s} {a}": k for (s, a), k in picks.items()}
     shapes = SHAPES[:2] if args.quick else SHAPES
     rows = []
     checked = False
@@ -160,9 +172,11 @@ def main():
         row["addmm_act_gelu_us"] = us(lambda: torch._addmm_activation(bias, a, w, use_gelu=True))
         row["linear_relu_us"] = us(lambda: torch.relu(F.linear(a, b, bias)))
         row["linear_gelu_us"] = us(lambda: F.gelu(F.linear(a, b, bias), approximate="tanh"))
-        for act, kernel in KERNELS.items():
+        for act, default in KERNELS.items():
             if not args.kina:
                 continue
+            kernel = picks.get((label, act), default)
+            row[f"kina_{act}_kernel"] = kernel
             source = find_kina_kernel(args.stdlib, kernel)
             if source is None:
                 row[f"kina_{act}_error"] = f"kernel {kernel} not found under {args.stdlib}"
@@ -181,6 +195,17 @@ def main():
                         torch._addmm_activation(bias, a, w, use_gelu=True))
                 row[f"kina_{act}_check"] = check_kina(args.kina, source, kernel, a, b, bias, want,
                                                       args.kina_arg, args.timeout)
+        for act, kernel in also if args.kina else []:
+            source = find_kina_kernel(args.stdlib, kernel)
+            res = ({"error": f"kernel {kernel} not found"} if source is None else
+                   run_kina(args.kina, source, kernel, m, n, k, args.kina_arg, args.timeout))
+            entry = {"act": act, "kernel": kernel}
+            if "error" in res:
+                entry["error"] = res["error"]
+            else:
+                entry["us"] = 1000.0 * res["ms"]
+                entry["vs_addmm_act"] = row[f"addmm_act_{act}_us"] / entry["us"]
+            row.setdefault("also", []).append(entry)
         checked = checked or args.check
         rows.append(row)
         print(format_row(row), flush=True)
@@ -209,6 +234,10 @@ def format_row(r):
          f"({fmt(r.get('kina_relu_vs_addmm_act'), '4.2f')}x, "
          f"{fmt(r.get('kina_relu_vs_linear_relu'), '4.2f')}x) gelu "
          f"{fmt(r.get('kina_gelu_us'), '8.1f')} ({fmt(r.get('kina_gelu_vs_addmm_act'), '4.2f')}x)")
+    for e in r.get("also", []):
+        s += (f"\n    also {e['act']} {e['kernel']}: " +
+              (e["error"][:120] if "error" in e else
+               f"{e['us']:.1f} us ({e['vs_addmm_act']:.2f}x addmm_act)"))
     for act in KERNELS:
         if r.get(f"kina_{act}_error"):
             s += f"  [kina {act}: {r[f'kina_{act}_error'][:120]}]"
@@ -219,7 +248,8 @@ def format_row(r):
 
 def markdown(env, rows):
     lines = ["# Fused GEMM epilogues: Kina vs cuBLASLt (bf16, H200)", ""]
-    for key in ("date", "gpu", "cuda", "torch", "kina", "kernels", "timing", "dtypes"):
+    for key in ("date", "gpu", "cuda", "torch", "kina", "kernels", "kernels at shapes", "timing",
+                "dtypes"):
         lines.append(f"- **{key}**: {env.get(key)}")
     lines += ["", "Times in µs (lower is better); speedups are the anchor's time over Kina's.", "",
               "| shape | mm | addmm_act relu | linear+relu (2) | Kina relu | vs addmm_act | "
@@ -233,6 +263,15 @@ def markdown(env, rows):
             f"{fmt(r.get('kina_relu_vs_linear_relu'), '.2f')} | "
             f"{fmt(r.get('addmm_act_gelu_us'), '.1f')} | {fmt(r.get('linear_gelu_us'), '.1f')} | "
             f"{fmt(r.get('kina_gelu_us'), '.1f')} | {fmt(r.get('kina_gelu_vs_addmm_act'), '.2f')} |")
+    lines += ["", "Kernels: " + "; ".join(
+        f"{r['shape']} {act} `{r[f'kina_{act}_kernel']}`" for r in rows for act in KERNELS
+        if r.get(f"kina_{act}_kernel"))]
+    extra = [(r["shape"], e) for r in rows for e in r.get("also", [])]
+    if extra:
+        lines += ["", "Also timed in this run (not in the table):", "",
+                  "| shape | act | kernel | us | vs addmm_act |", "|---|---|---|---:|---:|"]
+        lines += [f"| {s} | {e['act']} | `{e['kernel']}` | {fmt(e.get('us'), '.1f')} | "
+                  f"{fmt(e.get('vs_addmm_act'), '.2f')} |" for s, e in extra]
     notes = [(r["shape"], act, r[f"kina_{act}_error"]) for r in rows for act in KERNELS
              if r.get(f"kina_{act}_error")]
     notes += [(r["shape"], act, json.dumps(r[f"kina_{act}_check"])) for r in rows
